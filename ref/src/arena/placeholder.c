@@ -1,0 +1,1 @@
+typedef int ar_arena_placeholder_t;

@@ -1,0 +1,1 @@
+typedef int ar_cert_placeholder_t;

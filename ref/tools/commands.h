@@ -1,0 +1,8 @@
+/* The subcommands of `arenacert`, one file each: certify (ref/tools/cmd_certify.c) and gen
+ * (workloads/tools/cmd_gen.c). Each takes argv after the subcommand name and returns the exit
+ * status. */
+#ifndef ARENACERT_COMMANDS_H
+#define ARENACERT_COMMANDS_H
+int arenacert_certify_main(int argc, char **argv);
+int arenacert_gen_main(int argc, char **argv);
+#endif

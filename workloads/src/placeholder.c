@@ -1,0 +1,1 @@
+/* placeholder */ typedef int ar_workloads_placeholder_t;
