@@ -1,0 +1,64 @@
+/* arenaref workloads: transformer-shaped device arena plans, generated in memory.
+ *
+ * Each family (decoder, moe, training, pipeline, encoder) turns a model shape (public
+ * configurations: gpt2-small, gpt2-xl, llama2-7b, llama2-70b, mixtral-8x7b, gpt3-175b) plus
+ * batch, sequence length and decode steps into a plan built with the plan builder (plan.h):
+ * globals laid out first, phase planes placed by a greedy-by-size planner over the phases'
+ * lifetimes. A plan is deterministic for its options and seed. A fault plants one defect whose
+ * verdict is known by construction and reported in `expect` (and, for precision probes, in
+ * `expect_exact`). The plan carries the same facts in its "meta" object.
+ */
+#ifndef ARENAREF_WORKLOADS_H
+#define ARENAREF_WORKLOADS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaref/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zero or NULL fields take the family's (or preset's) default. */
+typedef struct ar_workload_options_t {
+    char const *family; /* required: "decoder", "moe", "training", "pipeline", "encoder" */
+    char const *preset; /* "tiny", "small", "medium", "large"; NULL: "tiny" */
+    char const *model;  /* a model name from ar_workload_models(); NULL: the preset's */
+    uint64_t layers, batch, seq, decode; /* override the preset; 0 keeps it */
+    uint64_t seed;
+    char const *fault;  /* NULL or "" for a clean plan */
+} ar_workload_options_t;
+
+typedef struct ar_workload_info_t {
+    char family[32], model[32], preset[16], fault[48]; /* fault "" when clean */
+    uint64_t expect;          /* the verdict by construction (0 clean), saturated */
+    char expect_text[48];     /* the same in exact decimal */
+    bool has_expect_exact;    /* a precision probe: the exact oracle's verdict differs */
+    uint64_t expect_exact;
+    char expect_exact_text[48];
+    uint64_t launches, words, repeats, references; /* as written */
+    uint64_t executed_launches, instances;         /* executed, saturated */
+    uint64_t workspace_bytes;    /* bytes the planner's workspace spans */
+    uint64_t lower_bound_bytes;  /* the largest sum of planes live at once */
+} ar_workload_info_t;
+
+/* NULL-terminated lists of names, static. */
+char const *const *ar_workload_families(void);
+char const *const *ar_workload_faults(void);
+char const *const *ar_workload_models(void);
+char const *const *ar_workload_presets(void);
+/* Whether `fault` applies to `family` (some faults need frames, nested repeats, carried planes). */
+bool ar_workload_fault_applies(char const *family, char const *fault);
+
+/* Build the plan (finished, ready for ar_certify) and describe it. `info` may be NULL.
+ * Unknown family, model, preset or fault, or a fault that does not apply:
+ * ar_status_invalid_argument_k with `error` saying which. *plan stays NULL on failure. */
+ar_status_t ar_workload_generate(ar_workload_options_t const *options, ar_plan_t **plan,
+                                 ar_workload_info_t *info, ar_plan_error_t *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
