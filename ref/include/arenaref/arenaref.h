@@ -6,8 +6,6 @@
 
 #include "arenaref/status.h"
 #include "arenaref/plan.h"
-#if __has_include("arenaref/arena.h")
 #include "arenaref/arena.h"
-#endif
 
 #endif
