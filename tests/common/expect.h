@@ -40,8 +40,9 @@ static int expect_checks_ = 0;
 #define expect_int_ne(a, b) expect_cmp_(int, "d", a, !=, b)
 #define expect_size_eq(a, b) expect_cmp_(size_t, "zu", a, ==, b)
 #define expect_dbl_eq(a, b) expect_cmp_(double, ".17g", a, ==, b)
-#define expect_ptr_eq(a, b) expect_cmp_(void const *, "p", a, ==, b)
-#define expect_ptr_ne(a, b) expect_cmp_(void const *, "p", a, !=, b)
+typedef void const *expect_ptr_t_; /* one token, so expect_cmp_ declares two pointers */
+#define expect_ptr_eq(a, b) expect_cmp_(expect_ptr_t_, "p", a, ==, b)
+#define expect_ptr_ne(a, b) expect_cmp_(expect_ptr_t_, "p", a, !=, b)
 #define expect_ptr_null(a) expect_ptr_eq(a, NULL)
 #define expect_ptr_not_null(a) expect_ptr_ne(a, NULL)
 

@@ -1,1 +1,0 @@
-typedef int ar_cert_placeholder_t;
