@@ -1,0 +1,600 @@
+/* The device arena certificate (CERTIFICATE.md §3): rules A and B by sorting, rule C by binary
+ * search over sorted ranges, the verdict and its one-line diagnostic. Rule D lives in
+ * certify_d.c, the exact oracle's rule C in exact.c.
+ *
+ * Cost follows the plan as written. (A)/(B): the globals are sorted once and each phase's
+ * planes once; neighbours are compared, and each phase's sorted planes are merged against the
+ * sorted globals. (C): every delta and frame entry is keyed by its site (words_first of its
+ * launch + its word) and sorted, so a word finds the repeats that name it by binary search; a
+ * word's intervals are tested against the union of the windows and the phase's allowed ranges
+ * by binary search. A hull costs O(naming repeats), never O(iterations); points cost O(few).
+ *
+ * How this file reads the places where CERTIFICATE.md is not explicit:
+ *  - (A)/(B): each range is first checked for alignment and non-emptiness in the order written;
+ *    only then are overlaps looked for, so the diagnostic names the first bad range as written,
+ *    else a pair that overlaps (found by sorting, not necessarily the first pair as written).
+ *  - Windows may overlap each other; "lies in a window" means lies in their union, and a window
+ *    of size 0 holds nothing.
+ *  - An interval "lies whole inside one allowed range": a hull that spans two adjacent planes
+ *    (or a plane and an adjacent global) fails, though each of its values may be allowed.
+ *  - Hulls are closed: [lo, hi] with lo and hi values the word can take (its extreme shifts);
+ *    a hull that leaves [0, 2^64) becomes [0, 2^64 - 1], which meets every window.
+ *  - A frames repeat whose frames do not all list a word moves it by 0 in the silent frames, so
+ *    0 joins its least/greatest shift. A repeat with one iteration that lists a word still
+ *    names it (so two such repeats give a hull, not points).
+ *  - `few` 0 means a naming repeat always gives a hull.
+ *  - A launch with no phase (absent, or naming no declared phase) breaks (C) even with no words;
+ *    with all_sites its words count as checked and not accepted.
+ *  - Sites without all_sites are counted up to the word that breaks (C), that word included.
+ *  - The verdict 2 + n + k is printed exactly in verdict_text (k is counted in 128 bits and
+ *    saturates only past 2^128); report.verdict saturates at UINT64_MAX.
+ *  - (D): see certify_d.c (a "different plane" is any other (name, base, size); the check
+ *    runs when an instance starts, before it declares its own planes).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert/certify_internal.h"
+
+void ar_u128_decimal(ar_u128_t value, char *text, size_t size) {
+    char digits[48];
+    size_t length = 0;
+    do {
+        digits[length++] = (char)('0' + (int)(value % 10));
+        value /= 10;
+    } while (value != 0);
+    size_t out = 0;
+    while (length > 0 && out + 1 < size) text[out++] = digits[--length];
+    if (size > 0) text[out] = '\0';
+}
+
+void ar_u128_hex(ar_u128_t value, char *text, size_t size) {
+    if (value >> 64)
+        snprintf(text, size, "0x%" PRIx64 "%016" PRIx64, (uint64_t)(value >> 64), (uint64_t)value);
+    else
+        snprintf(text, size, "0x%" PRIx64, (uint64_t)value);
+}
+
+void ar_certify_options_default(ar_certify_options_t *options) {
+    if (!options) return;
+    memset(options, 0, sizeof *options);
+    options->few = AR_CERTIFY_FEW_DEFAULT;
+}
+
+/* ---- Ranges ------------------------------------------------------------------------------ */
+
+static int compare_named_ranges(void const *a, void const *b) {
+    ar_named_range_t const *x = a, *y = b;
+    if (x->base != y->base) return x->base < y->base ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int compare_spans(void const *a, void const *b) {
+    ar_span_t const *x = a, *y = b;
+    if (x->base != y->base) return x->base < y->base ? -1 : 1;
+    return x->window < y->window ? -1 : x->window > y->window;
+}
+
+static int compare_site_shifts(void const *a, void const *b) {
+    ar_site_shift_t const *x = a, *y = b;
+    if (x->site != y->site) return x->site < y->site ? -1 : 1;
+    if (x->repeat != y->repeat) return x->repeat < y->repeat ? -1 : 1;
+    return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* "name" [0xbase, 0xend) */
+static void describe_range(char const *name, uint64_t base, ar_u128_t end, char *text,
+                           size_t size) {
+    char end_text[40];
+    ar_u128_hex(end, end_text, sizeof end_text);
+    snprintf(text, size, "\"%s\" [0x%" PRIx64 ", %s)", name ? name : "", base, end_text);
+}
+
+bool ar_cert_meets_window(ar_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window) {
+    /* The first span whose end passes lo; it meets [lo, hi] iff it starts at or before hi. */
+    size_t left = 0, right = cert->spans_count;
+    while (left < right) {
+        size_t middle = left + (right - left) / 2;
+        if (cert->spans[middle].end <= (ar_u128_t)lo) left = middle + 1;
+        else right = middle;
+    }
+    if (left == cert->spans_count || cert->spans[left].base > hi) return false;
+    if (window) {
+        /* Name an original window that meets the interval, not just the union's piece. */
+        ar_plan_t const *plan = cert->plan;
+        *window = cert->spans[left].window;
+        for (size_t w = 0; w < plan->windows_count; ++w) {
+            ar_u128_t end = (ar_u128_t)plan->windows[w].base + plan->windows[w].size;
+            if (plan->windows[w].size && plan->windows[w].base <= hi && end > lo) {
+                *window = w;
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+/* The range of sorted, pairwise disjoint `ranges` holding all of [lo, hi], or NULL. */
+static ar_named_range_t const *find_holding(ar_named_range_t const *ranges, size_t count,
+                                            uint64_t lo, uint64_t hi) {
+    size_t left = 0, right = count; /* the first range with base > lo */
+    while (left < right) {
+        size_t middle = left + (right - left) / 2;
+        if (ranges[middle].base <= lo) left = middle + 1;
+        else right = middle;
+    }
+    if (left == 0) return NULL;
+    ar_named_range_t const *candidate = &ranges[left - 1];
+    return (ar_u128_t)hi < candidate->end ? candidate : NULL;
+}
+
+ar_named_range_t const *ar_cert_allowed(ar_cert_t const *cert, int64_t phase, uint64_t lo,
+                                        uint64_t hi) {
+    ar_plan_t const *plan = cert->plan;
+    if (phase >= 0 && (size_t)phase < plan->phases_count) {
+        ar_phase_t const *p = &plan->phases[phase];
+        ar_named_range_t const *plane =
+            find_holding(cert->planes + p->planes_first, p->planes_count, lo, hi);
+        if (plane) return plane;
+    }
+    return find_holding(cert->globals, plan->globals_count, lo, hi);
+}
+
+size_t ar_cert_site_shifts(ar_cert_t const *cert, size_t site, size_t *first) {
+    size_t left = 0, right = cert->shifts_count;
+    while (left < right) {
+        size_t middle = left + (right - left) / 2;
+        if (cert->shifts[middle].site < site) left = middle + 1;
+        else right = middle;
+    }
+    *first = left;
+    size_t end = left;
+    while (end < cert->shifts_count && cert->shifts[end].site == site) ++end;
+    return end - left;
+}
+
+/* Distance from [lo, hi] to a range, for naming the nearest allowed one. */
+static ar_u128_t distance_to(ar_named_range_t const *range, uint64_t lo, uint64_t hi) {
+    if ((ar_u128_t)lo >= range->end) return (ar_u128_t)lo - range->end + 1;
+    if (hi < range->base) return (ar_u128_t)(range->base - hi);
+    return 0;
+}
+
+void ar_cert_describe_c(ar_cert_t const *cert, size_t launch, size_t word, uint64_t lo,
+                        uint64_t hi, char const *detail, char *message, size_t size) {
+    ar_plan_t const *plan = cert->plan;
+    ar_launch_t const *l = &plan->launches[launch];
+    char value[96], window_text[96], nearest_text[200] = "none: the phase has no planes and there are no globals";
+    if (lo == hi) snprintf(value, sizeof value, "0x%" PRIx64, lo);
+    else snprintf(value, sizeof value, "[0x%" PRIx64 ", 0x%" PRIx64 "]", lo, hi);
+    size_t window = 0;
+    window_text[0] = '\0';
+    if (ar_cert_meets_window(cert, lo, hi, &window)) {
+        char end[40];
+        ar_u128_hex((ar_u128_t)plan->windows[window].base + plan->windows[window].size, end,
+                    sizeof end);
+        snprintf(window_text, sizeof window_text, "window %zu [0x%" PRIx64 ", %s)", window,
+                 plan->windows[window].base, end);
+    }
+    /* The nearest allowed range: linear, since this runs once per report. */
+    ar_named_range_t const *nearest = NULL;
+    ar_u128_t best = AR_U128_MAX;
+    bool nearest_is_plane = false;
+    if (l->phase >= 0 && (size_t)l->phase < plan->phases_count) {
+        ar_phase_t const *p = &plan->phases[l->phase];
+        for (size_t i = 0; i < p->planes_count; ++i) {
+            ar_named_range_t const *r = &cert->planes[p->planes_first + i];
+            ar_u128_t d = distance_to(r, lo, hi);
+            if (!nearest || d < best) nearest = r, best = d, nearest_is_plane = true;
+        }
+    }
+    for (size_t i = 0; i < plan->globals_count; ++i) {
+        ar_u128_t d = distance_to(&cert->globals[i], lo, hi);
+        if (!nearest || d < best) nearest = &cert->globals[i], best = d, nearest_is_plane = false;
+    }
+    if (nearest) {
+        char range[160];
+        describe_range(nearest->name, nearest->base, nearest->end, range, sizeof range);
+        snprintf(nearest_text, sizeof nearest_text, "%s %s", nearest_is_plane ? "plane" : "global",
+                 range);
+    }
+    snprintf(message, size,
+             "rule C: launch %zu (kernel \"%s\", phase \"%s\") word %zu takes %s%s%s, which meets "
+             "%s but lies whole in no plane of its phase nor in a global (nearest allowed: %s)",
+             launch, l->kernel ? l->kernel : "", l->phase_name ? l->phase_name : "", word, value,
+             detail && *detail ? " " : "", detail ? detail : "", window_text, nearest_text);
+}
+
+/* ---- Rules A and B ------------------------------------------------------------------------ */
+
+static void set_verdict(ar_certify_report_t *report, ar_rule_t rule, ar_u128_t verdict) {
+    report->rule = rule;
+    report->verdict = ar_u128_to_u64_sat(verdict);
+    ar_u128_decimal(verdict, report->verdict_text, sizeof report->verdict_text);
+}
+
+/* Checks one list of ranges (already copied into `sorted`, in written order): aligned and
+ * non-empty in written order, then sorted and disjoint. `what` is "global" or "plane". Returns
+ * false and writes the message on the first breach. */
+static bool check_ranges(ar_named_range_t *sorted, size_t count, uint64_t alignment,
+                         char const *prefix, char const *what, char *message, size_t size) {
+    char a[160], b[160];
+    for (size_t i = 0; i < count; ++i) {
+        ar_named_range_t const *r = &sorted[i];
+        if (r->end == (ar_u128_t)r->base) {
+            describe_range(r->name, r->base, r->end, a, sizeof a);
+            snprintf(message, size, "%s%s %zu %s is empty (size 0)", prefix, what, i, a);
+            return false;
+        }
+        if (alignment && r->base % alignment != 0) {
+            describe_range(r->name, r->base, r->end, a, sizeof a);
+            snprintf(message, size, "%s%s %zu %s is not aligned to %" PRIu64 " bytes", prefix,
+                     what, i, a, alignment);
+            return false;
+        }
+    }
+    qsort(sorted, count, sizeof *sorted, compare_named_ranges);
+    /* Sorted by base, an overlap exists iff some range starts before the furthest end so far. */
+    size_t furthest = 0;
+    for (size_t i = 1; i < count; ++i) {
+        if ((ar_u128_t)sorted[i].base < sorted[furthest].end) {
+            describe_range(sorted[furthest].name, sorted[furthest].base, sorted[furthest].end, a,
+                           sizeof a);
+            describe_range(sorted[i].name, sorted[i].base, sorted[i].end, b, sizeof b);
+            snprintf(message, size, "%s%ss %s and %s overlap", prefix, what, a, b);
+            return false;
+        }
+        if (sorted[i].end > sorted[furthest].end) furthest = i;
+    }
+    return true;
+}
+
+/* Rules A and B; returns the rule broken (none, a or b) and fills the message. Leaves
+ * cert->globals and cert->planes sorted. */
+static ar_rule_t check_a_b(ar_cert_t *cert, char *message, size_t size) {
+    ar_plan_t const *plan = cert->plan;
+    for (size_t i = 0; i < plan->globals_count; ++i) {
+        ar_global_t const *g = &plan->globals[i];
+        cert->globals[i] = (ar_named_range_t){g->base, (ar_u128_t)g->base + g->size, g->name, i, true};
+    }
+    if (!check_ranges(cert->globals, plan->globals_count, plan->alignment, "rule A: ", "global",
+                      message, size))
+        return ar_rule_a_k;
+    for (size_t i = 0; i < plan->planes_count; ++i) {
+        ar_plane_t const *p = &plan->planes[i];
+        cert->planes[i] = (ar_named_range_t){p->base, (ar_u128_t)p->base + p->size, p->name, i, false};
+    }
+    for (size_t ph = 0; ph < plan->phases_count; ++ph) {
+        ar_phase_t const *phase = &plan->phases[ph];
+        ar_named_range_t *planes = cert->planes + phase->planes_first;
+        char prefix[160];
+        snprintf(prefix, sizeof prefix, "rule B: phase \"%s\": ", phase->id ? phase->id : "");
+        if (!check_ranges(planes, phase->planes_count, plan->alignment, prefix, "plane", message,
+                          size))
+            return ar_rule_b_k;
+        /* Merge the phase's sorted planes against the sorted globals. */
+        size_t i = 0, j = 0;
+        while (i < phase->planes_count && j < plan->globals_count) {
+            ar_named_range_t const *p = &planes[i], *g = &cert->globals[j];
+            if (p->end <= (ar_u128_t)g->base) ++i;
+            else if (g->end <= (ar_u128_t)p->base) ++j;
+            else {
+                char a[160], b[160];
+                describe_range(p->name, p->base, p->end, a, sizeof a);
+                describe_range(g->name, g->base, g->end, b, sizeof b);
+                snprintf(message, size, "%splane %s overlaps global %s", prefix, a, b);
+                return ar_rule_b_k;
+            }
+        }
+    }
+    return ar_rule_none_k;
+}
+
+/* ---- Rule C (certificate mode) ------------------------------------------------------------ */
+
+/* One repeat that names a site, with its extreme shifts. */
+typedef struct naming_t {
+    size_t repeat;
+    size_t first, count; /* its entries in cert->shifts */
+    __int128 least, greatest;
+} naming_t;
+
+static size_t collect_naming(ar_cert_t const *cert, size_t first, size_t count, naming_t *naming) {
+    ar_plan_t const *plan = cert->plan;
+    size_t groups = 0;
+    for (size_t e = first; e < first + count;) {
+        size_t r = cert->shifts[e].repeat, end = e;
+        while (end < first + count && cert->shifts[end].repeat == r) ++end;
+        ar_repeat_t const *rep = &plan->repeats[r];
+        naming_t *n = &naming[groups++];
+        n->repeat = r, n->first = e, n->count = end - e;
+        if (!rep->has_frames) {
+            __int128 last = (__int128)(rep->iterations ? rep->iterations - 1 : 0) *
+                            (__int128)cert->shifts[e].shift;
+            n->least = last < 0 ? last : 0;
+            n->greatest = last > 0 ? last : 0;
+        } else {
+            bool silent = (uint64_t)(end - e) < rep->iterations;
+            n->least = silent ? 0 : cert->shifts[e].shift;
+            n->greatest = n->least;
+            for (size_t k = e; k < end; ++k) {
+                if (cert->shifts[k].shift < n->least) n->least = cert->shifts[k].shift;
+                if (cert->shifts[k].shift > n->greatest) n->greatest = cert->shifts[k].shift;
+            }
+        }
+        e = end;
+    }
+    return groups;
+}
+
+static ar_status_t build_sorted_views(ar_cert_t *cert) {
+    ar_plan_t const *plan = cert->plan;
+    /* Windows: sort, merge overlapping or touching ones into a union. */
+    cert->spans = malloc((plan->windows_count ? plan->windows_count : 1) * sizeof *cert->spans);
+    if (!cert->spans) return ar_status_out_of_memory_k;
+    size_t n = 0;
+    for (size_t w = 0; w < plan->windows_count; ++w)
+        if (plan->windows[w].size)
+            cert->spans[n++] = (ar_span_t){plan->windows[w].base,
+                                           (ar_u128_t)plan->windows[w].base + plan->windows[w].size, w};
+    qsort(cert->spans, n, sizeof *cert->spans, compare_spans);
+    size_t merged = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (merged && (ar_u128_t)cert->spans[i].base <= cert->spans[merged - 1].end) {
+            if (cert->spans[i].end > cert->spans[merged - 1].end)
+                cert->spans[merged - 1].end = cert->spans[i].end;
+        } else
+            cert->spans[merged++] = cert->spans[i];
+    }
+    cert->spans_count = merged;
+
+    /* Every delta and frame entry, keyed by site. */
+    cert->shifts = malloc((plan->shifts_count ? plan->shifts_count : 1) * sizeof *cert->shifts);
+    if (!cert->shifts) return ar_status_out_of_memory_k;
+    size_t s = 0;
+    for (size_t r = 0; r < plan->repeats_count; ++r) {
+        ar_repeat_t const *rep = &plan->repeats[r];
+        if (!rep->has_frames) {
+            for (size_t k = rep->shifts_first; k < rep->shifts_first + rep->shifts_count; ++k) {
+                ar_shift_t const *sh = &plan->shifts[k];
+                if (sh->launch >= plan->launches_count) continue; /* finish rejects these */
+                cert->shifts[s++] = (ar_site_shift_t){plan->launches[sh->launch].words_first + sh->word,
+                                                      r, 0, sh->shift};
+            }
+        } else {
+            for (uint64_t f = 0; f < rep->iterations; ++f) {
+                size_t from = plan->frame_starts[rep->frames_first + f];
+                size_t to = plan->frame_starts[rep->frames_first + f + 1];
+                for (size_t k = from; k < to; ++k) {
+                    ar_shift_t const *sh = &plan->shifts[k];
+                    if (sh->launch >= plan->launches_count) continue;
+                    cert->shifts[s++] = (ar_site_shift_t){
+                        plan->launches[sh->launch].words_first + sh->word, r, f, sh->shift};
+                }
+            }
+        }
+    }
+    cert->shifts_count = s;
+    qsort(cert->shifts, s, sizeof *cert->shifts, compare_site_shifts);
+    return ar_status_success_k;
+}
+
+/* Rule C with points and hulls. Sets report fields; returns the first failing launch through
+ * *failed (SIZE_MAX when none). */
+static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t *report,
+                                      size_t *failed) {
+    ar_plan_t const *plan = cert->plan;
+    uint64_t few = cert->options.few;
+    naming_t *naming = NULL;
+    size_t naming_capacity = 0;
+    ar_u128_t slack = 0;
+    *failed = SIZE_MAX;
+    for (size_t li = 0; li < plan->launches_count; ++li) {
+        ar_launch_t const *launch = &plan->launches[li];
+        bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
+        bool launch_ok = !phaseless;
+        if (phaseless && *failed == SIZE_MAX) {
+            *failed = li;
+            report->launch = li, report->word = 0, report->lo = report->hi = 0;
+            if (launch->phase_name)
+                snprintf(report->message, sizeof report->message,
+                         "rule C: launch %zu (kernel \"%s\") names phase \"%s\", which is not "
+                         "declared",
+                         li, launch->kernel ? launch->kernel : "", launch->phase_name);
+            else
+                snprintf(report->message, sizeof report->message,
+                         "rule C: launch %zu (kernel \"%s\") carries no phase",
+                         li, launch->kernel ? launch->kernel : "");
+        }
+        if (phaseless && !cert->options.all_sites) break;
+        for (size_t w = 0; w < launch->words_count; ++w) {
+            size_t site = launch->words_first + w;
+            uint64_t word = plan->words[site];
+            ++report->sites_checked;
+            if (phaseless) continue; /* counted, never accepted */
+            size_t first, count = ar_cert_site_shifts(cert, site, &first);
+            if (count > naming_capacity) {
+                naming_t *grown = realloc(naming, count * sizeof *naming);
+                if (!grown) {
+                    free(naming);
+                    return ar_status_out_of_memory_k;
+                }
+                naming = grown, naming_capacity = count;
+            }
+            size_t groups = collect_naming(cert, first, count, naming);
+            bool site_ok = true;
+            uint64_t bad_lo = 0, bad_hi = 0;
+            char detail[160] = "";
+            if (groups == 0) {
+                ++report->points;
+                if (ar_cert_meets_window(cert, word, word, NULL) &&
+                    !ar_cert_allowed(cert, launch->phase, word, word))
+                    site_ok = false, bad_lo = bad_hi = word;
+            } else if (groups == 1 && plan->repeats[naming[0].repeat].iterations <= few) {
+                ar_repeat_t const *rep = &plan->repeats[naming[0].repeat];
+                size_t cursor = naming[0].first, end = naming[0].first + naming[0].count;
+                for (uint64_t i = 0; i < rep->iterations; ++i) {
+                    uint64_t shift = 0;
+                    if (!rep->has_frames) shift = i * (uint64_t)cert->shifts[cursor].shift;
+                    else {
+                        while (cursor < end && cert->shifts[cursor].frame < i) ++cursor;
+                        if (cursor < end && cert->shifts[cursor].frame == i)
+                            shift = (uint64_t)cert->shifts[cursor].shift;
+                    }
+                    uint64_t value = word + shift;
+                    ++report->points;
+                    if (ar_cert_meets_window(cert, value, value, NULL) &&
+                        !ar_cert_allowed(cert, launch->phase, value, value)) {
+                        site_ok = false, bad_lo = bad_hi = value;
+                        snprintf(detail, sizeof detail, "at iteration %" PRIu64 " of repeat %zu", i,
+                                 naming[0].repeat);
+                        break;
+                    }
+                }
+            } else {
+                /* The hull: lo only falls and hi only rises as terms join, so wrap is caught
+                 * term by term and nothing overflows 128 bits. */
+                __int128 lo = (__int128)word, hi = (__int128)word;
+                bool wrapped = false;
+                ar_u128_t values = 1;
+                for (size_t g = 0; g < groups && !wrapped; ++g) {
+                    lo += naming[g].least, hi += naming[g].greatest;
+                    if (lo < 0 || hi >= (__int128)AR_TWO_64) wrapped = true;
+                }
+                for (size_t g = 0; g < groups; ++g)
+                    values = ar_u128_mul_sat(values, plan->repeats[naming[g].repeat].iterations);
+                uint64_t hull_lo = wrapped ? 0 : (uint64_t)lo;
+                uint64_t hull_hi = wrapped ? UINT64_MAX : (uint64_t)hi;
+                ar_u128_t width = (ar_u128_t)hull_hi - hull_lo + 1;
+                if (width > values) slack = ar_u128_add_sat(slack, width - values);
+                ++report->hulls;
+                if (ar_cert_meets_window(cert, hull_lo, hull_hi, NULL) &&
+                    !ar_cert_allowed(cert, launch->phase, hull_lo, hull_hi)) {
+                    site_ok = false, bad_lo = hull_lo, bad_hi = hull_hi;
+                    int used = snprintf(detail, sizeof detail, "%s(hull over repeat%s",
+                                        wrapped ? "(wraps past 2^64) " : "", groups > 1 ? "s" : "");
+                    for (size_t g = 0; g < groups && used > 0 && (size_t)used < sizeof detail - 24; ++g)
+                        used += snprintf(detail + used, sizeof detail - (size_t)used, "%s %zu",
+                                         g ? "," : "", naming[g].repeat);
+                    if (used > 0 && (size_t)used < sizeof detail - 2) strcat(detail, ")");
+                }
+            }
+            if (site_ok) {
+                ++report->sites_accepted;
+                continue;
+            }
+            launch_ok = false;
+            if (*failed == SIZE_MAX) {
+                *failed = li;
+                report->launch = li, report->word = w, report->lo = bad_lo, report->hi = bad_hi;
+                ar_cert_describe_c(cert, li, w, bad_lo, bad_hi, detail, report->message,
+                                   sizeof report->message);
+            }
+            if (!cert->options.all_sites) break;
+        }
+        if (!launch_ok && !cert->options.all_sites) break;
+    }
+    free(naming);
+    /* hull_slack_bytes: over all hulls tested, the hull's width (hi - lo + 1) less the number
+     * of ordinal tuples of its naming repeats (the most values it can stand for), where the
+     * width is larger; saturated. Points add nothing. */
+    report->hull_slack_bytes = ar_u128_to_u64_sat(slack);
+    return ar_status_success_k;
+}
+
+/* ---- The verdict --------------------------------------------------------------------------- */
+
+static ar_status_t fail_status(ar_certify_report_t *report, ar_status_t status, char const *why) {
+    report->rule = ar_rule_none_k;
+    report->verdict = 0;
+    snprintf(report->verdict_text, sizeof report->verdict_text, "none");
+    snprintf(report->message, sizeof report->message, "%s", why);
+    return status;
+}
+
+ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *options,
+                       ar_certify_report_t *report) {
+    if (!report) return ar_status_invalid_argument_k;
+    memset(report, 0, sizeof *report);
+    if (!plan) return fail_status(report, ar_status_invalid_argument_k, "no plan (NULL)");
+    if (!plan->finished)
+        return fail_status(report, ar_status_invalid_argument_k,
+                           "the plan is not finished: call ar_plan_finish first");
+    ar_cert_t cert = {.plan = plan};
+    if (options) cert.options = *options;
+    else ar_certify_options_default(&cert.options);
+    if (cert.options.exact_limit == 0) cert.options.exact_limit = (uint64_t)1 << 32;
+
+    set_verdict(report, ar_rule_none_k, 0);
+    snprintf(report->message, sizeof report->message, "certified");
+    snprintf(report->instance_text, sizeof report->instance_text, "0");
+
+    ar_status_t status = ar_status_out_of_memory_k;
+    cert.globals = malloc((plan->globals_count ? plan->globals_count : 1) * sizeof *cert.globals);
+    cert.planes = malloc((plan->planes_count ? plan->planes_count : 1) * sizeof *cert.planes);
+    if (!cert.globals || !cert.planes) goto out;
+
+    ar_rule_t rule = check_a_b(&cert, report->message, sizeof report->message);
+    if (rule != ar_rule_none_k) {
+        set_verdict(report, rule, 1);
+        status = ar_status_success_k;
+        goto out;
+    }
+    status = build_sorted_views(&cert);
+    if (status != ar_status_success_k) goto out;
+
+    size_t failed = SIZE_MAX;
+    if (cert.options.exact) {
+        status = ar_cert_exact_rule_c(&cert, report);
+        if (status != ar_status_success_k) goto out;
+        if (report->rule == ar_rule_c_k) failed = report->launch;
+        report->rule = ar_rule_none_k;
+    } else {
+        status = certificate_rule_c(&cert, report, &failed);
+        if (status != ar_status_success_k) goto out;
+    }
+    if (failed != SIZE_MAX) {
+        set_verdict(report, ar_rule_c_k, (ar_u128_t)2 + failed);
+        goto out;
+    }
+
+    ar_rule_d_t d;
+    memset(&d, 0, sizeof d);
+    bool naive = false;
+    if (cert.options.exact) {
+        ar_u128_t executed = 0;
+        status = ar_cert_executed_launches(plan, &executed);
+        if (status != ar_status_success_k) goto out;
+        naive = executed <= AR_NAIVE_D_LAUNCH_LIMIT;
+    }
+    status = naive ? ar_cert_rule_d_naive(plan, AR_NAIVE_D_LAUNCH_LIMIT, &d)
+                   : ar_cert_rule_d_fast(plan, &d);
+    if (status != ar_status_success_k) {
+        snprintf(report->message, sizeof report->message, "%s", d.message);
+        goto out;
+    }
+    report->executed_launches = ar_u128_to_u64_sat(d.executed_launches);
+    report->instances = ar_u128_to_u64_sat(d.instances);
+    if (d.broken) {
+        set_verdict(report, ar_rule_d_k,
+                    ar_u128_add_sat(ar_u128_add_sat(2, plan->launches_count), d.instance));
+        report->instance = ar_u128_to_u64_sat(d.instance);
+        ar_u128_decimal(d.instance, report->instance_text, sizeof report->instance_text);
+        snprintf(report->message, sizeof report->message, "%s", d.message);
+    }
+out:
+    if (status == ar_status_out_of_memory_k)
+        fail_status(report, status, "out of memory while certifying the plan");
+    else if (status != ar_status_success_k) {
+        report->rule = ar_rule_none_k, report->verdict = 0;
+        snprintf(report->verdict_text, sizeof report->verdict_text, "none");
+    }
+    free(cert.globals);
+    free(cert.planes);
+    free(cert.spans);
+    free(cert.shifts);
+    return status;
+}

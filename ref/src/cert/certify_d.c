@@ -1,0 +1,643 @@
+/* Rule D (CERTIFICATE.md §3): carried planes still hold their value when a phase starts.
+ *
+ * The state is a "last declared key" per byte: declaring a plane paints its bytes with its key
+ * (a key is a distinct (name, base, size), interned to an integer). Carried plane c of phase P
+ * passes when an instance of P starts iff every byte of c shows key(c): that is, c was declared
+ * by an earlier instance and no other plane (another name, or the same name at another base or
+ * size) was declared over any of its bytes since c's last declaration. The bytes are compressed
+ * to the elementary intervals between plane endpoints, held in a segment tree with lazy range
+ * assignment and an O(log) "is [l, r) uniformly key k" query.
+ *
+ * The fixed point. Painting is idempotent and last-writer-wins: applying one pass's paints twice
+ * gives the state of applying them once. Within a repeat body every pass from the second on
+ * sees the same phase transitions (the body's first launch follows its last), so every pass
+ * from the third on starts in the state the second pass left and behaves like the third. And
+ * the third behaves like the second as far as checks go: the two differ only in the first
+ * instance's own paint (when pass 1 merged into the phase before the repeat), which paints the
+ * carried planes being checked with their own keys, so a check that passes in pass 2 passes in
+ * pass 3 (this needs rule B: a phase's planes are disjoint, so its own paint of c shows key(c);
+ * the certificate reaches D only when B holds). So: run pass 1 and pass 2; if neither breaks D,
+ * passes 3..N break nothing, add (N-2) x (pass 2's instances and launches) to the counts, and
+ * keep the state after pass 2. Nested repeats recurse (two passes per level). A run of
+ * identical consecutive schedule references, or of a repeated block of up to 8 references, is
+ * the same: two passes, the rest counted. Within a range, runs of same-phase launches are
+ * walked whole (precomputed), so cost follows the plan as written: a decode loop of 10^6 token
+ * references over a 96-layer repeat takes two passes of one layer. k is counted in 128 bits, so
+ * it stays exact a billion instances in. Worst case: two passes per nesting level, so a plan
+ * nested d deep costs up to 2^d times its body.
+ *
+ * The diagnostic names the instance, its phase, the carried plane, and either "never declared"
+ * or the plane whose declaration clobbered it and the instance that last declared that plane
+ * (stamps of keys declared in a counted-not-replayed pass are moved on by the skipped
+ * instances, so they stay exact).
+ *
+ * The naive walker at the end unrolls every executed launch with a plain array per elementary
+ * interval; it is the exact oracle's rule D for small plans, and the tests' reference.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert/certify_internal.h"
+
+#define KEY_NONE (-1)
+#define KEY_MIXED INT32_MIN
+#define NO_PHASE INT64_MIN
+#define BLOCK_PERIOD_MAX 8
+
+/* ---- Shared helpers ------------------------------------------------------------------------- */
+
+/* Sorting keys carry what they compare, so the comparators need no context (qsort has none). */
+typedef struct repeat_key_t {
+    size_t first, count, index;
+} repeat_key_t;
+
+static int compare_repeat_keys(void const *a, void const *b) {
+    repeat_key_t const *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+typedef struct plane_key_t {
+    char const *name;
+    uint64_t base, size;
+    size_t index;
+} plane_key_t;
+
+static int compare_plane_keys(void const *a, void const *b) {
+    plane_key_t const *x = a, *y = b;
+    int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+    if (c) return c;
+    if (x->base != y->base) return x->base < y->base ? -1 : 1;
+    if (x->size != y->size) return x->size < y->size ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int compare_u128(void const *a, void const *b) {
+    ar_u128_t x = *(ar_u128_t const *)a, y = *(ar_u128_t const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Repeat indices sorted by (first ascending, count descending): outer before inner. */
+static ar_status_t sort_repeats(ar_plan_t const *plan, size_t *order) {
+    size_t r = plan->repeats_count;
+    repeat_key_t *keys = malloc((r + 1) * sizeof *keys);
+    if (!keys) return ar_status_out_of_memory_k;
+    for (size_t i = 0; i < r; ++i)
+        keys[i] = (repeat_key_t){plan->repeats[i].first, plan->repeats[i].count, i};
+    qsort(keys, r, sizeof *keys, compare_repeat_keys);
+    for (size_t i = 0; i < r; ++i) order[i] = keys[i].index;
+    free(keys);
+    return ar_status_success_k;
+}
+
+static void describe_plane(ar_plane_t const *plane, char *text, size_t size) {
+    char end[40];
+    ar_u128_hex((ar_u128_t)plane->base + plane->size, end, sizeof end);
+    snprintf(text, size, "\"%s\" [0x%" PRIx64 ", %s)", plane->name ? plane->name : "", plane->base,
+             end);
+}
+
+static bool same_plane(ar_plane_t const *a, ar_plane_t const *b) {
+    return a->base == b->base && a->size == b->size &&
+           strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0;
+}
+
+/* Sorted unique endpoints of every plane, and each plane's elementary index range. */
+static ar_status_t compress(ar_plan_t const *plan, ar_u128_t **coords_out, size_t *count_out,
+                            uint32_t **lo_out, uint32_t **hi_out) {
+    size_t p = plan->planes_count;
+    ar_u128_t *coords = malloc((2 * p + 1) * sizeof *coords);
+    uint32_t *lo = malloc((p + 1) * sizeof *lo), *hi = malloc((p + 1) * sizeof *hi);
+    if (!coords || !lo || !hi) {
+        free(coords), free(lo), free(hi);
+        return ar_status_out_of_memory_k;
+    }
+    for (size_t i = 0; i < p; ++i) {
+        coords[2 * i] = plan->planes[i].base;
+        coords[2 * i + 1] = (ar_u128_t)plan->planes[i].base + plan->planes[i].size;
+    }
+    qsort(coords, 2 * p, sizeof *coords, compare_u128);
+    size_t unique = 0;
+    for (size_t i = 0; i < 2 * p; ++i)
+        if (!unique || coords[unique - 1] != coords[i]) coords[unique++] = coords[i];
+    for (size_t i = 0; i < p; ++i) {
+        ar_u128_t targets[2] = {plan->planes[i].base,
+                                (ar_u128_t)plan->planes[i].base + plan->planes[i].size};
+        uint32_t found[2];
+        for (int t = 0; t < 2; ++t) {
+            size_t left = 0, right = unique;
+            while (left < right) {
+                size_t middle = left + (right - left) / 2;
+                if (coords[middle] < targets[t]) left = middle + 1;
+                else right = middle;
+            }
+            found[t] = (uint32_t)left;
+        }
+        lo[i] = found[0], hi[i] = found[1];
+    }
+    *coords_out = coords, *count_out = unique, *lo_out = lo, *hi_out = hi;
+    return ar_status_success_k;
+}
+
+ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count) {
+    size_t n = plan->launches_count;
+    ar_u128_t *weight = malloc((n + 1) * sizeof *weight);
+    size_t *order = malloc((plan->repeats_count + 1) * sizeof *order);
+    if (!weight || !order) {
+        free(weight), free(order);
+        return ar_status_out_of_memory_k;
+    }
+    for (size_t i = 0; i < n; ++i) weight[i] = 1;
+    if (sort_repeats(plan, order) != ar_status_success_k) {
+        free(weight), free(order);
+        return ar_status_out_of_memory_k;
+    }
+    /* Innermost first: fold each body into the weight of its first launch. */
+    for (size_t q = plan->repeats_count; q-- > 0;) {
+        ar_repeat_t const *rep = &plan->repeats[order[q]];
+        if (rep->first >= n || rep->count > n - rep->first) continue; /* finish rejects it */
+        ar_u128_t body = 0;
+        for (size_t i = rep->first; i < rep->first + rep->count; ++i) {
+            body = ar_u128_add_sat(body, weight[i]);
+            weight[i] = 0;
+        }
+        weight[rep->first] = ar_u128_mul_sat(body, rep->iterations);
+    }
+    /* Prefix sums; a reference executes prefix[end] - prefix[first]. */
+    ar_u128_t running = 0;
+    bool saturated = false;
+    for (size_t i = 0; i < n; ++i) {
+        ar_u128_t w = weight[i];
+        if (w == AR_U128_MAX) saturated = true;
+        weight[i] = running;
+        ar_u128_t next = running + w;
+        if (next < running) saturated = true;
+        running = next;
+    }
+    weight[n] = running;
+    ar_u128_t total = 0;
+    for (size_t s = 0; s < plan->schedule_count && !saturated; ++s) {
+        ar_reference_t const *ref = &plan->schedule[s];
+        if (ref->first > n || ref->count > n - ref->first) continue;
+        total = ar_u128_add_sat(total, weight[ref->first + ref->count] - weight[ref->first]);
+    }
+    *count = saturated ? AR_U128_MAX : total;
+    free(weight), free(order);
+    return ar_status_success_k;
+}
+
+/* ---- The fixed-point walker ----------------------------------------------------------------- */
+
+typedef struct walker_t {
+    ar_plan_t const *plan;
+    size_t *order;      /* repeats, outer before inner */
+    size_t *chain_at;   /* per launch: position in order of the largest repeat starting there */
+    size_t *next_break; /* per launch: the next launch of another phase or starting a repeat */
+    int32_t *plane_key;
+    size_t *key_plane; /* a plane with that key */
+    size_t keys_count;
+    bool *declared;
+    ar_u128_t *stamp; /* the instance that last declared the key */
+    int64_t *stamp_phase;
+    uint32_t *plane_lo, *plane_hi;
+    size_t cells;
+    int32_t *tree;
+    int64_t current;
+    ar_u128_t instances, executed;
+    int32_t *log;
+    size_t log_count, log_capacity;
+    unsigned depth;
+    ar_status_t status;
+    ar_rule_d_t *result;
+} walker_t;
+
+static void tree_assign(int32_t *tree, size_t node, size_t nl, size_t nr, size_t l, size_t r,
+                        int32_t value) {
+    if (r <= nl || nr <= l) return;
+    if (l <= nl && nr <= r) {
+        tree[node] = value;
+        return;
+    }
+    if (tree[node] != KEY_MIXED) tree[2 * node] = tree[2 * node + 1] = tree[node];
+    size_t mid = nl + (nr - nl) / 2;
+    tree_assign(tree, 2 * node, nl, mid, l, r, value);
+    tree_assign(tree, 2 * node + 1, mid, nr, l, r, value);
+    tree[node] = tree[2 * node] == tree[2 * node + 1] ? tree[2 * node] : KEY_MIXED;
+}
+
+static bool tree_uniform(int32_t const *tree, size_t node, size_t nl, size_t nr, size_t l,
+                         size_t r, int32_t value) {
+    if (r <= nl || nr <= l) return true;
+    if (tree[node] != KEY_MIXED) return tree[node] == value;
+    if (l <= nl && nr <= r) return false; /* mixed: two different keys here */
+    size_t mid = nl + (nr - nl) / 2;
+    return tree_uniform(tree, 2 * node, nl, mid, l, r, value) &&
+           tree_uniform(tree, 2 * node + 1, mid, nr, l, r, value);
+}
+
+/* A key other than `value` found in [l, r), or `value` when there is none. */
+static int32_t tree_other(int32_t const *tree, size_t node, size_t nl, size_t nr, size_t l,
+                          size_t r, int32_t value) {
+    if (r <= nl || nr <= l) return value;
+    if (tree[node] != KEY_MIXED) return tree[node];
+    size_t mid = nl + (nr - nl) / 2;
+    int32_t left = tree_other(tree, 2 * node, nl, mid, l, r, value);
+    if (left != value) return left;
+    return tree_other(tree, 2 * node + 1, mid, nr, l, r, value);
+}
+
+static void report_break(walker_t *w, int64_t phase, size_t plane) {
+    ar_plan_t const *plan = w->plan;
+    ar_rule_d_t *result = w->result;
+    int32_t key = w->plane_key[plane];
+    char k_text[48], c_text[200], other_text[200] = "", when[96] = "";
+    result->broken = true;
+    result->instance = w->instances;
+    result->phase = (size_t)phase;
+    result->plane = plane;
+    ar_u128_decimal(w->instances, k_text, sizeof k_text);
+    describe_plane(&plan->planes[plane], c_text, sizeof c_text);
+    int32_t other = w->cells ? tree_other(w->tree, 1, 0, w->cells, w->plane_lo[plane],
+                                          w->plane_hi[plane], key)
+                             : KEY_NONE;
+    if (other >= 0) {
+        char j_text[48];
+        ar_plane_t const *o = &plan->planes[w->key_plane[other]];
+        describe_plane(o, other_text, sizeof other_text);
+        ar_u128_decimal(w->stamp[other], j_text, sizeof j_text);
+        int64_t op = w->stamp_phase[other];
+        snprintf(when, sizeof when, " by instance %s (phase \"%s\")", j_text,
+                 op >= 0 ? plan->phases[op].id : "");
+    }
+    char const *pid = plan->phases[phase].id ? plan->phases[phase].id : "";
+    if (!w->declared[key] && other < 0)
+        snprintf(result->message, sizeof result->message,
+                 "rule D: instance %s (phase \"%s\") starts with carried plane %s, which no "
+                 "earlier instance declared",
+                 k_text, pid, c_text);
+    else if (!w->declared[key])
+        snprintf(result->message, sizeof result->message,
+                 "rule D: instance %s (phase \"%s\") starts with carried plane %s, which no "
+                 "earlier instance declared with that name, base and size (its bytes were last "
+                 "declared as plane %s%s)",
+                 k_text, pid, c_text, other_text, when);
+    else
+        snprintf(result->message, sizeof result->message,
+                 "rule D: instance %s (phase \"%s\") starts with carried plane %s, but plane %s "
+                 "was declared over its bytes since%s",
+                 k_text, pid, c_text, other_text, when);
+}
+
+static bool log_key(walker_t *w, int32_t key) {
+    if (w->log_count == w->log_capacity) {
+        size_t capacity = w->log_capacity ? 2 * w->log_capacity : 256;
+        int32_t *grown = realloc(w->log, capacity * sizeof *grown);
+        if (!grown) {
+            w->status = ar_status_out_of_memory_k;
+            return false;
+        }
+        w->log = grown, w->log_capacity = capacity;
+    }
+    w->log[w->log_count++] = key;
+    return true;
+}
+
+/* A run of `length` launches of `phase`. Returns false when D breaks or on error. */
+static bool walk_run(walker_t *w, int64_t phase, size_t length) {
+    w->executed = ar_u128_add_sat(w->executed, length);
+    if (phase == w->current) return true;
+    w->current = phase;
+    if (phase >= 0 && (size_t)phase < w->plan->phases_count) {
+        ar_phase_t const *p = &w->plan->phases[phase];
+        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
+            if (!w->plan->planes[i].carried) continue;
+            if (!w->cells ||
+                !tree_uniform(w->tree, 1, 0, w->cells, w->plane_lo[i], w->plane_hi[i], w->plane_key[i])) {
+                report_break(w, phase, i);
+                w->instances = ar_u128_add_sat(w->instances, 1);
+                return false;
+            }
+        }
+        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
+            int32_t key = w->plane_key[i];
+            if (w->cells) tree_assign(w->tree, 1, 0, w->cells, w->plane_lo[i], w->plane_hi[i], key);
+            w->declared[key] = true;
+            w->stamp[key] = w->instances;
+            w->stamp_phase[key] = phase;
+            if (!log_key(w, key)) return false;
+        }
+    }
+    w->instances = ar_u128_add_sat(w->instances, 1);
+    return true;
+}
+
+static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container);
+
+/* Runs a body N times: two passes, the rest counted. kind 0: repeat at order position `a`;
+ * kind 1: schedule references [a, a + b). */
+static bool walk_body(walker_t *w, int kind, size_t a, size_t b) {
+    if (kind == 0) {
+        ar_repeat_t const *rep = &w->plan->repeats[w->order[a]];
+        return walk_range(w, rep->first, rep->first + rep->count, a);
+    }
+    for (size_t s = a; s < a + b; ++s) {
+        ar_reference_t const *ref = &w->plan->schedule[s];
+        if (!walk_range(w, ref->first, ref->first + ref->count, SIZE_MAX)) return false;
+    }
+    return true;
+}
+
+static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t passes) {
+    if (passes == 0) return true;
+    if (!walk_body(w, kind, a, b)) return false;
+    if (passes == 1) return true;
+    size_t log_mark = w->log_count;
+    ar_u128_t start_instances = w->instances, start_executed = w->executed;
+    if (!walk_body(w, kind, a, b)) return false;
+    if (passes == 2) return true;
+    ar_u128_t c2 = w->instances - start_instances, e2 = w->executed - start_executed;
+    ar_u128_t skipped_instances = ar_u128_mul_sat(c2, passes - 2);
+    /* Keys last declared in pass 2 are, after pass N, last declared (N-2) x c2 instances on. */
+    for (size_t i = log_mark; i < w->log_count; ++i) {
+        int32_t key = w->log[i];
+        if (w->stamp[key] >= start_instances && w->stamp[key] < start_instances + c2)
+            w->stamp[key] = ar_u128_add_sat(w->stamp[key], skipped_instances);
+    }
+    w->instances = ar_u128_add_sat(w->instances, skipped_instances);
+    w->executed = ar_u128_add_sat(w->executed, ar_u128_mul_sat(e2, passes - 2));
+    return true;
+}
+
+/* Launches [begin, end) of a container: the top level (container SIZE_MAX) or the body of the
+ * repeat at order position `container`. */
+static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) {
+    ar_plan_t const *plan = w->plan;
+    if (end > plan->launches_count || begin > end) {
+        w->status = ar_status_invalid_argument_k;
+        snprintf(w->result->message, sizeof w->result->message,
+                 "rule D: range [%zu, %zu) runs past the launch table", begin, end);
+        return false;
+    }
+    size_t i = begin;
+    while (i < end) {
+        size_t q = w->chain_at[i];
+        if (i == begin && container != SIZE_MAX) {
+            q = container + 1 < plan->repeats_count &&
+                        plan->repeats[w->order[container + 1]].first == begin
+                    ? container + 1
+                    : SIZE_MAX;
+        }
+        if (q != SIZE_MAX) {
+            ar_repeat_t const *rep = &plan->repeats[w->order[q]];
+            if (rep->count == 0 || rep->count > end - i) {
+                w->status = ar_status_invalid_argument_k;
+                snprintf(w->result->message, sizeof w->result->message,
+                         "rule D: repeat %zu is cut by its container", w->order[q]);
+                return false;
+            }
+            if (++w->depth > AR_MAX_REPEAT_DEPTH) {
+                w->status = ar_status_unsupported_k;
+                snprintf(w->result->message, sizeof w->result->message,
+                         "rule D: repeats nest deeper than the supported %u levels",
+                         AR_MAX_REPEAT_DEPTH);
+                return false;
+            }
+            bool ok = walk_passes(w, 0, q, 0, rep->iterations);
+            --w->depth;
+            if (!ok) return false;
+            i = rep->first + rep->count;
+            continue;
+        }
+        size_t j = w->next_break[i] < end ? w->next_break[i] : end;
+        if (!walk_run(w, plan->launches[i].phase, j - i)) return false;
+        i = j;
+    }
+    return true;
+}
+
+static bool same_reference(ar_reference_t const *a, ar_reference_t const *b) {
+    return a->first == b->first && a->count == b->count;
+}
+
+static bool walk_schedule(walker_t *w) {
+    ar_plan_t const *plan = w->plan;
+    size_t total = plan->schedule_count;
+    for (size_t s = 0; s < total;) {
+        /* The period (1..8) whose repetition covers the most references from s. */
+        size_t best_period = 1, best_reps = 1;
+        for (size_t period = 1; period <= BLOCK_PERIOD_MAX && s + 2 * period <= total; ++period) {
+            size_t reps = 1;
+            for (;;) {
+                size_t next = s + reps * period;
+                if (next + period > total) break;
+                bool equal = true;
+                for (size_t t = 0; t < period && equal; ++t)
+                    equal = same_reference(&plan->schedule[s + t], &plan->schedule[next + t]);
+                if (!equal) break;
+                ++reps;
+            }
+            if (reps >= 2 && reps * period > best_reps * best_period)
+                best_period = period, best_reps = reps;
+        }
+        if (!walk_passes(w, 1, s, best_period, best_reps)) return false;
+        s += best_period * best_reps;
+        w->log_count = 0; /* no pass is pending at the top level */
+    }
+    return true;
+}
+
+ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
+    memset(result, 0, sizeof *result);
+    walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k};
+    size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
+    ar_u128_t *coords = NULL;
+    size_t coords_count = 0;
+    plane_key_t *by_identity = NULL;
+    ar_status_t status = ar_status_out_of_memory_k;
+    if (p >= (size_t)INT32_MAX) {
+        status = ar_status_unsupported_k;
+        snprintf(result->message, sizeof result->message, "rule D: %zu planes is too many", p);
+        goto out;
+    }
+    w.order = malloc((r + 1) * sizeof *w.order);
+    w.chain_at = malloc((n + 1) * sizeof *w.chain_at);
+    w.next_break = malloc((n + 1) * sizeof *w.next_break);
+    w.plane_key = malloc((p + 1) * sizeof *w.plane_key);
+    w.key_plane = malloc((p + 1) * sizeof *w.key_plane);
+    w.declared = calloc(p + 1, sizeof *w.declared);
+    w.stamp = calloc(p + 1, sizeof *w.stamp);
+    w.stamp_phase = calloc(p + 1, sizeof *w.stamp_phase);
+    by_identity = malloc((p + 1) * sizeof *by_identity);
+    if (!w.order || !w.chain_at || !w.next_break || !w.plane_key || !w.key_plane || !w.declared ||
+        !w.stamp || !w.stamp_phase || !by_identity)
+        goto out;
+
+    /* Repeats, outer before inner; the largest starting at each launch. */
+    if (sort_repeats(plan, w.order) != ar_status_success_k) goto out;
+    for (size_t i = 0; i < n; ++i) w.chain_at[i] = SIZE_MAX;
+    for (size_t q = r; q-- > 0;) {
+        size_t first = plan->repeats[w.order[q]].first;
+        if (first < n) w.chain_at[first] = q;
+    }
+    for (size_t i = n; i-- > 0;) {
+        bool breaks = i + 1 == n || plan->launches[i + 1].phase != plan->launches[i].phase ||
+                      w.chain_at[i + 1] != SIZE_MAX;
+        w.next_break[i] = breaks ? i + 1 : w.next_break[i + 1];
+    }
+
+    /* Keys: distinct (name, base, size). */
+    for (size_t i = 0; i < p; ++i)
+        by_identity[i] = (plane_key_t){plan->planes[i].name, plan->planes[i].base,
+                                       plan->planes[i].size, i};
+    qsort(by_identity, p, sizeof *by_identity, compare_plane_keys);
+    for (size_t i = 0; i < p; ++i) {
+        if (i == 0 || !same_plane(&plan->planes[by_identity[i - 1].index],
+                                  &plan->planes[by_identity[i].index]))
+            w.key_plane[w.keys_count++] = by_identity[i].index;
+        w.plane_key[by_identity[i].index] = (int32_t)(w.keys_count - 1);
+    }
+
+    status = compress(plan, &coords, &coords_count, &w.plane_lo, &w.plane_hi);
+    if (status != ar_status_success_k) goto out;
+    status = ar_status_out_of_memory_k;
+    w.cells = coords_count > 1 ? coords_count - 1 : 0;
+    w.tree = malloc((4 * w.cells + 4) * sizeof *w.tree);
+    if (!w.tree) goto out;
+    for (size_t i = 0; i < 4 * w.cells + 4; ++i) w.tree[i] = KEY_NONE;
+
+    bool ok = walk_schedule(&w);
+    status = w.status;
+    if (ok || status == ar_status_success_k) status = ar_status_success_k;
+    result->instances = w.instances;
+    result->executed_launches = w.executed;
+out:
+    if (status == ar_status_out_of_memory_k)
+        snprintf(result->message, sizeof result->message, "rule D: out of memory");
+    free(w.order), free(w.chain_at), free(w.next_break), free(w.plane_key), free(w.key_plane);
+    free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
+    free(w.tree), free(w.log), free(coords), free(by_identity);
+    return status;
+}
+
+/* ---- The naive walker ------------------------------------------------------------------------ */
+
+typedef struct naive_t {
+    ar_plan_t const *plan;
+    size_t *last; /* per elementary interval: the plane declared there last, or SIZE_MAX */
+    uint32_t *lo, *hi;
+    int64_t current;
+    ar_u128_t instances, executed;
+    unsigned depth;
+    ar_status_t status;
+    ar_rule_d_t *result;
+} naive_t;
+
+static bool naive_launch(naive_t *v, size_t launch) {
+    ar_plan_t const *plan = v->plan;
+    int64_t phase = plan->launches[launch].phase;
+    ++v->executed;
+    if (phase == v->current) return true;
+    v->current = phase;
+    if (phase >= 0 && (size_t)phase < plan->phases_count) {
+        ar_phase_t const *p = &plan->phases[phase];
+        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
+            if (!plan->planes[i].carried) continue;
+            for (uint32_t c = v->lo[i]; c < v->hi[i]; ++c) {
+                if (v->last[c] != SIZE_MAX && same_plane(&plan->planes[v->last[c]], &plan->planes[i]))
+                    continue;
+                char k_text[48], c_text[200];
+                ar_u128_decimal(v->instances, k_text, sizeof k_text);
+                describe_plane(&plan->planes[i], c_text, sizeof c_text);
+                v->result->broken = true;
+                v->result->instance = v->instances;
+                v->result->phase = (size_t)phase;
+                v->result->plane = i;
+                snprintf(v->result->message, sizeof v->result->message,
+                         "rule D: instance %s (phase \"%s\") starts with carried plane %s, "
+                         "which does not hold its value: %s",
+                         k_text, p->id ? p->id : "", c_text,
+                         v->last[c] == SIZE_MAX ? "never declared there" : "another plane was declared over it");
+                ++v->instances;
+                return false;
+            }
+        }
+        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i)
+            for (uint32_t c = v->lo[i]; c < v->hi[i]; ++c) v->last[c] = i;
+    }
+    ++v->instances;
+    return true;
+}
+
+/* Every executed launch of [begin, end) inside repeat `container` (SIZE_MAX: top level). */
+static bool naive_range(naive_t *v, size_t begin, size_t end, size_t container) {
+    ar_plan_t const *plan = v->plan;
+    for (size_t i = begin; i < end;) {
+        size_t best = SIZE_MAX;
+        for (size_t r = 0; r < plan->repeats_count; ++r) {
+            ar_repeat_t const *rep = &plan->repeats[r];
+            if (r == container || rep->first != i || rep->count > end - i) continue;
+            if (container != SIZE_MAX && rep->first == plan->repeats[container].first &&
+                rep->count >= plan->repeats[container].count)
+                continue; /* the container itself, or one around it */
+            if (best == SIZE_MAX || rep->count > plan->repeats[best].count) best = r;
+        }
+        if (best == SIZE_MAX) {
+            if (!naive_launch(v, i)) return false;
+            ++i;
+            continue;
+        }
+        ar_repeat_t const *rep = &plan->repeats[best];
+        if (++v->depth > AR_MAX_REPEAT_DEPTH) {
+            v->status = ar_status_unsupported_k;
+            snprintf(v->result->message, sizeof v->result->message,
+                     "rule D: repeats nest deeper than the supported %u levels", AR_MAX_REPEAT_DEPTH);
+            return false;
+        }
+        for (uint64_t it = 0; it < rep->iterations; ++it)
+            if (!naive_range(v, rep->first, rep->first + rep->count, best)) return false;
+        --v->depth;
+        i = rep->first + rep->count;
+    }
+    return true;
+}
+
+ar_status_t ar_cert_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
+                                 ar_rule_d_t *result) {
+    memset(result, 0, sizeof *result);
+    ar_u128_t executed = 0;
+    ar_status_t status = ar_cert_executed_launches(plan, &executed);
+    if (status != ar_status_success_k) return status;
+    if (executed > launch_limit) {
+        char count[48];
+        ar_u128_decimal(executed, count, sizeof count);
+        snprintf(result->message, sizeof result->message,
+                 "rule D (naive): the plan executes %s launches, past the naive walker's limit "
+                 "of %" PRIu64,
+                 count, launch_limit);
+        return ar_status_unsupported_k;
+    }
+    naive_t v = {.plan = plan, .current = NO_PHASE, .status = ar_status_success_k, .result = result};
+    ar_u128_t *coords = NULL;
+    size_t coords_count = 0;
+    status = compress(plan, &coords, &coords_count, &v.lo, &v.hi);
+    if (status != ar_status_success_k) return status;
+    v.last = malloc((coords_count + 1) * sizeof *v.last);
+    if (!v.last) status = ar_status_out_of_memory_k;
+    else {
+        for (size_t i = 0; i <= coords_count; ++i) v.last[i] = SIZE_MAX;
+        for (size_t s = 0; s < plan->schedule_count; ++s) {
+            ar_reference_t const *ref = &plan->schedule[s];
+            if (ref->first > plan->launches_count || ref->count > plan->launches_count - ref->first)
+                continue;
+            if (!naive_range(&v, ref->first, ref->first + ref->count, SIZE_MAX)) break;
+        }
+        status = v.status;
+        result->instances = v.instances;
+        result->executed_launches = v.executed;
+    }
+    free(coords), free(v.lo), free(v.hi), free(v.last);
+    return status;
+}

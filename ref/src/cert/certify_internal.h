@@ -1,0 +1,119 @@
+/* The certificate's internals, shared by certify.c (rules A-C, the verdict), certify_d.c (rule D,
+ * fast and naive) and exact.c (the exact oracle's rule C), and visible to tests that compare the
+ * fast rule-D walker with the naive one. Nothing here is public API. */
+#ifndef ARENAREF_CERTIFY_INTERNAL_H
+#define ARENAREF_CERTIFY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaref/plan.h"
+
+typedef unsigned __int128 ar_u128_t;
+#define AR_U128_MAX (~(ar_u128_t)0)
+#define AR_TWO_64 ((ar_u128_t)1 << 64)
+
+/* The naive rule-D walker (and so the exact oracle's rule D) unrolls at most this many executed
+ * launches; past it the exact oracle uses the fixed-point walker, which is exact as well. */
+#define AR_NAIVE_D_LAUNCH_LIMIT ((uint64_t)1 << 24)
+/* Repeats nested deeper than this are refused (ar_status_unsupported_k): the walkers recurse
+ * once per level, and this bounds their stack. */
+#define AR_MAX_REPEAT_DEPTH 4096u
+
+static inline ar_u128_t ar_u128_add_sat(ar_u128_t a, ar_u128_t b) {
+    ar_u128_t s = a + b;
+    return s < a ? AR_U128_MAX : s;
+}
+static inline ar_u128_t ar_u128_mul_sat(ar_u128_t a, ar_u128_t b) {
+    if (a == 0 || b == 0) return 0;
+    if (a > AR_U128_MAX / b) return AR_U128_MAX;
+    return a * b;
+}
+static inline uint64_t ar_u128_to_u64_sat(ar_u128_t a) {
+    return a > UINT64_MAX ? UINT64_MAX : (uint64_t)a;
+}
+/* Decimal text of `value` into `text` (at least 40 bytes). */
+void ar_u128_decimal(ar_u128_t value, char *text, size_t size);
+/* "0x…" text of `value` into `text` (at least 36 bytes). */
+void ar_u128_hex(ar_u128_t value, char *text, size_t size);
+
+/* A range with a name: a global or a plane, sorted by base for binary search. */
+typedef struct ar_named_range_t {
+    uint64_t base;
+    ar_u128_t end; /* base + size, up to 2^64 */
+    char const *name;
+    size_t index; /* into plan->globals or plan->planes */
+    bool is_global;
+} ar_named_range_t;
+
+/* A piece of the union of the windows, sorted; `window` is the first window that forms it. */
+typedef struct ar_span_t {
+    uint64_t base;
+    ar_u128_t end;
+    size_t window;
+} ar_span_t;
+
+/* One delta or frame entry, keyed by its site (words_first of its launch + its word), sorted by
+ * (site, repeat, frame), so a word finds the repeats that name it by binary search. */
+typedef struct ar_site_shift_t {
+    size_t site;
+    size_t repeat;
+    uint64_t frame; /* the frame's index for a frames repeat; 0 for a delta */
+    int64_t shift;
+} ar_site_shift_t;
+
+/* The sorted views of a plan that rule C (both modes) reads. Built only after A and B pass, so
+ * the allowed ranges of any one phase (its planes and the globals) are pairwise disjoint. */
+typedef struct ar_cert_t {
+    ar_plan_t const *plan;
+    ar_certify_options_t options;
+    ar_named_range_t *globals; /* sorted by base */
+    ar_named_range_t *planes;  /* each phase's slice [planes_first, +planes_count) sorted */
+    ar_span_t *spans;          /* the union of the windows */
+    size_t spans_count;
+    ar_site_shift_t *shifts; /* every delta and frame entry, sorted */
+    size_t shifts_count;
+} ar_cert_t;
+
+/* Whether [lo, hi] (inclusive) meets a window; the window it meets goes to *window. */
+bool ar_cert_meets_window(ar_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window);
+/* The allowed range of `phase` (a plane of it or a global) that holds all of [lo, hi], or NULL. */
+ar_named_range_t const *ar_cert_allowed(ar_cert_t const *cert, int64_t phase, uint64_t lo,
+                                        uint64_t hi);
+/* The entries naming `site`: *first is where they start in cert->shifts; returns their count. */
+size_t ar_cert_site_shifts(ar_cert_t const *cert, size_t site, size_t *first);
+/* One sentence for a word of launch `launch` that breaks rule C at [lo, hi]; `detail` says
+ * how the value arises (an iteration, a hull, ordinals). */
+void ar_cert_describe_c(ar_cert_t const *cert, size_t launch, size_t word, uint64_t lo,
+                        uint64_t hi, char const *detail, char *message, size_t size);
+
+/* Rule C of the exact oracle (exact.c): every word at every ordinal tuple. Returns
+ * ar_status_unsupported_k (message in report) when the unrolled evaluations pass
+ * options.exact_limit. On success, report->rule/verdict/launch/word/lo/hi/message are set when C
+ * breaks (report->rule == ar_rule_c_k), and report->evaluations always. */
+ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *report);
+
+/* Rule D's outcome, from either walker. */
+typedef struct ar_rule_d_t {
+    bool broken;
+    ar_u128_t instance;          /* k, the first instance that breaks D (when broken) */
+    ar_u128_t instances;         /* instances executed, up to and including k when broken */
+    ar_u128_t executed_launches; /* launches executed, up to the break when broken */
+    size_t phase, plane;         /* the breaking instance's phase and its carried plane */
+    char message[1024];
+} ar_rule_d_t;
+
+/* The fixed-point walker: never proportional to iterations or to runs of identical schedule
+ * references (certify_d.c). Sound and exact when rule B holds (each phase's planes disjoint),
+ * which is always so when the certificate reaches rule D. */
+ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result);
+/* The naive walker: every executed launch, one by one, with a plain array of "last declared
+ * plane" per elementary interval. Refuses (ar_status_unsupported_k) a plan that executes more
+ * than `launch_limit` launches. */
+ar_status_t ar_cert_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
+                                 ar_rule_d_t *result);
+/* Launches the schedule executes, by prefix sums over the launch table (saturated). */
+ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count);
+
+#endif

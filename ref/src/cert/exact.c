@@ -1,0 +1,177 @@
+/* The exact oracle's rule C (CERTIFICATE.md §4): every word at every ordinal tuple it stands
+ * for, each value tested as a point. Only the repeats that name a word move it, so a word is
+ * evaluated once per tuple of its naming repeats' ordinals (an odometer, innermost last),
+ * never once per tuple of every enclosing repeat: the result is the same, since the others
+ * leave the value unchanged. A frames repeat's offset at ordinal i is read with a cursor over
+ * the word's entries sorted by frame (0 where frame i is silent).
+ *
+ * Before evaluating anything the oracle counts its evaluations (per site, the product of its
+ * naming repeats' iterations, 1 for a site none names) and refuses, with
+ * ar_status_unsupported_k and a message giving the count and the limit, a plan over
+ * options.exact_limit (default 2^32). The count does not depend on where a violation lies, so
+ * a plan is refused or not whatever its verdict. Rules A, B and D of the oracle are the
+ * certificate's own (certify.c; rule D by the naive walker up to AR_NAIVE_D_LAUNCH_LIMIT
+ * executed launches, else the fixed-point walker, which is exact too).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert/certify_internal.h"
+
+typedef struct odometer_t {
+    size_t repeat;
+    size_t first, end; /* the site's entries from this repeat */
+    uint64_t iterations;
+    bool frames;
+    uint64_t ordinal;
+    size_t cursor;  /* frames: the first entry with frame >= ordinal */
+    uint64_t shift; /* this repeat's shift at `ordinal`, mod 2^64 */
+} odometer_t;
+
+static uint64_t shift_at(ar_cert_t const *cert, odometer_t *o) {
+    if (!o->frames) return o->ordinal * (uint64_t)cert->shifts[o->first].shift;
+    if (o->ordinal == 0) o->cursor = o->first;
+    while (o->cursor < o->end && cert->shifts[o->cursor].frame < o->ordinal) ++o->cursor;
+    if (o->cursor < o->end && cert->shifts[o->cursor].frame == o->ordinal)
+        return (uint64_t)cert->shifts[o->cursor].shift;
+    return 0;
+}
+
+static size_t group_site(ar_cert_t const *cert, size_t first, size_t count, odometer_t *groups) {
+    ar_plan_t const *plan = cert->plan;
+    size_t n = 0;
+    for (size_t e = first; e < first + count;) {
+        size_t r = cert->shifts[e].repeat, end = e;
+        while (end < first + count && cert->shifts[end].repeat == r) ++end;
+        groups[n++] = (odometer_t){.repeat = r, .first = e, .end = end,
+                                   .iterations = plan->repeats[r].iterations,
+                                   .frames = plan->repeats[r].has_frames, .cursor = e};
+        e = end;
+    }
+    return n;
+}
+
+ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *report) {
+    ar_plan_t const *plan = cert->plan;
+    odometer_t *groups = NULL;
+    size_t capacity = 0;
+
+    /* The whole unrolled work first, so refusal does not depend on the verdict. */
+    ar_u128_t total = 0;
+    for (size_t li = 0; li < plan->launches_count; ++li) {
+        ar_launch_t const *launch = &plan->launches[li];
+        if (launch->phase < 0 || (size_t)launch->phase >= plan->phases_count) continue;
+        for (size_t w = 0; w < launch->words_count; ++w) {
+            size_t first, count = ar_cert_site_shifts(cert, launch->words_first + w, &first);
+            ar_u128_t tuples = 1;
+            for (size_t e = first; e < first + count;) {
+                size_t r = cert->shifts[e].repeat;
+                tuples = ar_u128_mul_sat(tuples, plan->repeats[r].iterations);
+                while (e < first + count && cert->shifts[e].repeat == r) ++e;
+            }
+            total = ar_u128_add_sat(total, tuples);
+        }
+    }
+    if (total > cert->options.exact_limit) {
+        char count[48];
+        ar_u128_decimal(total, count, sizeof count);
+        snprintf(report->message, sizeof report->message,
+                 "the exact oracle refuses this plan: its rule C would evaluate %s words at "
+                 "their ordinals, past its limit of %" PRIu64 " (options.exact_limit)",
+                 count, cert->options.exact_limit);
+        return ar_status_unsupported_k;
+    }
+
+    bool failed = false;
+    for (size_t li = 0; li < plan->launches_count; ++li) {
+        ar_launch_t const *launch = &plan->launches[li];
+        bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
+        bool launch_ok = !phaseless;
+        if (phaseless && !failed) {
+            failed = true;
+            report->rule = ar_rule_c_k;
+            report->launch = li, report->word = 0, report->lo = report->hi = 0;
+            if (launch->phase_name)
+                snprintf(report->message, sizeof report->message,
+                         "rule C: launch %zu (kernel \"%s\") names phase \"%s\", which is not "
+                         "declared",
+                         li, launch->kernel ? launch->kernel : "", launch->phase_name);
+            else
+                snprintf(report->message, sizeof report->message,
+                         "rule C: launch %zu (kernel \"%s\") carries no phase", li,
+                         launch->kernel ? launch->kernel : "");
+        }
+        if (phaseless && !cert->options.all_sites) break;
+        for (size_t w = 0; w < launch->words_count; ++w) {
+            size_t site = launch->words_first + w;
+            ++report->sites_checked;
+            if (phaseless) continue;
+            size_t first, count = ar_cert_site_shifts(cert, site, &first);
+            if (count > capacity) {
+                odometer_t *grown = realloc(groups, count * sizeof *groups);
+                if (!grown) {
+                    free(groups);
+                    return ar_status_out_of_memory_k;
+                }
+                groups = grown, capacity = count;
+            }
+            size_t n = group_site(cert, first, count, groups);
+            uint64_t word = plan->words[site], sum = 0;
+            bool any_empty = false;
+            for (size_t g = 0; g < n; ++g) {
+                if (groups[g].iterations == 0) any_empty = true;
+                groups[g].shift = shift_at(cert, &groups[g]);
+                sum += groups[g].shift;
+            }
+            bool site_ok = true;
+            while (!any_empty) {
+                uint64_t value = word + sum;
+                ++report->evaluations;
+                if (ar_cert_meets_window(cert, value, value, NULL) &&
+                    !ar_cert_allowed(cert, launch->phase, value, value)) {
+                    site_ok = false;
+                    if (!failed) {
+                        char detail[256] = "";
+                        int used = 0;
+                        for (size_t g = 0; g < n && used >= 0 && (size_t)used < sizeof detail - 48; ++g)
+                            used += snprintf(detail + used, sizeof detail - (size_t)used,
+                                             "%s iteration %" PRIu64 " of repeat %zu",
+                                             g ? "," : "at", groups[g].ordinal, groups[g].repeat);
+                        failed = true;
+                        report->rule = ar_rule_c_k;
+                        report->launch = li, report->word = w, report->lo = report->hi = value;
+                        ar_cert_describe_c(cert, li, w, value, value, detail, report->message,
+                                           sizeof report->message);
+                    }
+                    break;
+                }
+                /* Next ordinal tuple, innermost (last) repeat fastest. */
+                size_t g = n;
+                while (g > 0) {
+                    odometer_t *o = &groups[g - 1];
+                    sum -= o->shift;
+                    if (++o->ordinal < o->iterations) {
+                        o->shift = shift_at(cert, o);
+                        sum += o->shift;
+                        break;
+                    }
+                    o->ordinal = 0;
+                    o->shift = shift_at(cert, o);
+                    sum += o->shift;
+                    --g;
+                }
+                if (g == 0) break;
+            }
+            if (site_ok) ++report->sites_accepted;
+            else {
+                launch_ok = false;
+                if (!cert->options.all_sites) break;
+            }
+        }
+        if (!launch_ok && !cert->options.all_sites) break;
+    }
+    free(groups);
+    return ar_status_success_k;
+}
