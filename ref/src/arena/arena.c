@@ -1,0 +1,266 @@
+/* Arenas: memory the library lends each call's outputs, placed once where the executor that
+ * made it computes. A RAM arena is one run of host pages bound to the executor's NUMA node; a
+ * VRAM arena is one stream-ordered device block on its executor's stream plus a small run of
+ * host pages for the row offsets (which the contract keeps in host memory).
+ *
+ * Each part grows only when a call needs more than it holds (free, then allocate exactly what
+ * is needed, rounded to pages), so a steady loop allocates once it reaches its high-water mark.
+ * Rewinding bumps an epoch that views remember, so the checked accessors can tell a stale view;
+ * in AddressSanitizer builds it also poisons what the previous call wrote, and the unused rest
+ * of the pages stays poisoned, so a raw read of a stale row that the next call did not rewrite
+ * is reported. Pages are unpoisoned before they go back to the OS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define AR_POISON(address, size) ASAN_POISON_MEMORY_REGION((address), (size))
+#define AR_UNPOISON(address, size) ASAN_UNPOISON_MEMORY_REGION((address), (size))
+#else
+#define AR_POISON(address, size) ((void)(address), (void)(size))
+#define AR_UNPOISON(address, size) ((void)(address), (void)(size))
+#endif
+
+_Noreturn void ar_trap(char const *what) {
+    fprintf(stderr, "arenaref: trap: %s\n", what);
+    fflush(stderr);
+    abort();
+}
+
+static void report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
+    if (outcome) ar_outcome_finish(outcome, status, message);
+}
+
+void ar_arena_init(ar_arena_init_t *arguments) {
+    if (!arguments) return;
+    if (!arguments->arena) {
+        report(arguments->outcome, ar_status_invalid_argument_k, "ar_arena_init: `arena` is NULL");
+        return;
+    }
+    *arguments->arena = NULL;
+    struct ar_executor_handle_t *executor = arguments->executor;
+    struct ar_arena_handle_t *arena = ar_host_calloc(1, sizeof *arena);
+    if (!arena) {
+        report(arguments->outcome, ar_status_out_of_memory_k, "ar_arena_init: out of host memory for the arena");
+        return;
+    }
+    pthread_mutex_init(&arena->lock, NULL);
+    pthread_cond_init(&arena->released, NULL);
+    arena->host.node = -1;
+    if (executor && executor->residency == ar_residency_vram_k) {
+        arena->residency = ar_residency_vram_k;
+        arena->device = executor->device;
+        arena->requested_node = -1;
+        arena->gpu_executor = executor;
+        ar_executor_retain(executor);
+    } else {
+        arena->residency = ar_residency_ram_k;
+        arena->device = -1;
+        if (executor) {
+            arena->requested_node = executor->numa_node;
+        } else {
+            /* NULL executor: the calling thread's node, decided once, here. */
+            hwloc_topology_t topology = ar_machine_topology();
+            hwloc_bitmap_t where = topology ? hwloc_bitmap_alloc() : NULL;
+            arena->requested_node = -1;
+            if (where && hwloc_get_last_cpu_location(topology, where, HWLOC_CPUBIND_THREAD) == 0) {
+                hwloc_obj_t node = NULL;
+                while ((node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)))
+                    if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, where)) {
+                        arena->requested_node = (int32_t)node->os_index;
+                        break;
+                    }
+            }
+            if (where) hwloc_bitmap_free(where);
+        }
+    }
+    arena->stats = (ar_arena_stats_t){
+        .numa_node = -1,
+        .requested_node = arena->requested_node,
+        .residency = arena->residency,
+        .device = arena->device,
+    };
+    *arguments->arena = arena;
+    report(arguments->outcome, ar_status_success_k, NULL);
+}
+
+static void release_host(struct ar_arena_handle_t *arena) {
+    if (arena->host.data) AR_UNPOISON(arena->host.data, arena->host.size);
+    ar_host_pages_free(&arena->host);
+    arena->host_written = 0;
+}
+
+void ar_arena_free(ar_arena_t arena) {
+    if (!arena) return;
+    /* Wait for the holder: a deferred call naming the arena, or a blocking one. */
+    pthread_mutex_lock(&arena->lock);
+    while (__atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0) pthread_cond_wait(&arena->released, &arena->lock);
+    pthread_mutex_unlock(&arena->lock);
+
+    release_host(arena);
+    if (arena->device_block) ar_gpu_free(arena->gpu_executor->gpu, arena->device_block);
+    if (arena->gpu_executor) ar_executor_release(arena->gpu_executor);
+    pthread_cond_destroy(&arena->released);
+    pthread_mutex_destroy(&arena->lock);
+    ar_host_free(arena);
+}
+
+void ar_arena_release_holder(struct ar_arena_handle_t *arena) {
+    pthread_mutex_lock(&arena->lock);
+    __atomic_store_n(&arena->holder, 0, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&arena->released);
+    pthread_mutex_unlock(&arena->lock);
+}
+
+void ar_arena_rewind(struct ar_arena_handle_t *arena) {
+    __atomic_add_fetch(&arena->epoch, 1, __ATOMIC_ACQ_REL);
+    if (arena->host.data && arena->host_written) AR_POISON(arena->host.data, arena->host_written);
+    arena->host_written = 0;
+}
+
+void ar_arena_mark_written(struct ar_arena_handle_t *arena, size_t host_bytes) {
+    if (arena->host.data && host_bytes) AR_UNPOISON(arena->host.data, host_bytes);
+    arena->host_written = host_bytes;
+}
+
+ar_status_t ar_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size) {
+    if (size <= arena->host.size) return ar_status_success_k;
+    release_host(arena);
+    ar_host_pages_t pages;
+    ar_status_t status = ar_host_pages_alloc(arena->requested_node, size, &pages);
+    pthread_mutex_lock(&arena->lock);
+    if (status == ar_status_success_k) {
+        arena->host = pages;
+        AR_POISON(pages.data, pages.size); /* nothing written yet */
+        arena->stats.growths++;
+        arena->stats.strict_binding = pages.strict;
+        arena->stats.binding_fallback |= pages.fallback;
+        arena->stats.huge_pages |= pages.huge;
+        arena->numa_known = false;
+    }
+    arena->stats.reserved = arena->host.size + arena->device_size;
+    pthread_mutex_unlock(&arena->lock);
+    return status;
+}
+
+ar_status_t ar_arena_reserve_device(struct ar_arena_handle_t *arena, size_t size) {
+    if (size <= arena->device_size) return ar_status_success_k;
+    ar_gpu_state_t *gpu = arena->gpu_executor->gpu;
+    if (arena->device_block) ar_gpu_free(gpu, arena->device_block);
+    arena->device_block = NULL;
+    arena->device_size = 0;
+    void *block = NULL;
+    ar_status_t status = ar_gpu_alloc(gpu, size, &block);
+    pthread_mutex_lock(&arena->lock);
+    if (status == ar_status_success_k) {
+        arena->device_block = block;
+        arena->device_size = size;
+        arena->stats.growths++;
+    }
+    arena->stats.reserved = arena->host.size + arena->device_size;
+    pthread_mutex_unlock(&arena->lock);
+    return status;
+}
+
+void ar_arena_describe(ar_arena_describe_t *arguments) {
+    if (!arguments) return;
+    if (!arguments->arena || !arguments->description) {
+        report(arguments->outcome, ar_status_invalid_argument_k,
+               !arguments->arena ? "ar_arena_describe: `arena` is NULL" : "ar_arena_describe: `description` is NULL");
+        return;
+    }
+    *arguments->description = (ar_arena_description_t){
+        .residency = arguments->arena->residency,
+        .device = arguments->arena->device,
+    };
+    report(arguments->outcome, ar_status_success_k, NULL);
+}
+
+ar_status_t ar_arena_stats(ar_arena_t arena, ar_arena_stats_t *stats) {
+    if (!arena || !stats) return ar_status_invalid_argument_k;
+    pthread_mutex_lock(&arena->lock);
+    *stats = arena->stats;
+    pthread_mutex_unlock(&arena->lock);
+    return ar_status_success_k;
+}
+
+/* ---- Views and their checked accessors ---------------------------------------------------- */
+
+size_t ar_scalar_bytes(ar_scalar_t scalar) {
+    switch (scalar) {
+    case ar_scalar_f32_k: return 4;
+    case ar_scalar_f16_k: return 2;
+    case ar_scalar_bf16_k: return 2;
+    case ar_scalar_f64_k: return 8;
+    case ar_scalar_i8_k: return 1;
+    case ar_scalar_u8_k: return 1;
+    case ar_scalar_u32_k: return 4;
+    case ar_scalar_unknown_k: break;
+    }
+    return 0;
+}
+
+static bool current(struct ar_arena_handle_t const *arena, uint64_t epoch, void const *data) {
+    return arena && data && __atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) == epoch;
+}
+
+/* Traps unless the view was written by a call and its arena has not been rewound since. */
+static void check_view(struct ar_arena_handle_t const *arena, uint64_t epoch, void const *data,
+                       char const *zeroed_message, char const *stale_message) {
+    if (!arena || !data) ar_trap(zeroed_message);
+    if (__atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) != epoch) ar_trap(stale_message);
+}
+
+#define ROWS_ZEROED "ar_rows_view_t: zeroed view (a failed call's output, or never written)"
+#define ROWS_STALE "ar_rows_view_t: stale view (its arena was rewound by a later call)"
+#define TAPE_ZEROED "ar_rows_tape_view_t: zeroed view (a failed call's output, or never written)"
+#define TAPE_STALE "ar_rows_tape_view_t: stale view (its arena was rewound by a later call)"
+
+bool ar_rows_view_current(ar_rows_view_t const *view) {
+    return view && current(view->arena_, view->epoch_, view->data);
+}
+
+bool ar_rows_tape_view_current(ar_rows_tape_view_t const *view) {
+    return view && current(view->arena_, view->epoch_, view->data);
+}
+
+void *ar_rows_row(ar_rows_view_t const *view, size_t row) {
+    if (!view) ar_trap("ar_rows_row: NULL view");
+    check_view(view->arena_, view->epoch_, view->data, ROWS_ZEROED, ROWS_STALE);
+    if (row >= view->count) ar_trap("ar_rows_row: row index out of range");
+    return (char *)view->data + row * view->stride;
+}
+
+float ar_rows_f32(ar_rows_view_t const *view, size_t row, size_t column) {
+    float const *values = ar_rows_row(view, row);
+    if (view->scalar != ar_scalar_f32_k) ar_trap("ar_rows_f32: the view's scalar is not f32");
+    if (column >= view->columns) ar_trap("ar_rows_f32: column index out of range");
+    if (view->arena_->residency != ar_residency_ram_k) ar_trap("ar_rows_f32: a host read of device memory (VRAM arena)");
+    return values[column];
+}
+
+size_t ar_rows_tape_offset(ar_rows_tape_view_t const *view, size_t item) {
+    if (!view) ar_trap("ar_rows_tape_offset: NULL view");
+    check_view(view->arena_, view->epoch_, view->offsets, TAPE_ZEROED, TAPE_STALE);
+    if (item > view->count) ar_trap("ar_rows_tape_offset: item index out of range (count + 1 offsets)");
+    return view->offsets[item];
+}
+
+void *ar_rows_tape_row(ar_rows_tape_view_t const *view, size_t row) {
+    if (!view) ar_trap("ar_rows_tape_row: NULL view");
+    check_view(view->arena_, view->epoch_, view->data, TAPE_ZEROED, TAPE_STALE);
+    if (row >= view->rows) ar_trap("ar_rows_tape_row: row index out of range");
+    return (char *)view->data + row * view->stride;
+}
+
+float ar_rows_tape_f32(ar_rows_tape_view_t const *view, size_t row, size_t column) {
+    float const *values = ar_rows_tape_row(view, row);
+    if (view->scalar != ar_scalar_f32_k) ar_trap("ar_rows_tape_f32: the view's scalar is not f32");
+    if (column >= view->columns) ar_trap("ar_rows_tape_f32: column index out of range");
+    if (view->arena_->residency != ar_residency_ram_k)
+        ar_trap("ar_rows_tape_f32: a host read of device memory (VRAM arena)");
+    return values[column];
+}

@@ -1,0 +1,60 @@
+/* The seam between the arena core (plain C, always built) and CUDA (ref/src/cuda/, built only
+ * where nvcc is found). The core calls only these functions; without CUDA, gpu_none.c defines
+ * them to report no device and `unsupported`, so every public GPU entry point still exists.
+ * `state` is the backend's per-executor state: the device and its own first stream. */
+#ifndef ARENAREF_GPU_BACKEND_H
+#define ARENAREF_GPU_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwloc.h>
+
+#include "arenaref/arena.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ar_gpu_state_t ar_gpu_state_t;
+
+/* How many devices the runtime sees; 0 without CUDA, a driver or a device. */
+size_t ar_gpu_count(void);
+ar_status_t ar_gpu_describe(int32_t ordinal, ar_gpu_device_t *device);
+
+/* Opens `ordinal`: its own non-blocking stream and a memory pool that keeps what it frees.
+ * unsupported without CUDA or device; invalid_argument for an ordinal out of range. */
+ar_status_t ar_gpu_open(int32_t ordinal, ar_gpu_state_t **state, char const **message);
+void ar_gpu_close(ar_gpu_state_t *state); /* NULL safe; synchronises the stream first */
+
+/* The CPUs near the device (falls back to all CPUs); false when unknown. */
+bool ar_gpu_cpuset(ar_gpu_state_t *state, hwloc_topology_t topology, hwloc_bitmap_t cpuset);
+
+/* Stream-ordered device memory on the executor's stream; out_of_memory never falls back. */
+ar_status_t ar_gpu_alloc(ar_gpu_state_t *state, size_t size, void **pointer);
+void ar_gpu_free(ar_gpu_state_t *state, void *pointer); /* waits for the stream */
+
+/* Where the parts of one ar_text_encode call lie in the arena's device block. */
+typedef struct ar_gpu_encode_layout_t {
+    void *device_block;
+    size_t embeddings_offset, states_offset, tokens_offset, starts_offset; /* bytes */
+    bool with_states;
+} ar_gpu_encode_layout_t;
+
+/* Copies the tokens (host or device memory, `tokens` ids at `token_data`) and the host row
+ * starts (`count + 1`, in tokens, from 0) into the block and runs the encode kernels on the
+ * executor's stream, then waits for them. Values as arena.h documents. */
+ar_status_t ar_gpu_text_encode(ar_gpu_state_t *state, ar_gpu_encode_layout_t const *layout,
+                               void const *token_data, size_t tokens, size_t const *starts,
+                               size_t count, size_t dimensions, char const **message);
+
+/* CUDA builds only (ref/src/cuda/ uses them): the ordinal and the stream (a cudaStream_t). */
+int32_t ar_gpu_ordinal(ar_gpu_state_t const *state);
+void *ar_gpu_stream(ar_gpu_state_t const *state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

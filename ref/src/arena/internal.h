@@ -1,0 +1,85 @@
+/* Private structures shared by the arena core's files (executor.c, arena.c, text_encode.c)
+ * and the CUDA helpers. Nothing here is public API. */
+#ifndef ARENAREF_ARENA_INTERNAL_H
+#define ARENAREF_ARENA_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hwloc.h>
+
+#include "arenaref/arena.h"
+#include "gpu_backend.h"
+#include "os_pages.h"
+
+/* One call, queued on an executor's worker. Each arena embeds the one job slot it needs (an
+ * arena serves one call at a time), so queuing a call allocates nothing. */
+typedef struct ar_job_t {
+    struct ar_job_t *next;
+    ar_text_encode_t call; /* a copy: the caller's argument struct may be a temporary */
+    ar_outcome_t *outcome; /* the caller's, or for a blocking call a slot it waits on */
+} ar_job_t;
+
+struct ar_executor_handle_t {
+    ar_residency_t residency;
+    int32_t device;    /* GPU ordinal, or -1 */
+    int32_t numa_node; /* the node (OS index, in `topology`) whose cores compute; -1 for GPU */
+    hwloc_topology_t topology;
+    bool owns_topology; /* a synthetic topology given by a test */
+    hwloc_bitmap_t cpuset;
+    bool bound;
+    ar_gpu_state_t *gpu;
+    int references; /* the handle, plus one per live GPU arena (atomic) */
+
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    ar_job_t *head, *tail;
+    bool stopping;
+    bool worker_started;
+    pthread_t worker;
+};
+
+struct ar_arena_handle_t {
+    ar_residency_t residency;
+    int32_t device;
+    int32_t requested_node;                   /* node its host pages bind to, -1 unbound */
+    struct ar_executor_handle_t *gpu_executor; /* VRAM: the executor that made it (referenced) */
+
+    int holder;     /* 0 free, 1 held by a call: taken by compare-and-swap (atomic) */
+    uint64_t epoch; /* bumped at each rewind; views remember theirs (atomic) */
+
+    ar_host_pages_t host; /* RAM: all outputs; VRAM: the row offsets (host memory) */
+    void *device_block;   /* VRAM: embeddings, states and input staging */
+    size_t device_size;
+    size_t host_written; /* bytes of `host` the latest call wrote (ASan poisoning) */
+
+    pthread_mutex_t lock;   /* guards stats; with `released`, lets free wait for the holder */
+    pthread_cond_t released;
+    ar_arena_stats_t stats;
+    bool numa_known;        /* numa_node read back since the latest host growth */
+
+    ar_job_t job;
+};
+
+/* executor.c */
+void ar_executor_submit(struct ar_executor_handle_t *executor, ar_job_t *job);
+void ar_executor_release(struct ar_executor_handle_t *executor); /* drop one reference */
+void ar_executor_retain(struct ar_executor_handle_t *executor);
+
+/* arena.c */
+void ar_arena_release_holder(struct ar_arena_handle_t *arena);
+void ar_arena_rewind(struct ar_arena_handle_t *arena); /* epoch++, poison the old outputs */
+/* Grows the host part to `size` bytes if it holds less; out_of_memory leaves it empty. */
+ar_status_t ar_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size);
+ar_status_t ar_arena_reserve_device(struct ar_arena_handle_t *arena, size_t size);
+void ar_arena_mark_written(struct ar_arena_handle_t *arena, size_t host_bytes); /* unpoison */
+
+/* text_encode.c */
+void ar_job_run(ar_job_t *job); /* runs a taken call to the end and makes it final */
+void ar_outcome_finish(ar_outcome_t *outcome, ar_status_t status, char const *message);
+
+/* Traps: message to stderr and abort. */
+_Noreturn void ar_trap(char const *what);
+
+#endif

@@ -1,1 +1,0 @@
-typedef int ar_arena_placeholder_t;
