@@ -1,0 +1,114 @@
+// gbench.cc: the C shim over Google Benchmark 1.7.1 (see gbench.h).
+//
+// The opaque C types are the library's own objects behind a cast: gb_state_t* is a
+// benchmark::State*, gb_benchmark_t* the pointer RegisterBenchmark returns (its type moved
+// between versions, so it is taken with decltype, never named). Each C benchmark is registered
+// as a capturing lambda that calls the C function with its user data.
+#include "gbench.h"
+
+#include <benchmark/benchmark.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+#ifndef ARENAREF_BENCHMARK_VERSION
+#define ARENAREF_BENCHMARK_VERSION "unknown"
+#endif
+
+namespace {
+
+using plain_function_t = void (*)(benchmark::State &);
+using registered_t = decltype(benchmark::RegisterBenchmark("", plain_function_t{}));
+
+benchmark::State &state_of(gb_state_t *state) { return *reinterpret_cast<benchmark::State *>(state); }
+benchmark::State const &state_of(gb_state_t const *state) {
+    return *reinterpret_cast<benchmark::State const *>(state);
+}
+registered_t handle_of(gb_benchmark_t *benchmark) { return reinterpret_cast<registered_t>(benchmark); }
+gb_benchmark_t *handle_from(registered_t benchmark) { return reinterpret_cast<gb_benchmark_t *>(benchmark); }
+
+benchmark::Counter::Flags counter_flags(int flags) {
+    int result = benchmark::Counter::kDefaults;
+    if (flags & gb_counter_rate_k) result |= benchmark::Counter::kIsRate;
+    if (flags & gb_counter_avg_iterations_k) result |= benchmark::Counter::kAvgIterations;
+    if (flags & gb_counter_iteration_invariant_k) result |= benchmark::Counter::kIsIterationInvariant;
+    if (flags & gb_counter_avg_threads_k) result |= benchmark::Counter::kAvgThreads;
+    return static_cast<benchmark::Counter::Flags>(result);
+}
+
+} // namespace
+
+extern "C" {
+
+bool gb_keep_running(gb_state_t *state, int64_t batch) {
+    return state_of(state).KeepRunningBatch(batch < 1 ? 1 : batch);
+}
+int64_t gb_range(gb_state_t *state, size_t index) { return state_of(state).range(index); }
+int64_t gb_iterations(gb_state_t const *state) { return state_of(state).iterations(); }
+void gb_pause_timing(gb_state_t *state) { state_of(state).PauseTiming(); }
+void gb_resume_timing(gb_state_t *state) { state_of(state).ResumeTiming(); }
+void gb_set_iteration_time(gb_state_t *state, double seconds) { state_of(state).SetIterationTime(seconds); }
+void gb_skip_with_error(gb_state_t *state, char const *message) {
+    state_of(state).SkipWithError(message ? message : "skipped");
+}
+bool gb_error_occurred(gb_state_t const *state) { return state_of(state).error_occurred(); }
+void gb_set_counter(gb_state_t *state, char const *name, double value, int flags) {
+    state_of(state).counters[name] = benchmark::Counter(value, counter_flags(flags));
+}
+void gb_set_items_processed(gb_state_t *state, int64_t items) { state_of(state).SetItemsProcessed(items); }
+void gb_set_bytes_processed(gb_state_t *state, int64_t bytes) { state_of(state).SetBytesProcessed(bytes); }
+void gb_set_label(gb_state_t *state, char const *label) { state_of(state).SetLabel(label ? label : ""); }
+
+gb_benchmark_t *gb_register(char const *name, gb_function_t function, void *user_data) {
+    if (!name || !function) return nullptr;
+    try {
+        auto run = [function, user_data](benchmark::State &state) {
+            function(reinterpret_cast<gb_state_t *>(&state), user_data);
+        };
+        return handle_from(benchmark::RegisterBenchmark(name, run));
+    } catch (std::bad_alloc const &) {
+        return nullptr;
+    }
+}
+
+gb_benchmark_t *gb_arg(gb_benchmark_t *b, int64_t value) { return handle_from(handle_of(b)->Arg(value)); }
+gb_benchmark_t *gb_args(gb_benchmark_t *b, int64_t const *values, size_t count) {
+    return handle_from(handle_of(b)->Args(std::vector<int64_t>(values, values + count)));
+}
+gb_benchmark_t *gb_arg_name(gb_benchmark_t *b, char const *name) { return handle_from(handle_of(b)->ArgName(name)); }
+gb_benchmark_t *gb_range_bounds(gb_benchmark_t *b, int64_t low, int64_t high) {
+    return handle_from(handle_of(b)->Range(low, high));
+}
+gb_benchmark_t *gb_range_multiplier(gb_benchmark_t *b, int multiplier) {
+    return handle_from(handle_of(b)->RangeMultiplier(multiplier));
+}
+gb_benchmark_t *gb_iterations_fixed(gb_benchmark_t *b, int64_t iterations) {
+    return handle_from(handle_of(b)->Iterations(iterations));
+}
+gb_benchmark_t *gb_unit(gb_benchmark_t *b, gb_time_unit_t unit) {
+    benchmark::TimeUnit units[] = {benchmark::kNanosecond, benchmark::kMicrosecond, benchmark::kMillisecond,
+                                   benchmark::kSecond};
+    return handle_from(handle_of(b)->Unit(units[unit <= gb_time_unit_s_k ? unit : gb_time_unit_ns_k]));
+}
+gb_benchmark_t *gb_use_real_time(gb_benchmark_t *b) { return handle_from(handle_of(b)->UseRealTime()); }
+gb_benchmark_t *gb_use_manual_time(gb_benchmark_t *b) { return handle_from(handle_of(b)->UseManualTime()); }
+gb_benchmark_t *gb_min_time(gb_benchmark_t *b, double seconds) { return handle_from(handle_of(b)->MinTime(seconds)); }
+gb_benchmark_t *gb_repetitions(gb_benchmark_t *b, int repetitions) {
+    return handle_from(handle_of(b)->Repetitions(repetitions));
+}
+
+void gb_add_custom_context(char const *key, char const *value) {
+    benchmark::AddCustomContext(key ? key : "", value ? value : "");
+}
+char const *gb_library_version(void) { return ARENAREF_BENCHMARK_VERSION; }
+
+int gb_main(int argc, char **argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
+
+} // extern "C"

@@ -1,0 +1,391 @@
+/* Arena steady state on host pages: strategies side by side over the same stream of
+ * ar_text_encode calls (stream.c: fixed, uniform and heavy-tailed batch sizes).
+ *
+ *   arena      ar_text_encode into one arena (NULL executor: the calling thread's host pages)
+ *   glibc      a fresh allocation per output per call (three: embeddings, states, offsets),
+ *   mimalloc   freed once the caller has consumed it, with glibc's malloc, mimalloc's
+ *   jemalloc   mi_malloc_aligned, or jemalloc's mallocx (its non-standard, always-present API)
+ *   pool       a size-class caching pool: power-of-two classes with free lists, never returned
+ *              to the system, as deep-learning caching allocators keep blocks
+ *   floor      caller-owned buffers sized in advance for the largest batch of the stream
+ * The non-arena strategies compute with the reference encoder (stream_encode), whose output is
+ * checked bit for bit against ar_text_encode before timing (`bits_match_library`).
+ *
+ * One iteration is one call, so the time per iteration is ns per call. The stream is run once
+ * before timing (warm-up); after it the counters report, per call: allocations (arena growths,
+ * malloc calls, pool misses), minor page faults (getrusage of the thread), and the bytes the
+ * strategy holds (reserved) next to the largest bytes one call writes (high water), and the
+ * NUMA node its output pages lie on (hwloc, after they were written). */
+#define _GNU_SOURCE
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "arenaref/arena.h"
+#include "bench.h"
+#include "stream.h"
+
+#ifdef ARENAREF_BENCH_HAVE_MIMALLOC
+void *mi_malloc_aligned(size_t size, size_t alignment);
+void mi_free(void *pointer);
+#endif
+#ifdef ARENAREF_BENCH_HAVE_JEMALLOC
+/* jemalloc's own API (Debian builds it without a prefix); flags 6 = MALLOCX_LG_ALIGN(6), 64 B. */
+void *mallocx(size_t size, int flags);
+void dallocx(void *pointer, int flags);
+#define JEMALLOC_ALIGN_64 6
+#endif
+
+typedef enum strategy_t {
+    strategy_arena_k,
+    strategy_glibc_k,
+    strategy_mimalloc_k,
+    strategy_jemalloc_k,
+    strategy_pool_k,
+    strategy_floor_k,
+    strategies_k
+} strategy_t;
+
+static char const *const strategy_names[] = {"arena", "glibc", "mimalloc", "jemalloc", "pool", "floor"};
+
+/* ---- The size-class caching pool ---------------------------------------------------------- */
+
+enum { pool_classes_k = 48 };
+typedef struct pool_block_t {
+    struct pool_block_t *next;
+} pool_block_t;
+typedef struct pool_t {
+    pool_block_t *free_lists[pool_classes_k];
+    uint64_t misses, reserved;
+    void **owned; /* every block, for freeing the pool */
+    size_t owned_count, owned_capacity;
+} pool_t;
+
+static unsigned pool_class(size_t bytes) {
+    unsigned lg = 8; /* 256 B smallest */
+    while (((size_t)1 << lg) < bytes) ++lg;
+    return lg;
+}
+
+static void *pool_alloc(pool_t *pool, size_t bytes) {
+    unsigned lg = pool_class(bytes);
+    if (lg >= pool_classes_k) return NULL;
+    pool_block_t *block = pool->free_lists[lg];
+    if (block) {
+        pool->free_lists[lg] = block->next;
+        return block;
+    }
+    if (pool->owned_count == pool->owned_capacity) {
+        size_t capacity = pool->owned_capacity ? 2 * pool->owned_capacity : 64;
+        void **grown = realloc(pool->owned, capacity * sizeof *grown);
+        if (!grown) return NULL;
+        pool->owned = grown, pool->owned_capacity = capacity;
+    }
+    void *fresh = aligned_alloc(64, (size_t)1 << lg);
+    if (!fresh) return NULL;
+    pool->owned[pool->owned_count++] = fresh;
+    ++pool->misses;
+    pool->reserved += (size_t)1 << lg;
+    return fresh;
+}
+
+static void pool_release(pool_t *pool, void *pointer, size_t bytes) {
+    unsigned lg = pool_class(bytes);
+    pool_block_t *block = pointer;
+    block->next = pool->free_lists[lg];
+    pool->free_lists[lg] = block;
+}
+
+static void pool_destroy(pool_t *pool) {
+    for (size_t i = 0; i != pool->owned_count; ++i) free(pool->owned[i]);
+    free(pool->owned);
+    memset(pool, 0, sizeof *pool);
+}
+
+/* ---- One strategy's state ----------------------------------------------------------------- */
+
+typedef struct runner_t {
+    strategy_t strategy;
+    stream_t const *stream;
+    size_t next; /* batch index */
+    ar_arena_t arena;
+    pool_t pool;
+    void *floor_buffers[3];
+    uint64_t allocations;   /* calls to an allocator (arena: growths, read from its stats) */
+    uint64_t peak_live;     /* malloc strategies: the most bytes held at once */
+    uint64_t checksum;
+    void *last_output;      /* a page of the latest outputs, for the NUMA node */
+    size_t last_output_bytes;
+    char error[256];
+} runner_t;
+
+static void *strategy_alloc(runner_t *runner, size_t bytes) {
+    ++runner->allocations;
+    switch (runner->strategy) {
+    case strategy_glibc_k: return aligned_alloc(64, bytes);
+#ifdef ARENAREF_BENCH_HAVE_MIMALLOC
+    case strategy_mimalloc_k: return mi_malloc_aligned(bytes, 64);
+#endif
+#ifdef ARENAREF_BENCH_HAVE_JEMALLOC
+    case strategy_jemalloc_k: return mallocx(bytes, JEMALLOC_ALIGN_64);
+#endif
+    case strategy_pool_k: --runner->allocations; return pool_alloc(&runner->pool, bytes);
+    default: return NULL;
+    }
+}
+
+static void strategy_free(runner_t *runner, void *pointer, size_t bytes) {
+    switch (runner->strategy) {
+    case strategy_glibc_k: free(pointer); return;
+#ifdef ARENAREF_BENCH_HAVE_MIMALLOC
+    case strategy_mimalloc_k: mi_free(pointer); return;
+#endif
+#ifdef ARENAREF_BENCH_HAVE_JEMALLOC
+    case strategy_jemalloc_k: dallocx(pointer, JEMALLOC_ALIGN_64); return;
+#endif
+    case strategy_pool_k: pool_release(&runner->pool, pointer, bytes); return;
+    default: return;
+    }
+}
+
+/* What a caller does with the outputs before the next call: reads one value of each. */
+static void consume(runner_t *runner, float const *embeddings, float const *states, size_t rows) {
+    uint32_t a, b = 0;
+    memcpy(&a, embeddings, sizeof a);
+    if (rows) memcpy(&b, states + (rows - 1) * STREAM_DIMENSIONS, sizeof b);
+    runner->checksum += a ^ b;
+}
+
+static bool run_call(runner_t *runner) {
+    stream_batch_t const *batch = &runner->stream->batches[runner->next];
+    runner->next = (runner->next + 1) % STREAM_BATCHES;
+    if (runner->strategy == strategy_arena_k) {
+        ar_outcome_t outcome = {0};
+        ar_rows_view_t embeddings;
+        ar_rows_tape_view_t states;
+        ar_text_encode(&(ar_text_encode_t){.arena = runner->arena, .texts = stream_tape(batch),
+                                           .dimensions = STREAM_DIMENSIONS, .embeddings = &embeddings,
+                                           .states = &states, .outcome = &outcome});
+        if (outcome.status != ar_status_success_k) {
+            snprintf(runner->error, sizeof runner->error, "ar_text_encode failed: %s (%s)",
+                     ar_status_name(outcome.status), outcome.message ? outcome.message : "no message");
+            return false;
+        }
+        consume(runner, embeddings.data, states.data, states.rows);
+        runner->last_output = states.rows ? states.data : embeddings.data;
+        runner->last_output_bytes = states.rows ? states.rows * states.stride : embeddings.stride;
+        return true;
+    }
+    float *embeddings, *states;
+    size_t *offsets;
+    if (runner->strategy == strategy_floor_k) {
+        embeddings = runner->floor_buffers[0], states = runner->floor_buffers[1], offsets = runner->floor_buffers[2];
+    } else {
+        embeddings = strategy_alloc(runner, batch->embeddings_bytes);
+        states = strategy_alloc(runner, batch->states_bytes);
+        offsets = strategy_alloc(runner, batch->offsets_bytes);
+        if (!embeddings || !states || !offsets) {
+            snprintf(runner->error, sizeof runner->error, "%s could not allocate", strategy_names[runner->strategy]);
+            return false;
+        }
+        uint64_t live = batch->embeddings_bytes + batch->states_bytes + batch->offsets_bytes;
+        if (live > runner->peak_live) runner->peak_live = live;
+    }
+    stream_encode(batch, STREAM_DIMENSIONS, embeddings, states, offsets);
+    consume(runner, embeddings, states, batch->tokens_count);
+    runner->last_output = batch->tokens_count ? (void *)states : (void *)embeddings;
+    runner->last_output_bytes = batch->tokens_count ? batch->tokens_count * STREAM_DIMENSIONS * sizeof(float) : 64;
+    if (runner->strategy != strategy_floor_k) {
+        bench_sink_u64((uint64_t)(uintptr_t)runner->last_output);
+        strategy_free(runner, embeddings, batch->embeddings_bytes);
+        strategy_free(runner, states, batch->states_bytes);
+        strategy_free(runner, offsets, batch->offsets_bytes);
+    }
+    return true;
+}
+
+static uint64_t arena_growths(runner_t *runner, ar_arena_stats_t *stats) {
+    memset(stats, 0, sizeof *stats);
+    stats->numa_node = -1;
+    if (!runner->arena || ar_arena_stats(runner->arena, stats) != ar_status_success_k) return 0;
+    return stats->growths;
+}
+
+static long minor_faults(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_THREAD, &usage);
+    return usage.ru_minflt;
+}
+
+/* The NUMA node (OS index) of the page at `address`, or -1 when the OS cannot say. */
+static int numa_node_of(void const *address, size_t bytes) {
+    static hwloc_topology_t topology;
+    static bool loaded;
+    if (!loaded) {
+        loaded = true;
+        if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0) topology = NULL;
+    }
+    if (!topology || !address) return -1;
+    hwloc_nodeset_t nodes = hwloc_bitmap_alloc();
+    int node = -1;
+    if (nodes && hwloc_get_area_memlocation(topology, address, bytes ? bytes : 1, nodes, HWLOC_MEMBIND_BYNODESET) == 0 &&
+        hwloc_bitmap_weight(nodes) == 1)
+        node = hwloc_bitmap_first(nodes);
+    hwloc_bitmap_free(nodes);
+    return node;
+}
+
+/* Whether the reference encoder gives ar_text_encode's bits on the stream's first batches. */
+static int matches_library(stream_t const *stream, char *error, size_t capacity) {
+    ar_arena_t arena = NULL;
+    ar_outcome_t outcome = {0};
+    ar_arena_init(&(ar_arena_init_t){.arena = &arena, .outcome = &outcome});
+    if (outcome.status != ar_status_success_k) {
+        snprintf(error, capacity, "ar_arena_init failed: %s", ar_status_name(outcome.status));
+        return -1;
+    }
+    int same = 1;
+    for (size_t b = 0; b != 4 && same; ++b) {
+        stream_batch_t const *batch = &stream->batches[b];
+        float *embeddings = malloc(batch->embeddings_bytes), *states = malloc(batch->states_bytes);
+        size_t *offsets = malloc(batch->offsets_bytes);
+        ar_rows_view_t e;
+        ar_rows_tape_view_t s;
+        ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = stream_tape(batch), .dimensions = STREAM_DIMENSIONS,
+                                           .embeddings = &e, .states = &s, .outcome = &outcome});
+        if (!embeddings || !states || !offsets || outcome.status != ar_status_success_k) {
+            snprintf(error, capacity, "ar_text_encode failed: %s (%s)", ar_status_name(outcome.status),
+                     outcome.message ? outcome.message : "no message");
+            same = -1;
+        } else {
+            stream_encode(batch, STREAM_DIMENSIONS, embeddings, states, offsets);
+            for (size_t i = 0; i != batch->count && same == 1; ++i)
+                same = memcmp((char *)e.data + i * e.stride, embeddings + i * STREAM_DIMENSIONS,
+                              STREAM_DIMENSIONS * sizeof(float)) == 0;
+            for (size_t r = 0; r != s.rows && same == 1; ++r)
+                same = memcmp((char *)s.data + r * s.stride, states + r * STREAM_DIMENSIONS,
+                              STREAM_DIMENSIONS * sizeof(float)) == 0;
+            for (size_t i = 0; i <= batch->count && same == 1; ++i) same = s.offsets[i] == offsets[i];
+        }
+        free(embeddings), free(states), free(offsets);
+    }
+    ar_arena_free(arena);
+    return same;
+}
+
+typedef struct arena_case_t {
+    strategy_t strategy;
+    stream_kind_t kind;
+} arena_case_t;
+
+static void run_strategy(gb_state_t *state, void *data) {
+    arena_case_t const *c = data;
+    stream_t const *stream = stream_get(c->kind);
+    if (!stream) {
+        gb_skip_with_error(state, "out of memory making the batch stream");
+        return;
+    }
+    runner_t runner = {.strategy = c->strategy, .stream = stream};
+    char error[256] = "";
+    int same = matches_library(stream, error, sizeof error);
+    if (same < 0) {
+        gb_skip_with_error(state, error);
+        return;
+    }
+    if (c->strategy == strategy_arena_k) {
+        ar_outcome_t outcome = {0};
+        ar_arena_init(&(ar_arena_init_t){.arena = &runner.arena, .outcome = &outcome});
+        if (outcome.status != ar_status_success_k) {
+            gb_skip_with_error(state, "ar_arena_init failed");
+            return;
+        }
+    }
+    if (c->strategy == strategy_floor_k) {
+        size_t sizes[3] = {stream->max_embeddings_bytes, stream->max_states_bytes, stream->max_offsets_bytes};
+        for (int i = 0; i != 3; ++i) runner.floor_buffers[i] = aligned_alloc(64, sizes[i]);
+        if (!runner.floor_buffers[0] || !runner.floor_buffers[1] || !runner.floor_buffers[2]) {
+            gb_skip_with_error(state, "out of memory for the caller-owned buffers");
+            goto done;
+        }
+        runner.peak_live = sizes[0] + sizes[1] + sizes[2];
+        runner.allocations = 3;
+    }
+    /* Warm-up: the whole stream once, so every strategy has met the largest batch. */
+    for (size_t i = 0; i != STREAM_BATCHES; ++i) {
+        if (!run_call(&runner)) {
+            gb_skip_with_error(state, runner.error);
+            goto done;
+        }
+    }
+    ar_arena_stats_t stats;
+    uint64_t allocations_before = runner.allocations + runner.pool.misses + arena_growths(&runner, &stats);
+    long faults_before = minor_faults();
+    uint64_t calls = 0;
+    while (gb_keep_running(state, 1)) {
+        double start = bench_now_ns();
+        if (!run_call(&runner)) {
+            gb_skip_with_error(state, runner.error);
+            goto done;
+        }
+        bench_slowdown_since(start);
+        ++calls;
+    }
+    long faults = minor_faults() - faults_before;
+    uint64_t allocations = runner.allocations + runner.pool.misses + arena_growths(&runner, &stats) - allocations_before;
+    double per_call = calls ? 1.0 / (double)calls : 0;
+    uint64_t reserved = c->strategy == strategy_arena_k ? stats.reserved
+                        : c->strategy == strategy_pool_k ? runner.pool.reserved
+                                                         : runner.peak_live;
+    int node = c->strategy == strategy_arena_k ? stats.numa_node : numa_node_of(runner.last_output, runner.last_output_bytes);
+    gb_set_counter(state, "allocations_per_call", (double)allocations * per_call, gb_counter_default_k);
+    gb_set_counter(state, "minor_faults_per_call", (double)faults * per_call, gb_counter_default_k);
+    gb_set_counter(state, "reserved_bytes", (double)reserved, gb_counter_default_k);
+    gb_set_counter(state, "high_water_bytes", (double)stream->max_call_bytes, gb_counter_default_k);
+    gb_set_counter(state, "reserved_over_high_water", (double)reserved / (double)stream->max_call_bytes,
+                   gb_counter_default_k);
+    gb_set_counter(state, "numa_node", node, gb_counter_default_k);
+    gb_set_counter(state, "bits_match_library", same, gb_counter_default_k);
+    gb_set_counter(state, "tokens_per_second", (double)calls * (double)stream->tokens_total / STREAM_BATCHES,
+                   gb_counter_rate_k);
+    if (c->strategy == strategy_arena_k) {
+        gb_set_counter(state, "arena_growths_total", (double)stats.growths, gb_counter_default_k);
+        gb_set_counter(state, "arena_high_water_bytes", (double)stats.high_water, gb_counter_default_k);
+    }
+    bench_sink_u64(runner.checksum);
+done:
+    ar_arena_free(runner.arena);
+    pool_destroy(&runner.pool);
+    for (int i = 0; i != 3; ++i) free(runner.floor_buffers[i]);
+}
+
+static bool strategy_available(strategy_t strategy) {
+#ifndef ARENAREF_BENCH_HAVE_MIMALLOC
+    if (strategy == strategy_mimalloc_k) return false;
+#endif
+#ifndef ARENAREF_BENCH_HAVE_JEMALLOC
+    if (strategy == strategy_jemalloc_k) return false;
+#endif
+    (void)strategy;
+    return true;
+}
+
+void bench_register_arena(void) {
+    for (int kind = 0; kind != stream_kinds_k; ++kind) {
+        for (int strategy = 0; strategy != strategies_k; ++strategy) {
+            if (!strategy_available((strategy_t)strategy)) continue;
+            arena_case_t *c = malloc(sizeof *c);
+            if (!c) return;
+            *c = (arena_case_t){(strategy_t)strategy, (stream_kind_t)kind};
+            char name[96];
+            snprintf(name, sizeof name, "arena/%s/%s", stream_kind_name((stream_kind_t)kind), strategy_names[strategy]);
+            gb_benchmark_t *b = gb_register(name, run_strategy, c);
+            if (!b) return;
+            gb_unit(b, gb_time_unit_us_k);
+            gb_min_time(b, bench_profile.min_time);
+            /* The regression set: every strategy on every stream, repeated for the U-test. */
+            gb_repetitions(b, bench_profile.regression_repetitions);
+        }
+    }
+}
