@@ -1,0 +1,740 @@
+/* The JSON loader for `arena-plan/1` (CERTIFICATE.md §1).
+ *
+ * Design: a plan of hundreds of MB must not become a jansson tree. A jansson object costs
+ * roughly ten times its text (a hash table per object, a json_t per word), so the loader walks
+ * the top-level object and its big arrays (windows, globals, phases, launches, repeats,
+ * schedule) itself and hands jansson one element at a time (json_loadb with
+ * JSON_DISABLE_EOF_CHECK, which reports how many bytes it consumed). Each element is converted
+ * straight into the plan's flat arrays and freed at once, so peak memory is the file's bytes plus
+ * the plan plus one element, and jansson's allocations are recycled hot. Syntax errors keep
+ * jansson's wording; the element's line and column are mapped back onto the whole file.
+ *
+ * Reading the format:
+ *  - Required top-level fields: format ("arena-plan/1"), alignment, windows, globals, phases,
+ *    launches, repeats, schedule: §1 declares them all and says none may be left out. Unknown
+ *    top-level fields are ignored, except "meta", which is kept as compact JSON when it is an
+ *    object (a "meta" that is not an object is ignored like any unknown field).
+ *  - Required per element: window {base, size}; global {name, base, size}; phase {id, planes};
+ *    plane {name, base, size}, optional "carried" (a boolean; absent means fresh); launch
+ *    {words}, optional "kernel" (a string; absent means "") and "phase" (a string; absent means
+ *    none); repeat {first, count, iterations} and exactly one of "deltas" or "frames"; delta
+ *    {launch, word, delta}; frame entry {launch, word, offset}; reference {first, count}.
+ *    Unknown fields inside elements are ignored, as at the top level.
+ *  - A 64-bit field is a JSON integer in [0, 2^63) or "0x" and 1 to 16 hex digits; a
+ *    delta/offset is a JSON integer (jansson holds int64) or "0x…"/"-0x…" inside int64.
+ *    Floats, negative addresses, other strings, and "0x" with no digits or more than 16 are
+ *    malformed. An integer literal past int64 is a syntax error ("too big integer"), with its line
+ *    and column.
+ *  - Duplicate keys in one object are refused (JSON_REJECT_DUPLICATES, and the same rule for the
+ *    top level): a plan with two "base" fields in one range has no single meaning.
+ *  - Structural rules (ranges, repeats, schedule) are checked by ar_plan_finish on the loaded
+ *    plan, with the same JSON paths.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cert/plan_internal.h"
+
+/* A breach inside one element: its field path relative to the element, and what is wrong. The
+ * caller prefixes the element's own path, which is formatted only when something failed. */
+typedef struct breach_t {
+    char field[128];
+    char text[400];
+} breach_t;
+
+static ar_status_t breach(breach_t *where, char const *field_format, ...)
+    __attribute__((format(printf, 2, 3)));
+static ar_status_t breach(breach_t *where, char const *field_format, ...) {
+    va_list args;
+    va_start(args, field_format);
+    vsnprintf(where->field, sizeof where->field, field_format, args);
+    va_end(args);
+    return ar_status_invalid_argument_k;
+}
+
+static char const *type_name(json_t const *value) {
+    switch (json_typeof(value)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a float";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* ---- Scalars ------------------------------------------------------------------------------ */
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* "0x" then 1 to 16 hex digits, nothing else. */
+static bool parse_hex(char const *text, size_t length, uint64_t *value) {
+    if (length < 3 || length > 18 || text[0] != '0' || text[1] != 'x') return false;
+    uint64_t result = 0;
+    for (size_t i = 2; i < length; ++i) {
+        int digit = hex_digit(text[i]);
+        if (digit < 0) return false;
+        result = result << 4 | (uint64_t)digit;
+    }
+    *value = result;
+    return true;
+}
+
+/* Print at most 40 bytes of a bad string value, for the message. */
+static void quote_value(char *out, size_t size, char const *text, size_t length) {
+    snprintf(out, size, "\"%.*s%s\"", (int)(length > 40 ? 40 : length), text,
+             length > 40 ? "…" : "");
+}
+
+/* A 64-bit field: integer in [0, 2^63) or "0x…". The breach field is `.key` (or `[i]`). */
+static ar_status_t to_u64(json_t const *value, uint64_t *out, breach_t *where) {
+    if (json_is_integer(value)) {
+        json_int_t number = json_integer_value(value);
+        if (number < 0) {
+            snprintf(where->text, sizeof where->text,
+                     "%lld is negative: a 64-bit field is an integer in [0, 2^63) or a \"0x…\" "
+                     "string", (long long)number);
+            return ar_status_invalid_argument_k;
+        }
+        *out = (uint64_t)number;
+        return ar_status_success_k;
+    }
+    if (json_is_string(value)) {
+        char const *text = json_string_value(value);
+        size_t length = json_string_length(value);
+        if (parse_hex(text, length, out)) return ar_status_success_k;
+        char shown[64];
+        quote_value(shown, sizeof shown, text, length);
+        snprintf(where->text, sizeof where->text,
+                 "%s is not \"0x\" followed by 1 to 16 hex digits", shown);
+        return ar_status_invalid_argument_k;
+    }
+    snprintf(where->text, sizeof where->text,
+             "expected an integer in [0, 2^63) or a \"0x…\" string, found %s", type_name(value));
+    return ar_status_invalid_argument_k;
+}
+
+/* A signed 64-bit field: integer, "0x…" or "-0x…" inside [-2^63, 2^63). */
+static ar_status_t to_i64(json_t const *value, int64_t *out, breach_t *where) {
+    if (json_is_integer(value)) {
+        *out = (int64_t)json_integer_value(value);
+        return ar_status_success_k;
+    }
+    if (json_is_string(value)) {
+        char const *text = json_string_value(value);
+        size_t length = json_string_length(value);
+        bool negative = length > 0 && text[0] == '-';
+        uint64_t magnitude;
+        char shown[64];
+        quote_value(shown, sizeof shown, text, length);
+        if (!parse_hex(text + negative, length - negative, &magnitude)) {
+            snprintf(where->text, sizeof where->text,
+                     "%s is not \"0x\" or \"-0x\" followed by 1 to 16 hex digits", shown);
+            return ar_status_invalid_argument_k;
+        }
+        if (negative ? magnitude > (uint64_t)INT64_MAX + 1 : magnitude > (uint64_t)INT64_MAX) {
+            snprintf(where->text, sizeof where->text,
+                     "%s is outside the signed 64-bit range [-2^63, 2^63)", shown);
+            return ar_status_invalid_argument_k;
+        }
+        *out = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+        return ar_status_success_k;
+    }
+    snprintf(where->text, sizeof where->text,
+             "expected a signed 64-bit integer or a \"0x…\"/\"-0x…\" string, found %s",
+             type_name(value));
+    return ar_status_invalid_argument_k;
+}
+
+static ar_status_t missing(breach_t *where, char const *key, char const *what) {
+    breach(where, ".%s", key);
+    snprintf(where->text, sizeof where->text, "missing required field \"%s\" (%s)", key, what);
+    return ar_status_invalid_argument_k;
+}
+
+static ar_status_t member_u64(json_t const *object, char const *key, uint64_t *out,
+                              breach_t *where) {
+    json_t const *value = json_object_get(object, key);
+    if (!value) return missing(where, key, "a 64-bit value");
+    if (to_u64(value, out, where)) return breach(where, ".%s", key);
+    return ar_status_success_k;
+}
+
+static ar_status_t member_index(json_t const *object, char const *key, size_t *out,
+                                breach_t *where) {
+    uint64_t value;
+    ar_status_t status = member_u64(object, key, &value, where);
+    if (status) return status;
+    if (value > SIZE_MAX) {
+        snprintf(where->text, sizeof where->text, "%llu does not fit this machine's size_t",
+                 (unsigned long long)value);
+        return breach(where, ".%s", key);
+    }
+    *out = (size_t)value;
+    return ar_status_success_k;
+}
+
+/* A string member; absent is an error when `required`, else *out is `fallback`. */
+static ar_status_t member_string(json_t const *object, char const *key, bool required,
+                                 char const *fallback, char const **out, size_t *length,
+                                 breach_t *where) {
+    json_t const *value = json_object_get(object, key);
+    if (!value) {
+        if (required) return missing(where, key, "a string");
+        *out = fallback;
+        *length = fallback ? strlen(fallback) : 0;
+        return ar_status_success_k;
+    }
+    if (!json_is_string(value)) {
+        snprintf(where->text, sizeof where->text, "expected a string, found %s",
+                 type_name(value));
+        return breach(where, ".%s", key);
+    }
+    *out = json_string_value(value);
+    *length = json_string_length(value);
+    return ar_status_success_k;
+}
+
+static ar_status_t expect_object(json_t const *value, breach_t *where) {
+    if (json_is_object(value)) return ar_status_success_k;
+    snprintf(where->text, sizeof where->text, "expected an object, found %s", type_name(value));
+    return breach(where, "%s", "");
+}
+
+/* ---- Elements ------------------------------------------------------------------------------
+ * Each converts one array element (already parsed by jansson) into the plan. */
+
+typedef struct loader_t {
+    char const *text;
+    size_t length;
+    size_t position;
+    ar_plan_t *plan;
+    ar_plan_error_t *error;
+    ar_shift_t *scratch; /* one frame's entries */
+    size_t scratch_capacity;
+} loader_t;
+
+static ar_status_t pooled(loader_t *loader, char const *text, size_t length, char const **out) {
+    *out = ar_plan_intern_n(loader->plan, text, length);
+    return *out ? ar_status_success_k : ar_status_out_of_memory_k;
+}
+
+static ar_status_t load_window(loader_t *loader, json_t const *element, breach_t *where) {
+    uint64_t base, size;
+    ar_status_t status = expect_object(element, where);
+    if (!status) status = member_u64(element, "base", &base, where);
+    if (!status) status = member_u64(element, "size", &size, where);
+    if (!status) status = ar_plan_add_window(loader->plan, base, size);
+    return status;
+}
+
+static ar_status_t load_global(loader_t *loader, json_t const *element, breach_t *where) {
+    uint64_t base, size;
+    char const *name;
+    size_t name_length;
+    ar_status_t status = expect_object(element, where);
+    if (!status) status = member_string(element, "name", true, NULL, &name, &name_length, where);
+    if (!status) status = member_u64(element, "base", &base, where);
+    if (!status) status = member_u64(element, "size", &size, where);
+    if (!status) status = pooled(loader, name, name_length, &name);
+    if (!status) status = ar_plan_add_global(loader->plan, name, base, size);
+    return status;
+}
+
+static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t *where) {
+    char const *id;
+    size_t id_length;
+    ar_status_t status = expect_object(element, where);
+    if (!status) status = member_string(element, "id", true, NULL, &id, &id_length, where);
+    if (status) return status;
+    json_t const *planes = json_object_get(element, "planes");
+    if (!planes) return missing(where, "planes", "an array of planes");
+    if (!json_is_array(planes)) {
+        snprintf(where->text, sizeof where->text, "expected an array, found %s",
+                 type_name(planes));
+        return breach(where, ".planes");
+    }
+    if (!status) status = pooled(loader, id, id_length, &id);
+    if (!status) status = ar_plan_add_phase(loader->plan, id);
+    for (size_t j = 0; j < json_array_size(planes) && !status; ++j) {
+        json_t const *plane = json_array_get(planes, j);
+        breach_t inner;
+        char const *name;
+        size_t name_length;
+        uint64_t base, size;
+        bool carried = false;
+        status = expect_object(plane, &inner);
+        if (!status) status = member_string(plane, "name", true, NULL, &name, &name_length, &inner);
+        if (!status) status = member_u64(plane, "base", &base, &inner);
+        if (!status) status = member_u64(plane, "size", &size, &inner);
+        if (!status) {
+            json_t const *flag = json_object_get(plane, "carried");
+            if (flag && !json_is_boolean(flag)) {
+                snprintf(inner.text, sizeof inner.text,
+                         "expected true or false (absent means fresh), found %s",
+                         type_name(flag));
+                status = breach(&inner, ".carried");
+            }
+            carried = flag && json_is_true(flag);
+        }
+        if (status == ar_status_invalid_argument_k) {
+            snprintf(where->text, sizeof where->text, "%s", inner.text);
+            return breach(where, ".planes[%zu]%s", j, inner.field);
+        }
+        if (!status) status = pooled(loader, name, name_length, &name);
+        if (!status) status = ar_plan_add_plane(loader->plan, name, base, size, carried);
+    }
+    return status;
+}
+
+static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t *where) {
+    ar_status_t status = expect_object(element, where);
+    char const *kernel, *phase;
+    size_t kernel_length, phase_length;
+    if (!status) status = member_string(element, "kernel", false, "", &kernel, &kernel_length, where);
+    if (!status) status = member_string(element, "phase", false, NULL, &phase, &phase_length, where);
+    if (status) return status;
+    json_t const *words = json_object_get(element, "words");
+    if (!words) return missing(where, "words", "an array of parameter words");
+    if (!json_is_array(words)) {
+        snprintf(where->text, sizeof where->text, "expected an array, found %s",
+                 type_name(words));
+        return breach(where, ".words");
+    }
+    status = pooled(loader, kernel, kernel_length, &kernel);
+    if (!status && phase) status = pooled(loader, phase, phase_length, &phase);
+    size_t count = json_array_size(words);
+    uint64_t *destination;
+    if (!status) status = ar_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
+    for (size_t w = 0; w < count && !status; ++w)
+        if (to_u64(json_array_get(words, w), &destination[w], where))
+            return breach(where, ".words[%zu]", w);
+    return status;
+}
+
+/* One entry {launch, word, delta|offset}. */
+static ar_status_t load_shift(json_t const *entry, char const *shift_key, ar_shift_t *out,
+                              breach_t *where) {
+    ar_status_t status = expect_object(entry, where);
+    if (!status) status = member_index(entry, "launch", &out->launch, where);
+    if (!status) status = member_index(entry, "word", &out->word, where);
+    if (status) return status;
+    json_t const *shift = json_object_get(entry, shift_key);
+    if (!shift) return missing(where, shift_key, "a signed 64-bit shift");
+    if (to_i64(shift, &out->shift, where)) return breach(where, ".%s", shift_key);
+    return ar_status_success_k;
+}
+
+/* Convert an array of entries into loader->scratch; the breach field is `prefix[j]…`. */
+static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char const *shift_key,
+                                   char const *prefix, size_t *count, breach_t *where) {
+    if (!json_is_array(list)) {
+        snprintf(where->text, sizeof where->text, "expected an array of {launch, word, %s}, found %s",
+                 shift_key, type_name(list));
+        return breach(where, "%s", prefix);
+    }
+    size_t n = json_array_size(list);
+    if (n > loader->scratch_capacity) {
+        ar_shift_t *grown = realloc(loader->scratch, n * sizeof *grown);
+        if (!grown) return ar_status_out_of_memory_k;
+        loader->scratch = grown;
+        loader->scratch_capacity = n;
+    }
+    for (size_t j = 0; j < n; ++j) {
+        breach_t inner;
+        ar_status_t status = load_shift(json_array_get(list, j), shift_key, &loader->scratch[j], &inner);
+        if (status) {
+            snprintf(where->text, sizeof where->text, "%s", inner.text);
+            return breach(where, "%s[%zu]%s", prefix, j, inner.field);
+        }
+    }
+    *count = n;
+    return ar_status_success_k;
+}
+
+static ar_status_t load_repeat(loader_t *loader, json_t const *element, breach_t *where) {
+    size_t first, count;
+    uint64_t iterations;
+    ar_status_t status = expect_object(element, where);
+    if (!status) status = member_index(element, "first", &first, where);
+    if (!status) status = member_index(element, "count", &count, where);
+    if (!status) status = member_u64(element, "iterations", &iterations, where);
+    if (status) return status;
+    json_t const *deltas = json_object_get(element, "deltas");
+    json_t const *frames = json_object_get(element, "frames");
+    if (deltas && frames) {
+        snprintf(where->text, sizeof where->text,
+                 "a repeat has \"deltas\" or \"frames\", not both");
+        return breach(where, "%s", "");
+    }
+    if (!deltas && !frames) {
+        snprintf(where->text, sizeof where->text,
+                 "a repeat needs \"deltas\" or \"frames\" (an empty \"deltas\" moves nothing)");
+        return breach(where, "%s", "");
+    }
+    if (deltas) {
+        size_t n = 0;
+        status = load_shift_list(loader, deltas, "delta", ".deltas", &n, where);
+        if (!status)
+            status = ar_plan_add_repeat_deltas(loader->plan, first, count, iterations,
+                                               loader->scratch, n);
+        return status;
+    }
+    if (!json_is_array(frames)) {
+        snprintf(where->text, sizeof where->text, "expected an array of frames, found %s",
+                 type_name(frames));
+        return breach(where, ".frames");
+    }
+    status = ar_plan_add_repeat_frames(loader->plan, first, count, iterations);
+    for (size_t f = 0; f < json_array_size(frames) && !status; ++f) {
+        char prefix[48];
+        snprintf(prefix, sizeof prefix, ".frames[%zu]", f);
+        size_t n = 0;
+        status = load_shift_list(loader, json_array_get(frames, f), "offset", prefix, &n, where);
+        if (!status) status = ar_plan_add_frame(loader->plan, loader->scratch, n);
+    }
+    return status;
+}
+
+static ar_status_t load_reference(loader_t *loader, json_t const *element, breach_t *where) {
+    size_t first, count;
+    ar_status_t status = expect_object(element, where);
+    if (!status) status = member_index(element, "first", &first, where);
+    if (!status) status = member_index(element, "count", &count, where);
+    if (!status) status = ar_plan_add_reference(loader->plan, first, count);
+    return status;
+}
+
+/* ---- The top-level walk --------------------------------------------------------------------- */
+
+/* Line and column (1-based, in bytes) of byte `offset` of the whole text. */
+static void locate(loader_t const *loader, size_t offset, int *line, int *column) {
+    long long l = 1, c = 1;
+    for (size_t i = 0; i < offset && i < loader->length; ++i) {
+        if (loader->text[i] == '\n') {
+            ++l;
+            c = 1;
+        } else {
+            ++c;
+        }
+    }
+    *line = l > INT32_MAX ? INT32_MAX : (int)l;
+    *column = c > INT32_MAX ? INT32_MAX : (int)c;
+}
+
+/* A syntax error at byte `offset` (the walker's own: missing comma, colon, bracket). */
+static ar_status_t syntax_at(loader_t *loader, size_t offset, char const *path, char const *what) {
+    int line, column;
+    locate(loader, offset, &line, &column);
+    return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
+                        "syntax error: %s", what);
+}
+
+static void skip_space(loader_t *loader) {
+    while (loader->position < loader->length) {
+        char c = loader->text[loader->position];
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') break;
+        ++loader->position;
+    }
+}
+
+static int peek(loader_t *loader) {
+    skip_space(loader);
+    return loader->position < loader->length ? (unsigned char)loader->text[loader->position] : -1;
+}
+
+/* Parse one JSON value at the current position with jansson; on a syntax error, report it at its
+ * line and column in the whole text, naming `path`. */
+static ar_status_t parse_value(loader_t *loader, char const *path, json_t **value) {
+    skip_space(loader);
+    size_t start = loader->position;
+    json_error_t json_error;
+    *value = json_loadb(loader->text + start, loader->length - start,
+                        JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
+                        &json_error);
+    if (!*value) {
+        /* jansson's line/column count from the element's start: shift them onto the file. */
+        int line0, column0;
+        locate(loader, start, &line0, &column0);
+        int line = json_error.line > 0 ? line0 + json_error.line - 1 : line0;
+        int column = json_error.line == 1 ? column0 + json_error.column - 1
+                     : json_error.column > 0 ? json_error.column : column0;
+        return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
+                            "syntax error: %s", json_error.text);
+    }
+    loader->position = start + (size_t)json_error.position;
+    return ar_status_success_k;
+}
+
+typedef ar_status_t (*element_loader_t)(loader_t *, json_t const *, breach_t *);
+
+/* Walk the array at the current position, converting and freeing one element at a time. */
+static ar_status_t load_array(loader_t *loader, char const *key, element_loader_t load_element) {
+    char path[192];
+    snprintf(path, sizeof path, "$.%s", key);
+    if (peek(loader) != '[') {
+        json_t *value;
+        ar_status_t status = parse_value(loader, path, &value);
+        if (status) return status;
+        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+                              "expected an array, found %s", type_name(value));
+        json_decref(value);
+        return status;
+    }
+    ++loader->position;
+    if (peek(loader) == ']') {
+        ++loader->position;
+        return ar_status_success_k;
+    }
+    for (size_t index = 0;; ++index) {
+        snprintf(path, sizeof path, "$.%s[%zu]", key, index);
+        json_t *element;
+        ar_status_t status = parse_value(loader, path, &element);
+        if (status) return status;
+        breach_t where;
+        where.field[0] = where.text[0] = '\0';
+        status = load_element(loader, element, &where);
+        json_decref(element);
+        if (status == ar_status_invalid_argument_k) {
+            char full[256];
+            snprintf(full, sizeof full, "$.%s[%zu]%s", key, index, where.field);
+            return ar_plan_fail(loader->error, status, full, 0, 0, "%s", where.text);
+        }
+        if (status) return ar_plan_fail(loader->error, status, path, 0, 0, "out of memory");
+        int next = peek(loader);
+        if (next == ',') {
+            ++loader->position;
+            continue;
+        }
+        if (next == ']') {
+            ++loader->position;
+            return ar_status_success_k;
+        }
+        snprintf(path, sizeof path, "$.%s", key);
+        return syntax_at(loader, loader->position, path,
+                         next < 0 ? "the array ends too early: expected ',' or ']'"
+                                  : "expected ',' or ']' after an array element");
+    }
+}
+
+enum {
+    field_format, field_alignment, field_windows, field_globals, field_phases, field_launches,
+    field_repeats, field_schedule, field_meta, field_known_count
+};
+static char const *const field_names[field_known_count] = {
+    "format", "alignment", "windows", "globals", "phases", "launches", "repeats", "schedule",
+    "meta",
+};
+
+/* One top-level field's value, at the current position. */
+static ar_status_t load_field(loader_t *loader, int field, char const *path) {
+    static element_loader_t const loaders[field_known_count] = {
+        [field_windows] = load_window,   [field_globals] = load_global,
+        [field_phases] = load_phase,     [field_launches] = load_launch,
+        [field_repeats] = load_repeat,   [field_schedule] = load_reference,
+    };
+    if (field >= 0 && loaders[field]) return load_array(loader, field_names[field], loaders[field]);
+    json_t *value;
+    ar_status_t status = parse_value(loader, path, &value);
+    if (status) return status;
+    breach_t where;
+    where.field[0] = '\0';
+    if (field == field_format) {
+        if (!json_is_string(value) || strcmp(json_string_value(value), "arena-plan/1") != 0) {
+            char shown[64] = "";
+            if (json_is_string(value))
+                quote_value(shown, sizeof shown, json_string_value(value), json_string_length(value));
+            status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+                                  "format must be \"arena-plan/1\", found %s",
+                                  json_is_string(value) ? shown : type_name(value));
+        }
+    } else if (field == field_alignment) {
+        uint64_t alignment;
+        if (to_u64(value, &alignment, &where))
+            status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0, "%s",
+                                  where.text);
+        else
+            status = ar_plan_set_alignment(loader->plan, alignment);
+    } else if (field == field_meta && json_is_object(value)) {
+        char *compact = json_dumps(value, JSON_COMPACT);
+        if (!compact) status = ar_status_out_of_memory_k;
+        free(loader->plan->meta_json);
+        loader->plan->meta_json = compact;
+    }
+    json_decref(value);
+    return status;
+}
+
+static ar_status_t load_text(loader_t *loader) {
+    if (peek(loader) != '{') {
+        if (peek(loader) < 0) return syntax_at(loader, loader->position, "$", "the text is empty");
+        json_t *value;
+        ar_status_t status = parse_value(loader, "$", &value);
+        if (status) return status;
+        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
+                              "a plan is a JSON object, found %s", type_name(value));
+        json_decref(value);
+        return status;
+    }
+    ++loader->position;
+    bool seen[field_known_count] = {false};
+    /* Unknown keys seen so far, to refuse duplicates of them too. */
+    json_t *others = json_object();
+    if (!others) return ar_status_out_of_memory_k;
+    ar_status_t status = ar_status_success_k;
+    if (peek(loader) == '}') {
+        ++loader->position;
+    } else {
+        for (;;) {
+            if (peek(loader) != '"') {
+                status = syntax_at(loader, loader->position, "$", "expected a field name in quotes");
+                break;
+            }
+            size_t key_offset = loader->position;
+            json_t *key;
+            status = parse_value(loader, "$", &key);
+            if (status) break;
+            char path[192];
+            snprintf(path, sizeof path, "$.%.160s", json_string_value(key));
+            int field = -1;
+            for (int f = 0; f < field_known_count; ++f)
+                if (strcmp(json_string_value(key), field_names[f]) == 0) field = f;
+            bool duplicate = field >= 0 ? seen[field]
+                                        : json_object_get(others, json_string_value(key)) != NULL;
+            if (field >= 0) seen[field] = true;
+            else json_object_set(others, json_string_value(key), json_true());
+            json_decref(key);
+            if (duplicate) {
+                status = syntax_at(loader, key_offset, path, "duplicate field");
+                break;
+            }
+            if (peek(loader) != ':') {
+                status = syntax_at(loader, loader->position, path, "expected ':' after a field name");
+                break;
+            }
+            ++loader->position;
+            status = load_field(loader, field, path);
+            if (status) break;
+            int next = peek(loader);
+            if (next == ',') {
+                ++loader->position;
+                continue;
+            }
+            if (next == '}') {
+                ++loader->position;
+                break;
+            }
+            status = syntax_at(loader, loader->position, "$",
+                               next < 0 ? "the plan ends too early: expected ',' or '}'"
+                                        : "expected ',' or '}' after a field");
+            break;
+        }
+    }
+    json_decref(others);
+    if (status) return status;
+    if (peek(loader) >= 0)
+        return syntax_at(loader, loader->position, "$", "extra text after the plan's object");
+    for (int f = 0; f < field_meta; ++f)
+        if (!seen[f]) {
+            char path[32];
+            snprintf(path, sizeof path, "$.%s", field_names[f]);
+            return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+                                "missing required field \"%s\"", field_names[f]);
+        }
+    return ar_status_success_k;
+}
+
+ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **plan,
+                                ar_plan_error_t *error) {
+    ar_plan_error_clear(error);
+    if (!plan) return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan pointer");
+    *plan = NULL;
+    if (!text && length)
+        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no text");
+    loader_t loader = {.text = text ? text : "", .length = length, .error = error};
+    ar_status_t status = ar_plan_create(&loader.plan);
+    if (status) return ar_plan_fail(error, status, "", 0, 0, "out of memory");
+    /* Local error so that an out-of-memory inside a builder call still gets a message. */
+    ar_plan_error_t local;
+    if (!error) loader.error = &local;
+    ar_plan_error_clear(loader.error);
+    status = load_text(&loader);
+    if (status && loader.error->status == ar_status_success_k)
+        ar_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
+    free(loader.scratch);
+    if (!status) status = ar_plan_finish(loader.plan, loader.error);
+    if (status) {
+        ar_plan_free(loader.plan);
+        return status;
+    }
+    *plan = loader.plan;
+    return ar_status_success_k;
+}
+
+/* Read a whole stream: one read of the known size for a regular file, doubling otherwise. */
+static ar_status_t read_all(FILE *file, char **text, size_t *length) {
+    size_t capacity = 1 << 16, used = 0;
+    struct stat info;
+    if (fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0)
+        capacity = (size_t)info.st_size + 1;
+    char *buffer = malloc(capacity);
+    if (!buffer) return ar_status_out_of_memory_k;
+    for (;;) {
+        if (used == capacity) {
+            char *grown = capacity > SIZE_MAX / 2 ? NULL : realloc(buffer, capacity * 2);
+            if (!grown) {
+                free(buffer);
+                return ar_status_out_of_memory_k;
+            }
+            buffer = grown;
+            capacity *= 2;
+        }
+        size_t got = fread(buffer + used, 1, capacity - used, file);
+        used += got;
+        if (got == 0) break;
+    }
+    if (ferror(file)) {
+        free(buffer);
+        return ar_status_io_k;
+    }
+    *text = buffer;
+    *length = used;
+    return ar_status_success_k;
+}
+
+ar_status_t ar_plan_load_file(char const *path, ar_plan_t **plan, ar_plan_error_t *error) {
+    ar_plan_error_clear(error);
+    if (plan) *plan = NULL;
+    if (!path || !plan)
+        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no path or plan pointer");
+    bool standard_input = strcmp(path, "-") == 0;
+    FILE *file = standard_input ? stdin : fopen(path, "rb");
+    if (!file)
+        return ar_plan_fail(error, ar_status_io_k, "", 0, 0, "cannot open %s: %s", path,
+                            strerror(errno));
+    char *text = NULL;
+    size_t length = 0;
+    ar_status_t status = read_all(file, &text, &length);
+    int saved = errno;
+    if (!standard_input) fclose(file);
+    if (status == ar_status_io_k)
+        return ar_plan_fail(error, status, "", 0, 0, "cannot read %s: %s",
+                            standard_input ? "standard input" : path, strerror(saved));
+    if (status) return ar_plan_fail(error, status, "", 0, 0, "out of memory reading %s", path);
+    status = ar_plan_load_buffer(text, length, plan, error);
+    free(text);
+    return status;
+}

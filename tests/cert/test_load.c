@@ -1,0 +1,200 @@
+/* The JSON loader and writer: a full plan loads into the flat arrays; write then load gives the
+ * same plan; every malformed input is refused with its JSON path (and line/column for syntax
+ * errors), leaving *plan NULL (ASan builds check that nothing leaks on those paths). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaref/plan.h"
+#include "expect.h"
+
+static char const good_plan[] =
+    "{\n"
+    "  \"format\": \"arena-plan/1\",\n"
+    "  \"meta\": {\"why\": \"a plan of every kind of field\", \"n\": [1, 2]},\n"
+    "  \"alignment\": 256,\n"
+    "  \"extra\": {\"ignored\": [1, 2, 3]},\n"
+    "  \"windows\":  [ { \"base\": \"0x7f0000000000\", \"size\": \"0x100000000\" } ],\n"
+    "  \"globals\":  [ { \"name\": \"weights\", \"base\": \"0x7f0000000000\", \"size\": 1048576 } ],\n"
+    "  \"phases\":   [ { \"id\": \"attn\", \"planes\": [ { \"name\": \"qkv\", \"base\": \"0x7f0000100000\", \"size\": 4096, \"carried\": false },\n"
+    "                                               { \"name\": \"kv\", \"base\": \"0x7f0000200000\", \"size\": \"0x10\", \"carried\": true } ] },\n"
+    "                  { \"id\": \"mlp\", \"planes\": [] } ],\n"
+    "  \"launches\": [ { \"kernel\": \"gemm\", \"phase\": \"attn\", \"words\": [ \"0x7f0000000000\", 4096, \"0x7f0000100000\" ] },\n"
+    "                { \"words\": [] },\n"
+    "                { \"kernel\": \"gemm\", \"phase\": \"nope\", \"words\": [ \"0xFFFFFFFFFFFFFFFF\" ] } ],\n"
+    "  \"repeats\":  [ { \"first\": 0, \"count\": 3, \"iterations\": 2, \"frames\": [ [ {\"launch\": 2, \"word\": 0, \"offset\": \"-0x8000000000000000\"} ], [] ] },\n"
+    "                { \"first\": 0, \"count\": 1, \"iterations\": 12, \"deltas\": [ { \"launch\": 0, \"word\": 0, \"delta\": -65536 }, { \"launch\": 0, \"word\": 2, \"delta\": \"0x7fffffffffffffff\" } ] } ],\n"
+    "  \"schedule\": [ { \"first\": 0, \"count\": 3 }, { \"first\": 0, \"count\": 3 } ]\n"
+    "}\n";
+
+static void test_good(void) {
+    ar_plan_t *plan = NULL;
+    ar_plan_error_t error;
+    expect_int_eq(ar_plan_load_buffer(good_plan, strlen(good_plan), &plan, &error), ar_status_success_k);
+    require_true(plan != NULL);
+    expect_true(plan->finished);
+    expect_u64_eq(plan->alignment, 256);
+    expect_size_eq(plan->windows_count, 1);
+    expect_u64_eq(plan->windows[0].size, 0x100000000ull);
+    expect_str_eq(plan->globals[0].name, "weights");
+    expect_size_eq(plan->phases_count, 2);
+    expect_size_eq(plan->phases[1].planes_count, 0);
+    expect_size_eq(plan->planes_count, 2);
+    expect_true(plan->planes[1].carried);
+    expect_false(plan->planes[0].carried);
+    expect_size_eq(plan->launches_count, 3);
+    expect_str_eq(plan->launches[1].kernel, "");
+    expect_ptr_null(plan->launches[1].phase_name);
+    expect_i64_eq(plan->launches[0].phase, 0);
+    expect_i64_eq(plan->launches[2].phase, -1);
+    expect_u64_eq(plan->words[1], 4096);
+    expect_u64_eq(plan->words[3], UINT64_MAX);
+    expect_true(plan->repeats[0].has_frames);
+    expect_i64_eq(plan->shifts[0].shift, INT64_MIN);
+    expect_i64_eq(plan->shifts[plan->repeats[1].shifts_first].shift, -65536);
+    expect_i64_eq(plan->shifts[plan->repeats[1].shifts_first + 1].shift, INT64_MAX);
+    expect_str_eq(plan->meta_json, "{\"why\":\"a plan of every kind of field\",\"n\":[1,2]}");
+    expect_size_eq(plan->schedule_count, 2);
+
+    /* Round trip: write, load, same plan; and writing again gives the same text. */
+    char *text = NULL;
+    size_t length = 0;
+    expect_int_eq(ar_plan_write_string(plan, &text, &length, &error), ar_status_success_k);
+    require_true(text != NULL);
+    expect_size_eq(strlen(text), length);
+    ar_plan_t *again = NULL;
+    expect_int_eq(ar_plan_load_buffer(text, length, &again, &error), ar_status_success_k);
+    if (!again) fprintf(stderr, "reload: %s\n%s\n", error.message, text);
+    expect_true(ar_plan_equal(plan, again));
+    char *text2 = NULL;
+    expect_int_eq(ar_plan_write_string(again, &text2, NULL, &error), ar_status_success_k);
+    expect_str_eq(text, text2);
+    /* The FILE writer writes the same bytes. */
+    FILE *file = tmpfile();
+    require_true(file != NULL);
+    expect_int_eq(ar_plan_write_file(plan, file, &error), ar_status_success_k);
+    rewind(file);
+    char *read_back = calloc(length + 2, 1);
+    expect_size_eq(fread(read_back, 1, length + 1, file), length);
+    expect_str_eq(read_back, text);
+    fclose(file);
+    free(read_back);
+    free(text);
+    free(text2);
+    ar_plan_free(again);
+    ar_plan_free(plan);
+}
+
+/* Replace the first `from` in good_plan with `to`, load, expect malformed at `path`. */
+static void expect_refused(char const *from, char const *to, char const *path, char const *words,
+                           int line) {
+    char const *at = strstr(good_plan, from);
+    require_true(at != NULL);
+    size_t prefix = (size_t)(at - good_plan);
+    size_t length = strlen(good_plan) - strlen(from) + strlen(to);
+    char *text = malloc(length + 1);
+    memcpy(text, good_plan, prefix);
+    strcpy(text + prefix, to);
+    strcat(text, at + strlen(from));
+    ar_plan_t *plan = (ar_plan_t *)(uintptr_t)1;
+    ar_plan_error_t error;
+    expect_int_eq(ar_plan_load_buffer(text, length, &plan, &error), ar_status_invalid_argument_k);
+    expect_ptr_null(plan);
+    expect_str_eq(error.path, path);
+    expect_str_contains(error.message, path);
+    expect_str_contains(error.message, words);
+    expect_int_eq(error.line, line);
+    if (line) {
+        char position[48];
+        snprintf(position, sizeof position, "line %d, column %d", line, error.column);
+        expect_str_contains(error.message, position);
+        expect_true(error.column > 0);
+    }
+    ar_plan_free(plan);
+    free(text);
+}
+
+static void test_refused(void) {
+    /* Scalars. */
+    expect_refused("\"size\": 1048576", "\"size\": -1", "$.globals[0].size", "negative", 0);
+    expect_refused("\"size\": 1048576", "\"size\": 1.5", "$.globals[0].size", "found a float", 0);
+    expect_refused("\"size\": 1048576", "\"size\": \"0x\"", "$.globals[0].size", "1 to 16 hex", 0);
+    expect_refused("\"size\": 1048576", "\"size\": \"0x00000000000000001\"", "$.globals[0].size", "1 to 16 hex", 0);
+    expect_refused("\"size\": 1048576", "\"size\": \"0xg\"", "$.globals[0].size", "1 to 16 hex", 0);
+    expect_refused("\"size\": 1048576", "\"size\": \"12\"", "$.globals[0].size", "1 to 16 hex", 0);
+    expect_refused("\"size\": 1048576", "\"size\": \"0X12\"", "$.globals[0].size", "1 to 16 hex", 0);
+    expect_refused("\"size\": 1048576", "\"size\": null", "$.globals[0].size", "found null", 0);
+    expect_refused("4096, \"0x7f0000100000\"", "4096, true", "$.launches[0].words[2]", "found a boolean", 0);
+    expect_refused("\"delta\": -65536", "\"delta\": \"-0x8000000000000001\"", "$.repeats[1].deltas[0].delta", "signed 64-bit range", 0);
+    expect_refused("\"delta\": -65536", "\"delta\": \"0x8000000000000000\"", "$.repeats[1].deltas[0].delta", "signed 64-bit range", 0);
+    expect_refused("\"offset\": \"-0x8000000000000000\"", "\"offset\": 0.0", "$.repeats[0].frames[0][0].offset", "found a float", 0);
+    expect_refused("\"alignment\": 256", "\"alignment\": \"256\"", "$.alignment", "hex digits", 0);
+    expect_refused("\"alignment\": 256", "\"alignment\": 3", "$.alignment", "power of two", 0);
+    expect_refused("\"carried\": true", "\"carried\": 1", "$.phases[0].planes[1].carried", "true or false", 0);
+    expect_refused("\"kernel\": \"gemm\"", "\"kernel\": 7", "$.launches[0].kernel", "expected a string", 0);
+    expect_refused("\"phase\": \"attn\"", "\"phase\": null", "$.launches[0].phase", "expected a string", 0);
+    /* Missing and mistyped structure. */
+    expect_refused("\"format\": \"arena-plan/1\"", "\"format\": \"arena-plan/2\"", "$.format", "arena-plan/1", 0);
+    expect_refused("\"format\": \"arena-plan/1\"", "\"fmt\": \"arena-plan/1\"", "$.format", "missing", 0);
+    expect_refused("\"schedule\"", "\"schedul\"", "$.schedule", "missing", 0);
+    expect_refused("{ \"name\": \"weights\", ", "{ ", "$.globals[0].name", "missing", 0);
+    expect_refused("\"windows\":  [", "\"windows\":  [ 5, ", "$.windows[0]", "expected an object", 0);
+    expect_refused("\"windows\":  [ { \"base\": \"0x7f0000000000\", \"size\": \"0x100000000\" } ]", "\"windows\": {}", "$.windows", "expected an array", 0);
+    expect_refused("\"words\": [] }", "\"word\": [] }", "$.launches[1].words", "missing", 0);
+    expect_refused("\"planes\": [] }", "\"planes\": {} }", "$.phases[1].planes", "expected an array", 0);
+    expect_refused("\"iterations\": 12, \"deltas\"", "\"iterations\": 12, \"frames\": [], \"deltas\"", "$.repeats[1]", "not both", 0);
+    expect_refused("\"iterations\": 12, \"deltas\": [ { \"launch\": 0, \"word\": 0, \"delta\": -65536 }, { \"launch\": 0, \"word\": 2, \"delta\": \"0x7fffffffffffffff\" } ]", "\"iterations\": 12", "$.repeats[1]", "needs \"deltas\" or \"frames\"", 0);
+    expect_refused("[ [ {\"launch\"", "[ 7, [ {\"launch\"", "$.repeats[0].frames[0]", "expected an array", 0);
+    expect_refused("{\"launch\": 2, \"word\": 0, \"offset\"", "{\"word\": 0, \"offset\"", "$.repeats[0].frames[0][0].launch", "missing", 0);
+    /* Structural rules, through ar_plan_finish. */
+    expect_refused("\"size\": 1048576", "\"size\": \"0xffffff0000000000\"", "$.globals[0].size", "past 2^64", 0);
+    expect_refused("\"id\": \"mlp\"", "\"id\": \"attn\"", "$.phases[1].id", "not unique", 0);
+    expect_refused("[ {\"launch\": 2, \"word\": 0, \"offset\": \"-0x8000000000000000\"} ], [] ]", "[] ]", "$.repeats[0].frames", "1 frames for 2", 0);
+    expect_refused("{\"launch\": 2, \"word\": 0,", "{\"launch\": 2, \"word\": 1,", "$.repeats[0].frames[0][0].word", "out of range", 0);
+    expect_refused("{ \"launch\": 0, \"word\": 2,", "{ \"launch\": 0, \"word\": 0,", "$.repeats[1].deltas[1]", "appears twice", 0);
+    expect_refused("{ \"first\": 0, \"count\": 3 }, {", "{ \"first\": 1, \"count\": 2 }, {", "$.schedule[0]", "cuts repeat", 0);
+    expect_refused("{ \"first\": 0, \"count\": 3 }, {", "{ \"first\": 0, \"count\": 4 }, {", "$.schedule[0]", "past the launch table", 0);
+    expect_refused("{ \"first\": 0, \"count\": 3 }, {", "{ \"first\": 0, \"count\": 0 }, {", "$.schedule[0].count", "count is 0", 0);
+    expect_refused("\"first\": 0, \"count\": 1, \"iterations\": 12", "\"first\": 0, \"count\": 3, \"iterations\": 12", "$.repeats[1]", "identical", 0);
+    /* Syntax errors carry line and column. */
+    expect_refused("\"alignment\": 256,", "\"alignment\": 256,,", "$", "syntax error", 4);
+    expect_refused("\"words\": [] }", "\"words\": [ }", "$.launches[1]", "syntax error", 12);
+    expect_refused("\"size\": 1048576", "\"size\": 99999999999999999999", "$.globals[0]", "too big integer", 7);
+    expect_refused("\"kernel\": \"gemm\", \"phase\": \"attn\"", "\"kernel\": \"gemm\", \"kernel\": \"attn\"", "$.launches[0]", "duplicate", 11);
+    expect_refused("\"alignment\": 256,", "\"alignment\": 256, \"alignment\": 256,", "$.alignment", "duplicate field", 4);
+    expect_refused("\"extra\": {", "\"extra\": 1, \"extra\": {", "$.extra", "duplicate field", 5);
+    expect_refused("\"schedule\": [ { \"first\": 0, \"count\": 3 }, { \"first\": 0, \"count\": 3 } ]\n}", "\"schedule\": []\n} x", "$", "extra text", 17);
+    expect_refused("\"schedule\": [ { \"first\": 0, \"count\": 3 }, { \"first\": 0, \"count\": 3 } ]\n}\n", "\"schedule\": [", "$.schedule[0]", "syntax error", 16);
+}
+
+static void test_odd_inputs(void) {
+    ar_plan_t *plan = NULL;
+    ar_plan_error_t error;
+    expect_int_eq(ar_plan_load_buffer("", 0, &plan, &error), ar_status_invalid_argument_k);
+    expect_str_contains(error.message, "empty");
+    expect_int_eq(ar_plan_load_buffer("[1]", 3, &plan, &error), ar_status_invalid_argument_k);
+    expect_str_contains(error.message, "a plan is a JSON object, found an array");
+    expect_int_eq(ar_plan_load_buffer("{\"format\": \"arena-plan/1\"}", 26, &plan, &error), ar_status_invalid_argument_k);
+    expect_str_eq(error.path, "$.alignment");
+    expect_int_eq(ar_plan_load_buffer("{\"a\\u0000\": 1}", 14, &plan, &error), ar_status_invalid_argument_k);
+    expect_ptr_null(plan);
+    expect_int_eq(ar_plan_load_file("/nonexistent/plan.json", &plan, &error), ar_status_io_k);
+    expect_str_contains(error.message, "/nonexistent/plan.json");
+    expect_int_eq(ar_plan_load_buffer(NULL, 0, NULL, NULL), ar_status_invalid_argument_k);
+    /* Every prefix of a good plan is refused cleanly (no crash, no leak, *plan NULL). */
+    size_t length = strlen(good_plan);
+    int refused = 0;
+    for (size_t cut = 0; cut + 2 < length; ++cut) {
+        plan = NULL;
+        ar_status_t status = ar_plan_load_buffer(good_plan, cut, &plan, &error);
+        refused += status == ar_status_invalid_argument_k && plan == NULL && error.line > 0;
+    }
+    expect_int_eq(refused, (int)(length - 2));
+}
+
+int main(void) {
+    test_good();
+    test_refused();
+    test_odd_inputs();
+    return expect_finish();
+}
