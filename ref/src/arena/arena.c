@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena_testing.h"
 #include "internal.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -106,6 +107,10 @@ void ar_arena_free(ar_arena_t arena) {
     pthread_cond_destroy(&arena->released);
     pthread_mutex_destroy(&arena->lock);
     ar_host_free(arena);
+}
+
+bool ar_testing_arena_held(ar_arena_t arena) {
+    return arena && __atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0;
 }
 
 void ar_arena_release_holder(struct ar_arena_handle_t *arena) {

@@ -6,6 +6,7 @@
 #ifndef ARENAREF_ARENA_TESTING_H
 #define ARENAREF_ARENA_TESTING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "arenaref/arena.h"
@@ -19,5 +20,12 @@ void ar_testing_executor_init_synthetic(ar_executor_init_t *arguments, char cons
 /* Writes the executor's cpuset in hwloc list form ("0-3") into `text`; returns its length,
  * 0 when there is none. */
 size_t ar_testing_executor_cpuset(ar_executor_t executor, char *text, size_t capacity);
+
+/* Holds the executor's worker before its next job (true) or lets it go on (false), so a test
+ * can keep a submitted call holding its arena for as long as it needs, without timing. */
+void ar_testing_executor_pause(ar_executor_t executor, bool paused);
+
+/* Whether a call holds the arena now. */
+bool ar_testing_arena_held(ar_arena_t arena);
 
 #endif

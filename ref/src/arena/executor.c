@@ -33,7 +33,8 @@ static void *worker_main(void *argument) {
     struct ar_executor_handle_t *executor = argument;
     pthread_mutex_lock(&executor->lock);
     for (;;) {
-        while (!executor->head && !executor->stopping) pthread_cond_wait(&executor->wake, &executor->lock);
+        while ((!executor->head && !executor->stopping) || (executor->paused && executor->head))
+            pthread_cond_wait(&executor->wake, &executor->lock);
         ar_job_t *job = executor->head;
         if (!job) break; /* stopping, and nothing left to run */
         executor->head = job->next;
@@ -185,11 +186,20 @@ size_t ar_testing_executor_cpuset(ar_executor_t executor, char *text, size_t cap
     return length > 0 ? (size_t)length : 0;
 }
 
+void ar_testing_executor_pause(ar_executor_t executor, bool paused) {
+    if (!executor) return;
+    pthread_mutex_lock(&executor->lock);
+    executor->paused = paused;
+    pthread_cond_broadcast(&executor->wake);
+    pthread_mutex_unlock(&executor->lock);
+}
+
 void ar_executor_free(ar_executor_t executor) {
     if (!executor) return;
     if (executor->worker_started) {
         pthread_mutex_lock(&executor->lock);
         executor->stopping = true;
+        executor->paused = false; /* freeing finishes what was submitted */
         pthread_cond_broadcast(&executor->wake);
         pthread_mutex_unlock(&executor->lock);
         pthread_join(executor->worker, NULL);

@@ -36,6 +36,7 @@ struct ar_executor_handle_t {
     pthread_cond_t wake;
     ar_job_t *head, *tail;
     bool stopping;
+    bool paused; /* test hook: the worker waits before its next job */
     bool worker_started;
     pthread_t worker;
 };
