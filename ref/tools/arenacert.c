@@ -1,1 +1,48 @@
-int main(void){return 0;}
+/* `arenacert`: the project's command line. main only dispatches to a subcommand (commands.h),
+ * so each subcommand lives with the part that owns it: `certify` (ref/tools/cmd_certify.c) and
+ * `gen` (workloads/tools/cmd_gen.c). Exit status 2 is bad usage, as for every subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+#ifndef ARENAREF_VERSION
+#define ARENAREF_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: arenacert COMMAND [ARGS]\n"
+            "\n"
+            "commands:\n"
+            "  certify PLAN.json [--few K] [--exact] [--stats] [--json]\n"
+            "                    check a device arena plan (CERTIFICATE.md); prints\n"
+            "                    \"verdict: N\" and the reason; exit 0 certified, 1 rejected,\n"
+            "                    2 malformed plan or bad usage. PLAN \"-\" reads standard input.\n"
+            "  gen ...           generate a workload plan (arenacert gen --help)\n"
+            "\n"
+            "  --help            this text\n"
+            "  --version         the version\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    char const *command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
+        strcmp(command, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(command, "--version") == 0) {
+        printf("arenacert %s\n", ARENAREF_VERSION);
+        return 0;
+    }
+    if (strcmp(command, "certify") == 0) return arenacert_certify_main(argc - 2, argv + 2);
+    if (strcmp(command, "gen") == 0) return arenacert_gen_main(argc - 2, argv + 2);
+    fprintf(stderr, "arenacert: unknown command \"%s\"\n", command);
+    usage(stderr);
+    return 2;
+}
