@@ -383,7 +383,6 @@ void bench_register_arena(void) {
             gb_benchmark_t *b = gb_register(name, run_strategy, c);
             if (!b) return;
             gb_unit(b, gb_time_unit_us_k);
-            gb_min_time(b, bench_profile.min_time);
             /* The regression set: every strategy on every stream, repeated for the U-test. */
             gb_repetitions(b, bench_profile.regression_repetitions);
         }

@@ -261,7 +261,6 @@ void bench_register_certify(void) {
                 gb_benchmark_t *b = gb_register(name, run_certify_case, c);
                 if (!b) return;
                 gb_unit(b, gb_time_unit_us_k);
-                gb_min_time(b, bench_profile.min_time);
                 /* The regression set: the certificate and the floor, repeated for the U-test. */
                 bool regression = kind == kind_certify_k || kind == kind_floor_k;
                 gb_repetitions(b, regression ? bench_profile.regression_repetitions : bench_profile.repetitions);

@@ -192,7 +192,6 @@ void bench_register_gpu(void) {
             if (!b) return;
             gb_use_manual_time(b);
             gb_unit(b, gb_time_unit_us_k);
-            gb_min_time(b, bench_profile.min_time);
         }
     }
 }

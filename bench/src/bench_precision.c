@@ -177,6 +177,5 @@ void bench_register_precision(void) {
         for (size_t i = 0; i != sizeof few / sizeof *few; ++i) gb_arg(b, few[i]);
         gb_arg_name(b, "few");
         gb_unit(b, gb_time_unit_us_k);
-        gb_min_time(b, bench_profile.min_time);
     }
 }

@@ -1,0 +1,460 @@
+"""scripts/report's engine: Google Benchmark JSON in, reports/<name>/report.md and PNGs out.
+
+Everything comes from the results files: names say what a benchmark is (certify/FAMILY/PRESET,
+precision/FAMILY/few:K, arena/STREAM/STRATEGY, ...), counters carry the figures. Times are
+medians over repetitions where there are repetitions. Plots are drawn by gnuplot (pngcairo)
+from data files written beside them, which stay in the report folder so a plot can be redrawn.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+SUFFIX = re.compile(r"/(repeats|iterations|min_time|threads):[^/]+|/(manual_time|real_time|process_time)")
+NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+PRESETS = ["tiny", "small", "medium", "large"]
+STRATEGIES = ["arena", "glibc", "mimalloc", "jemalloc", "pool", "floor"]
+STREAMS = ["fixed", "uniform", "heavy"]
+
+
+def base_name(name):
+    return SUFFIX.sub("", name)
+
+
+class Results:
+    def __init__(self, paths):
+        self.files = []
+        self.runs = {}        # base name -> list of plain runs
+        self.aggregates = {}  # base name -> {aggregate: entry}
+        self.errors = {}      # base name -> message
+        for path in paths:
+            try:
+                with open(path) as handle:
+                    data = json.load(handle)
+            except (OSError, ValueError) as error:
+                sys.exit(f"scripts/report: cannot read {path}: {error}")
+            if "benchmarks" not in data:
+                sys.exit(f"scripts/report: {path} is not a Google Benchmark JSON file")
+            self.files.append((path, data.get("context", {})))
+            seen = set()
+            for entry in data["benchmarks"]:
+                name = base_name(entry.get("run_name", entry["name"]))
+                if name not in seen:  # a later file replaces an earlier one's runs
+                    seen.add(name)
+                    self.runs.pop(name, None)
+                    self.aggregates.pop(name, None)
+                    self.errors.pop(name, None)
+                if entry.get("error_occurred"):
+                    self.errors[name] = entry.get("error_message", "skipped")
+                elif entry.get("run_type") == "aggregate":
+                    self.aggregates.setdefault(name, {})[entry.get("aggregate_name")] = entry
+                else:
+                    self.runs.setdefault(name, []).append(entry)
+
+    def has(self, name):
+        return name in self.runs
+
+    def time_ns(self, name):
+        """Median real time (manual time for GPU benchmarks) in ns, or None."""
+        if name in self.aggregates and "median" in self.aggregates[name]:
+            entry = self.aggregates[name]["median"]
+        elif name in self.runs:
+            values = sorted(run["real_time"] * NS[run["time_unit"]] for run in self.runs[name])
+            n = len(values)
+            return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+        else:
+            return None
+        return entry["real_time"] * NS[entry["time_unit"]]
+
+    def counter(self, name, key, aggregate="median"):
+        """A counter: the median aggregate's when repeated (rates), else the first run's."""
+        if name in self.aggregates and aggregate in self.aggregates[name] and key in self.aggregates[name][aggregate]:
+            return self.aggregates[name][aggregate][key]
+        if name in self.runs and key in self.runs[name][0]:
+            return self.runs[name][0][key]
+        return None
+
+    def names(self, prefix):
+        return sorted(n for n in set(self.runs) | set(self.errors) if n.startswith(prefix))
+
+    def families(self):
+        order = ["decoder", "moe", "training", "pipeline", "encoder"]
+        found = {n.split("/")[1] for n in self.names("certify/")} | {n.split("/")[1] for n in self.names("precision/")}
+        return [f for f in order if f in found] + sorted(found - set(order))
+
+    def presets(self, family):
+        found = {n.split("/")[2] for n in self.names(f"certify/{family}/")}
+        return [p for p in PRESETS if p in found] + sorted(found - set(PRESETS))
+
+
+def fmt_time(ns):
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def fmt_count(value):
+    if value is None:
+        return "-"
+    value = float(value)
+    if value == int(value) and abs(value) < 1e6:
+        return f"{int(value)}"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{unit}"
+    return f"{value:.3g}"
+
+
+def fmt_bytes(value):
+    if value is None:
+        return "-"
+    value = float(value)
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{int(value)} B"
+
+
+def fmt_ratio(value, digits=3):
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def gnuplot(folder, script_name, script):
+    path = os.path.join(folder, script_name)
+    with open(path, "w") as handle:
+        handle.write(script)
+    result = subprocess.run(["gnuplot", script_name], cwd=folder, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"scripts/report: gnuplot failed on {script_name}:\n{result.stderr}", file=sys.stderr)
+        return False
+    return True
+
+
+TERMINAL = "set terminal pngcairo size 1000,640 enhanced font 'DejaVu Sans,11' noenhanced\n"
+
+
+def write_data(folder, name, blocks):
+    """blocks: [(title, [(x, y, ...)])] -> a gnuplot data file with one indexed block each."""
+    with open(os.path.join(folder, name), "w") as handle:
+        for title, points in blocks:
+            handle.write(f"# {title}\n")
+            for point in points:
+                handle.write(" ".join(str(v) for v in point) + "\n")
+            handle.write("\n\n")
+
+
+def certificate_section(results, folder):
+    out = ["## Certificate time", ""]
+    families = results.families()
+    rows = []
+    blocks, side = [], {k: [] for k in ("certify", "exact", "load", "jansson", "floor")}
+    for family in families:
+        points = []
+        for preset in results.presets(family):
+            name = f"certify/{family}/{preset}"
+            words = results.counter(name, "words")
+            t = results.time_ns(name)
+            exact_name = f"exact/{family}/{preset}"
+            exact = results.time_ns(exact_name) if results.has(exact_name) else None
+            exact_text = fmt_time(exact) if exact is not None else ("refused" if exact_name in results.errors else "-")
+            rows.append([family, preset, fmt_count(words), fmt_count(results.counter(name, "launches")),
+                         fmt_count(results.counter(name, "executed_launches")), fmt_time(t),
+                         fmt_count(results.counter(name, "words_per_second")) + "/s",
+                         fmt_count(results.counter(name, "launches_per_second")) + "/s",
+                         fmt_count(results.counter(name, "executed_launches_per_second")) + "/s", exact_text,
+                         fmt_time(results.time_ns(f"load/{family}/{preset}")),
+                         fmt_time(results.time_ns(f"jansson/{family}/{preset}")),
+                         fmt_time(results.time_ns(f"floor/{family}/{preset}")),
+                         fmt_count(results.counter(name, "verdict"))])
+            if words and t:
+                points.append((words, t / 1e6))
+            for kind in side:
+                n = f"{kind}/{family}/{preset}"
+                w = results.counter(n, "words")
+                if results.has(n) and w:
+                    side[kind].append((w, results.time_ns(n) / 1e6))
+        if points:
+            blocks.append((family, points))
+    if not rows:
+        return ["## Certificate time", "", "No certificate benchmarks in these results.", ""]
+    out.append(table(["family", "preset", "words", "launches", "executed launches", "certify", "words/s",
+                      "launches/s", "executed/s", "exact", "load (JSON)", "jansson parse", "floor", "verdict"], rows))
+    out.append("")
+    out.append("Times are medians. *exact*: the exact oracle (\"refused\": past its evaluation limit); *load*: "
+               "`ar_plan_load_file` on the plan written as JSON; *jansson parse*: `json_load_file` of the same "
+               "file; *floor*: one pass reading every parameter word.")
+    out.append("")
+    if blocks:
+        write_data(folder, "cert_time.dat", blocks)
+        plots = ", ".join(f"'cert_time.dat' index {i} using 1:2 with linespoints lw 2 pt 7 title '{title}'"
+                          for i, (title, _) in enumerate(blocks))
+        ok = gnuplot(folder, "cert_time.gp", TERMINAL + "set output 'cert_time.png'\n"
+                     "set title 'Certificate time vs plan size, per workload family (ar_certify, median)'\n"
+                     "set logscale xy\nset xlabel 'parameter words as written'\nset ylabel 'time (ms)'\n"
+                     "set grid\nset key top left\nset format x '10^{%L}'\nset format y '%g'\n"
+                     f"plot {plots}\n")
+        if ok:
+            out += ["![certificate time vs plan size](cert_time.png)", ""]
+    side_blocks = [(k, sorted(v)) for k, v in side.items() if v]
+    if side_blocks:
+        write_data(folder, "cert_side.dat", side_blocks)
+        styles = {"certify": "lw 2 pt 7", "exact": "lw 1 pt 5", "load": "lw 1 pt 9", "jansson": "lw 1 pt 11",
+                  "floor": "lw 1 pt 13 dt 2"}
+        plots = ", ".join(f"'cert_side.dat' index {i} using 1:2 with points {styles.get(title, '')} ps 1.3 title "
+                          f"'{title}'" for i, (title, _) in enumerate(side_blocks))
+        ok = gnuplot(folder, "cert_side.gp", TERMINAL + "set output 'cert_side.png'\n"
+                     "set title 'Certificate, exact oracle, loader, jansson parse and the floor (all families)'\n"
+                     "set logscale xy\nset xlabel 'parameter words as written'\nset ylabel 'time (ms)'\n"
+                     "set grid\nset key top left\nset format x '10^{%L}'\nset format y '%g'\n"
+                     f"plot {plots}\n")
+        if ok:
+            out += ["![certificate next to reading](cert_side.png)", ""]
+    return out
+
+
+def ratios_section(results):
+    names = results.names("ratios/")
+    if not names:
+        return []
+    out = ["## Issue 5 targets: ratios measured in one run", "",
+           "Each row comes from one benchmark (`ratios/FAMILY/PRESET`) that measures everything in each of its "
+           "iterations; figures are medians. Targets: certify/load ≤ 0.25, certify/floor ≤ 10, load/jansson ≤ 1.5, "
+           "(D) x8/x1 < 1.10 (the same plan with every repeat's iterations ×8, shifts zeroed in both copies).", ""]
+    rows = []
+    for name in names:
+        if name in results.errors:
+            rows.append([name.split("/")[1], name.split("/")[2], "skipped: " + results.errors[name]] + [""] * 10)
+            continue
+        c = lambda key: results.counter(name, key)
+        mark = lambda value, limit: "-" if value is None else f"{value:.3g} {'✓' if value <= limit else '✗'}"
+        rows.append([name.split("/")[1], name.split("/")[2], fmt_count(c("words")), fmt_bytes(c("file_bytes")),
+                     fmt_time(c("certify_ns")), fmt_time(c("load_ns")), fmt_time(c("jansson_ns")),
+                     fmt_time(c("floor_ns")), mark(c("certify_over_load"), 0.25), mark(c("certify_over_floor"), 10),
+                     mark(c("load_over_jansson"), 1.5), mark(c("d_scaling_x8"), 1.10),
+                     f"{fmt_ratio(c('load_mb_per_s'))} / {fmt_ratio(c('jansson_mb_per_s'))}"])
+    out.append(table(["family", "preset", "words", "JSON", "certify", "load", "jansson", "floor", "certify/load",
+                      "certify/floor", "load/jansson", "(D) x8/x1", "MB/s load / jansson"], rows))
+    out.append("")
+    return out
+
+
+def precision_section(results, folder):
+    names = results.names("precision/")
+    if not names:
+        return []
+    out = ["## Interval-hull precision", "",
+           "Per family: the clean medium plan and every precision-probe fault. *sites*: (launch, word) sites the "
+           "certificate accepts among those the exact oracle accepts; *plans*: safe plans (exact verdict 0) the "
+           "certificate certifies; *slack*: bytes the hulls claim that no iteration touches. All deterministic "
+           "except *time saved* (1 − certificate time / exact time).", ""]
+    rows, blocks = [], []
+    for family in results.families():
+        points = []
+        entries = []
+        for name in results.names(f"precision/{family}/"):
+            m = re.search(r"few:(\d+)", name)
+            if m:
+                entries.append((int(m.group(1)), name))
+        for few, name in sorted(entries):
+            if name in results.errors:
+                rows.append([family, few, "skipped: " + results.errors[name], "", "", "", "", ""])
+                continue
+            c = lambda key: results.counter(name, key)
+            rows.append([family, few, f"{c('site_precision'):.4f} ({fmt_count(c('sites_certificate_accepted'))}/"
+                                      f"{fmt_count(c('sites_exact_accepted'))})",
+                         f"{c('plan_precision'):.3f} ({fmt_count(c('plans_certificate_safe'))}/"
+                         f"{fmt_count(c('plans_exact_safe'))})", fmt_bytes(c("hull_slack_bytes")),
+                         f"{fmt_count(c('hulls'))} / {fmt_count(c('points'))}",
+                         f"{100 * c('time_saved_vs_exact'):.1f}%" if c("time_saved_vs_exact") is not None else "-",
+                         fmt_count(c("unsound_plans"))])
+            points.append((few, c("site_precision"), c("plan_precision")))
+        if points:
+            blocks.append((family, points))
+    out.append(table(["family", "few", "site precision (accepted/exact)", "plan precision", "hull slack",
+                      "hulls / points", "time saved vs exact", "unsound plans"], rows))
+    out.append("")
+    if blocks:
+        write_data(folder, "precision.dat", blocks)
+        site = ", ".join(f"'precision.dat' index {i} using 1:2 with linespoints lw 2 pt 7 title '{t}'"
+                         for i, (t, _) in enumerate(blocks))
+        plan = ", ".join(f"'precision.dat' index {i} using 1:3 with linespoints lw 2 pt 7 title '{t}'"
+                         for i, (t, _) in enumerate(blocks))
+        ok = gnuplot(folder, "precision.gp", TERMINAL.replace("1000,640", "1100,520") +
+                     "set output 'precision.png'\nset multiplot layout 1,2 title 'Interval-hull precision vs few "
+                     "(medium presets and precision probes)'\nset logscale x 2\nset xrange [0.8:320]\n"
+                     "set yrange [0:1.05]\nset grid\nset key bottom right\nset xlabel 'few (iterations given points, "
+                     "not a hull)'\n"
+                     f"set title 'sites accepted / exact accepted'\nset ylabel 'share of sites'\nplot {site}\n"
+                     f"set title 'safe plans certified'\nset ylabel 'share of safe plans'\nplot {plan}\n"
+                     "unset multiplot\n")
+        if ok:
+            out += ["![precision vs few](precision.png)", ""]
+    return out
+
+
+def arena_section(results, folder):
+    names = results.names("arena/")
+    if not names:
+        return []
+    out = ["## Arena steady state (host pages)", "",
+           "The same seeded stream of `ar_text_encode` calls per batch-size kind; one iteration is one call. "
+           "Counters after one warm-up pass over the stream: allocations per call (arena growths, allocator calls, "
+           "pool misses), minor page faults per call, bytes held (reserved) vs the largest bytes one call writes "
+           "(high water), the NUMA node of the output pages.", ""]
+    rows, data = [], []
+    streams = [s for s in STREAMS if any(n.startswith(f"arena/{s}/") for n in names)]
+    strategies = [s for s in STRATEGIES if any(n.endswith(f"/{s}") for n in names)]
+    for stream in streams:
+        for strategy in strategies:
+            name = f"arena/{stream}/{strategy}"
+            if name in results.errors:
+                rows.append([stream, strategy, "skipped: " + results.errors[name], "", "", "", "", ""])
+                continue
+            if not results.has(name):
+                continue
+            c = lambda key: results.counter(name, key)
+            t = results.time_ns(name)
+            rows.append([stream, strategy, fmt_time(t), fmt_ratio(c("allocations_per_call")),
+                         fmt_ratio(c("minor_faults_per_call")), fmt_bytes(c("reserved_bytes")),
+                         fmt_bytes(c("high_water_bytes")), fmt_count(c("numa_node"))])
+        floor = results.time_ns(f"arena/{stream}/floor") or results.time_ns(f"arena/{stream}/arena") or 1.0
+        data.append([stream] + [(results.time_ns(f"arena/{stream}/{s}") or 0) / floor for s in strategies] +
+                    [results.counter(f"arena/{stream}/{s}", "allocations_per_call") or 0 for s in strategies])
+    out.append(table(["stream", "strategy", "time per call", "allocations/call", "minor faults/call", "reserved",
+                      "high water", "NUMA node"], rows))
+    out.append("")
+    if data and strategies:
+        with open(os.path.join(folder, "arena.dat"), "w") as handle:
+            handle.write("# stream " + " ".join(strategies) + " " + " ".join(f"{s}_alloc" for s in strategies) + "\n")
+            for row in data:
+                handle.write(" ".join(str(v) for v in row) + "\n")
+        k = len(strategies)
+        relative = [v for row in data for v in row[1:k + 1] if v > 0]
+        low = 0.95 * min(relative + [1.0])
+        times = ", ".join(f"'arena.dat' using {i + 2}:xtic(1) title '{s}'" for i, s in enumerate(strategies))
+        allocs = ", ".join(f"'arena.dat' using {k + i + 2}:xtic(1) title '{s}'" for i, s in enumerate(strategies))
+        ok = gnuplot(folder, "arena.gp", TERMINAL.replace("1000,640", "1300,560") +
+                     "set output 'arena.png'\nset multiplot layout 1,2 title 'Arena strategies over the same "
+                     "ar_text_encode stream (medians, after warm-up)'\nset style data histograms\n"
+                     "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\nset boxwidth 0.9\n"
+                     f"set grid ytics\nset key outside right top\nset xrange [-0.6:{len(data) - 0.4}]\n"
+                     "set xlabel 'batch sizes of the stream'\n"
+                     "set title 'time per call relative to caller-owned buffers (floor = 1)'\n"
+                     f"set ylabel 'time per call / floor time'\nset yrange [{low:.3f}:*]\n"
+                     f"plot {times}\n"
+                     "set title 'allocations per call after warm-up'\nset ylabel 'allocator calls per call'\n"
+                     f"set yrange [0:*]\nplot {allocs}\nunset multiplot\n")
+        if ok:
+            out += ["![arena strategies](arena.png)", ""]
+    gpu = results.names("gpu/")
+    if gpu:
+        out += ["### GPU", ""]
+        gpu_rows = []
+        for name in gpu:
+            if name in results.errors:
+                gpu_rows.append([name, "skipped: " + results.errors[name], "", ""])
+            else:
+                gpu_rows.append([name, fmt_time(results.time_ns(name)),
+                                 fmt_ratio(results.counter(name, "allocations_per_call")),
+                                 fmt_bytes(results.counter(name, "reserved_bytes"))])
+        out += [table(["benchmark", "time per call (CUDA events)", "allocations/call", "reserved"], gpu_rows), ""]
+    return out
+
+
+def workspace_section(results, folder):
+    rows, points = [], []
+    for family in results.families():
+        for preset in results.presets(family):
+            name = f"certify/{family}/{preset}"
+            workspace, bound = results.counter(name, "workspace_bytes"), results.counter(name, "lower_bound_bytes")
+            if workspace is None or bound is None:
+                continue
+            rows.append([family, preset, fmt_bytes(workspace), fmt_bytes(bound),
+                         f"{workspace / bound:.3f}" if bound else "-"])
+            points.append((f"{family}/{preset}", workspace / (1 << 20), bound / (1 << 20)))
+    if not rows:
+        return []
+    out = ["## Workspace vs lower bound", "",
+           "The generators' greedy-by-size planner: bytes its workspace spans, against the largest sum of planes "
+           "live at once (no placement can do better).", "",
+           table(["family", "preset", "workspace", "lower bound", "workspace / bound"], rows), ""]
+    with open(os.path.join(folder, "workspace.dat"), "w") as handle:
+        handle.write("# plan workspace lower_bound\n")
+        for point in points:
+            handle.write(" ".join(str(v) for v in point) + "\n")
+    ok = gnuplot(folder, "workspace.gp", TERMINAL.replace("1000,640", "1200,560") +
+                 "set output 'workspace.png'\nset title 'Planner workspace vs lower bound per plan'\n"
+                 "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+                 "set boxwidth 0.9\nset logscale y\nset grid ytics\nset key top left\nset ylabel 'MiB (log scale)'\n"
+                 "set xtics rotate by -40\nset xlabel 'family/preset'\n"
+                 "plot 'workspace.dat' using 2:xtic(1) title 'workspace', '' using 3 title 'lower bound'\n")
+    if ok:
+        out += ["![workspace vs lower bound](workspace.png)", ""]
+    return out
+
+
+def environment_section(results):
+    out = ["## Environment", ""]
+    for path, context in results.files:
+        out.append(f"**{os.path.basename(path)}**")
+        out.append("")
+        keys = ["arenaref_commit", "arenaref_dirty", "arenaref_host", "date", "profile", "compiler", "c_flags",
+                "build_type", "library_build_type", "benchmark_version", "hwloc_version", "jansson_version",
+                "cuda_version", "gpus", "cpu_model", "cpu_count", "num_cpus", "mhz_per_cpu", "cpu_governor",
+                "cpu_boost", "topology", "topology_xml", "seeds", "planted_slowdown"]
+        keys += sorted(k for k in context if k not in keys and k != "caches")
+        rows = [[k, str(context[k])] for k in keys if k in context]
+        out += [table(["field", "value"], rows), ""]
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(prog="scripts/report")
+    parser.add_argument("results", nargs="+")
+    parser.add_argument("--name")
+    parser.add_argument("--root", default=".")
+    args = parser.parse_args()
+    results = Results(args.results)
+    name = args.name or os.path.splitext(os.path.basename(args.results[0]))[0]
+    folder = os.path.join(args.root, "reports", name)
+    os.makedirs(folder, exist_ok=True)
+    for old in os.listdir(folder):
+        if old.endswith((".png", ".dat", ".gp")):
+            os.remove(os.path.join(folder, old))
+    context = results.files[0][1]
+    lines = [f"# arenaref benchmark report: {name}", "",
+             f"From {', '.join(os.path.basename(p) for p, _ in results.files)} "
+             f"(commit {context.get('arenaref_commit', 'unknown')[:12]}, dirty {context.get('arenaref_dirty', '?')}, "
+             f"profile {context.get('profile', '?')}, {context.get('date', '')}). Host: {context.get('cpu_model', '?')}, "
+             f"{context.get('num_cpus', '?')} CPUs; Google Benchmark library build type "
+             f"{context.get('library_build_type', '?')}; GPUs: {context.get('gpus', '?')}.", ""]
+    lines += ratios_section(results)
+    lines += certificate_section(results, folder)
+    lines += precision_section(results, folder)
+    lines += arena_section(results, folder)
+    lines += workspace_section(results, folder)
+    if results.errors:
+        lines += ["## Skipped benchmarks", "", table(["benchmark", "reason"],
+                                                     [[n, m] for n, m in sorted(results.errors.items())]), ""]
+    lines += environment_section(results)
+    path = os.path.join(folder, "report.md")
+    with open(path, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    print(f"scripts/report: wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
