@@ -8,7 +8,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <new>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,29 @@ benchmark::Counter::Flags counter_flags(int flags) {
     return static_cast<benchmark::Counter::Flags>(result);
 }
 
+// What the shim knows of each registered benchmark: how many arguments each of its runs gets,
+// so gb_range can refuse an index past them (the library would read out of bounds).
+struct registration_t {
+    gb_function_t function;
+    void *user_data;
+    size_t arity;
+};
+thread_local registration_t const *running = nullptr;
+
+registration_t *registration_of(registered_t benchmark);
+std::vector<std::pair<registered_t, registration_t *>> &registrations() {
+    static std::vector<std::pair<registered_t, registration_t *>> all;
+    return all;
+}
+registration_t *registration_of(registered_t benchmark) {
+    for (auto &entry : registrations())
+        if (entry.first == benchmark) return entry.second;
+    return nullptr;
+}
+void set_arity(gb_benchmark_t *benchmark, size_t arity) {
+    if (registration_t *record = registration_of(handle_of(benchmark))) record->arity = arity;
+}
+
 } // namespace
 
 extern "C" {
@@ -44,7 +69,14 @@ extern "C" {
 bool gb_keep_running(gb_state_t *state, int64_t batch) {
     return state_of(state).KeepRunningBatch(batch < 1 ? 1 : batch);
 }
-int64_t gb_range(gb_state_t *state, size_t index) { return state_of(state).range(index); }
+int64_t gb_range(gb_state_t *state, size_t index) {
+    if (!running || index >= running->arity) {
+        fprintf(stderr, "gbench: gb_range(%zu) of a benchmark registered with %zu arguments\n", index,
+                running ? running->arity : 0);
+        return 0;
+    }
+    return state_of(state).range(index);
+}
 int64_t gb_iterations(gb_state_t const *state) { return state_of(state).iterations(); }
 void gb_pause_timing(gb_state_t *state) { state_of(state).PauseTiming(); }
 void gb_resume_timing(gb_state_t *state) { state_of(state).ResumeTiming(); }
@@ -63,21 +95,32 @@ void gb_set_label(gb_state_t *state, char const *label) { state_of(state).SetLab
 gb_benchmark_t *gb_register(char const *name, gb_function_t function, void *user_data) {
     if (!name || !function) return nullptr;
     try {
-        auto run = [function, user_data](benchmark::State &state) {
-            function(reinterpret_cast<gb_state_t *>(&state), user_data);
+        auto *record = new registration_t{function, user_data, 0};
+        auto run = [record](benchmark::State &state) {
+            registration_t const *outer = running;
+            running = record;
+            record->function(reinterpret_cast<gb_state_t *>(&state), record->user_data);
+            running = outer;
         };
-        return handle_from(benchmark::RegisterBenchmark(name, run));
+        registered_t benchmark = benchmark::RegisterBenchmark(name, run);
+        registrations().emplace_back(benchmark, record); // lives as long as the registration
+        return handle_from(benchmark);
     } catch (std::bad_alloc const &) {
         return nullptr;
     }
 }
 
-gb_benchmark_t *gb_arg(gb_benchmark_t *b, int64_t value) { return handle_from(handle_of(b)->Arg(value)); }
+gb_benchmark_t *gb_arg(gb_benchmark_t *b, int64_t value) {
+    set_arity(b, 1);
+    return handle_from(handle_of(b)->Arg(value));
+}
 gb_benchmark_t *gb_args(gb_benchmark_t *b, int64_t const *values, size_t count) {
+    set_arity(b, count);
     return handle_from(handle_of(b)->Args(std::vector<int64_t>(values, values + count)));
 }
 gb_benchmark_t *gb_arg_name(gb_benchmark_t *b, char const *name) { return handle_from(handle_of(b)->ArgName(name)); }
 gb_benchmark_t *gb_range_bounds(gb_benchmark_t *b, int64_t low, int64_t high) {
+    set_arity(b, 1);
     return handle_from(handle_of(b)->Range(low, high));
 }
 gb_benchmark_t *gb_range_multiplier(gb_benchmark_t *b, int multiplier) {

@@ -46,7 +46,8 @@ typedef enum gb_time_unit_t {
 /* True while the loop should run another `batch` units (batch >= 1); counts them as
  * iterations. False once enough were run, or after gb_skip_with_error. */
 bool gb_keep_running(gb_state_t *state, int64_t batch);
-/* The index-th argument of this run (gb_arg, gb_args, gb_range_bounds). */
+/* The index-th argument of this run (gb_arg, gb_args, gb_range_bounds); an index past the
+ * arguments the benchmark was registered with prints a message and gives 0. */
 int64_t gb_range(gb_state_t *state, size_t index);
 /* Iterations run so far (all batches). */
 int64_t gb_iterations(gb_state_t const *state);

@@ -56,10 +56,15 @@ def median(values):
     return 0.0 if n == 0 else (values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
 
 
+UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
 def center(name, runs, aggregates):
+    """The median real time in ns: the median aggregate where repeated, else of the runs."""
     if name in aggregates and "median" in aggregates[name]:
-        return aggregates[name]["median"]["real_time"]
-    return median([run["real_time"] for run in runs.get(name, [])])
+        entry = aggregates[name]["median"]
+        return entry["real_time"] * UNITS.get(entry.get("time_unit", "ns"), 1.0)
+    return median([run["real_time"] * UNITS.get(run.get("time_unit", "ns"), 1.0) for run in runs.get(name, [])])
 
 
 def main():
@@ -132,7 +137,7 @@ def main():
 
     width = max([len(r[0]) for r in rows] + [9])
     print(f"== times (median real time; slower = p < {args.alpha} and change > {args.threshold:.0%}) ==")
-    print(f"{'benchmark':<{width}}  {'base':>12}  {'new':>12}  {'change':>8}  {'p':>7}  {'reps':>7}  verdict")
+    print(f"{'benchmark':<{width}}  {'base (ns)':>12}  {'new (ns)':>12}  {'change':>8}  {'p':>7}  {'reps':>7}  verdict")
     for name, old_time, new_time, change, ptext, reps, verdict in rows:
         print(f"{name:<{width}}  {old_time:12.4g}  {new_time:12.4g}  {change:+8.1%}  {ptext:>7}  {reps:>7}  {verdict}")
     only_base = sorted(set(base_runs) - set(new_runs))
