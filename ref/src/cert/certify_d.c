@@ -287,7 +287,7 @@ static void report_break(walker_t *w, int64_t phase, size_t plane) {
     else
         snprintf(result->message, sizeof result->message,
                  "rule D: instance %s (phase \"%s\") starts with carried plane %s, but plane %s "
-                 "was declared over its bytes since%s",
+                 "was declared over its bytes since, last%s",
                  k_text, pid, c_text, other_text, when);
 }
 
