@@ -1,8 +1,150 @@
-/* `arenacert gen`: placeholder until the workload generators land (issue 3). */
+/* `arenacert gen`: list the generators, or generate one plan as JSON on standard output.
+ *
+ *   arenacert gen --list
+ *   arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N] [--seq N]
+ *                 [--decode N] [--epochs N] [--micro N] [--seed N] [--fault NAME] [--info]
+ *
+ * Options are parsed strictly (a number is digits only, in range); anything unknown is a usage
+ * error with exit status 2, as is a generator's refusal. `--info` prints the plan's facts
+ * (sizes, expected verdict, generation time) on standard error. */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "../../ref/tools/commands.h"
+#include "arenaref/plan.h"
+#include "arenaref/workloads.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: arenacert gen --list\n"
+            "       arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N]\n"
+            "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
+            "                     [--fault NAME] [--info]\n"
+            "Writes the plan as JSON on standard output; `gen --list` names the families,\n"
+            "faults, models and presets.\n");
+}
+
+static int list(void) {
+    char const *const *names;
+    for (names = ar_workload_families(); *names; ++names) printf("family %s\n", *names);
+    for (names = ar_workload_faults(); *names; ++names) printf("fault %s\n", *names);
+    for (names = ar_workload_models(); *names; ++names) printf("model %s\n", *names);
+    for (names = ar_workload_presets(); *names; ++names) printf("preset %s\n", *names);
+    return 0;
+}
+
+static int parse_count(char const *option, char const *text, uint64_t *out) {
+    char *end = NULL;
+    if (!text || !*text || *text < '0' || *text > '9') {
+        fprintf(stderr, "arenacert gen: %s expects a non-negative integer, got '%s'\n", option,
+                text ? text : "");
+        return 2;
+    }
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno || *end) {
+        fprintf(stderr, "arenacert gen: %s expects a non-negative integer below 2^64, got '%s'\n",
+                option, text);
+        return 2;
+    }
+    *out = value;
+    return 0;
+}
+
 int arenacert_gen_main(int argc, char **argv) {
-    (void)argc; (void)argv;
-    fprintf(stderr, "arenacert gen: the workload generators are not built yet\n");
-    return 2;
+    ar_workload_options_t options;
+    memset(&options, 0, sizeof options);
+    bool info_wanted = false;
+    for (int i = 0; i < argc; ++i) {
+        char const *arg = argv[i];
+        if (strcmp(arg, "--list") == 0) {
+            if (argc != 1) {
+                fprintf(stderr, "arenacert gen: --list takes no other arguments\n");
+                return 2;
+            }
+            return list();
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(arg, "--info") == 0) {
+            info_wanted = true;
+            continue;
+        }
+        if (arg[0] != '-') {
+            if (options.family) {
+                fprintf(stderr, "arenacert gen: one family only (got '%s' and '%s')\n",
+                        options.family, arg);
+                return 2;
+            }
+            options.family = arg;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "arenacert gen: %s needs a value\n", arg);
+            return 2;
+        }
+        char const *value = argv[++i];
+        int bad = 0;
+        if (strcmp(arg, "--preset") == 0) options.preset = value;
+        else if (strcmp(arg, "--model") == 0) options.model = value;
+        else if (strcmp(arg, "--fault") == 0) options.fault = value;
+        else if (strcmp(arg, "--layers") == 0) bad = parse_count(arg, value, &options.layers);
+        else if (strcmp(arg, "--batch") == 0) bad = parse_count(arg, value, &options.batch);
+        else if (strcmp(arg, "--seq") == 0) bad = parse_count(arg, value, &options.seq);
+        else if (strcmp(arg, "--decode") == 0) bad = parse_count(arg, value, &options.decode);
+        else if (strcmp(arg, "--epochs") == 0) bad = parse_count(arg, value, &options.epochs);
+        else if (strcmp(arg, "--micro") == 0) bad = parse_count(arg, value, &options.micro);
+        else if (strcmp(arg, "--seed") == 0) bad = parse_count(arg, value, &options.seed);
+        else {
+            fprintf(stderr, "arenacert gen: unknown option '%s'\n", arg);
+            usage(stderr);
+            return 2;
+        }
+        if (bad) return bad;
+    }
+    if (!options.family) {
+        fprintf(stderr, "arenacert gen: which family? (see `arenacert gen --list`)\n");
+        usage(stderr);
+        return 2;
+    }
+
+    struct timespec start, stop;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    ar_plan_t *plan = NULL;
+    ar_workload_info_t info;
+    ar_plan_error_t error;
+    ar_status_t status = ar_workload_generate(&options, &plan, &info, &error);
+    clock_gettime(CLOCK_MONOTONIC, &stop);
+    if (status) {
+        fprintf(stderr, "arenacert gen: %s: %s\n", error.path, error.message);
+        return 2;
+    }
+    double seconds = (double)(stop.tv_sec - start.tv_sec) + 1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
+    if (info_wanted)
+        fprintf(stderr,
+                "family %s model %s preset %s fault %s expect %s expect_exact %s\n"
+                "launches %" PRIu64 " words %" PRIu64 " repeats %" PRIu64 " references %" PRIu64
+                " executed_launches %" PRIu64 " instances %" PRIu64 "\n"
+                "workspace_bytes %" PRIu64 " lower_bound_bytes %" PRIu64 " generate_seconds %.3f\n",
+                info.family, info.model, info.preset, info.fault[0] ? info.fault : "none",
+                info.expect_text, info.expect_exact_text, info.launches, info.words, info.repeats,
+                info.references, info.executed_launches, info.instances, info.workspace_bytes,
+                info.lower_bound_bytes, seconds);
+    status = ar_plan_write_file(plan, stdout, &error);
+    ar_plan_free(plan);
+    if (status) {
+        fprintf(stderr, "arenacert gen: writing the plan: %s\n", error.message);
+        return 2;
+    }
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "arenacert gen: writing the plan: %s\n", strerror(errno));
+        return 2;
+    }
+    return 0;
 }

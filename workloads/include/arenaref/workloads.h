@@ -29,6 +29,10 @@ typedef struct ar_workload_options_t {
     uint64_t layers, batch, seq, decode; /* override the preset; 0 keeps it */
     uint64_t seed;
     char const *fault;  /* NULL or "" for a clean plan */
+    /* Added: bodies written for the loop (decode epochs, training steps, shape buckets), and
+     * the pipeline's micro-batches; 0 keeps the preset's. `decode` is the loop's references:
+     * generated tokens (decoder, moe), steps (training, pipeline), batches (encoder). */
+    uint64_t epochs, micro;
 } ar_workload_options_t;
 
 typedef struct ar_workload_info_t {

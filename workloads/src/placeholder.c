@@ -1,1 +1,0 @@
-/* placeholder */ typedef int ar_workloads_placeholder_t;
