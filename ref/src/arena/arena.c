@@ -98,7 +98,8 @@ void ar_arena_free(ar_arena_t arena) {
     if (!arena) return;
     /* Wait for the holder: a deferred call naming the arena, or a blocking one. */
     pthread_mutex_lock(&arena->lock);
-    while (__atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0) pthread_cond_wait(&arena->released, &arena->lock);
+    while (__atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0 || arena->in_flight != 0)
+        pthread_cond_wait(&arena->released, &arena->lock);
     pthread_mutex_unlock(&arena->lock);
 
     release_host(arena);
@@ -116,6 +117,19 @@ bool ar_testing_arena_held(ar_arena_t arena) {
 void ar_arena_release_holder(struct ar_arena_handle_t *arena) {
     pthread_mutex_lock(&arena->lock);
     __atomic_store_n(&arena->holder, 0, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&arena->released);
+    pthread_mutex_unlock(&arena->lock);
+}
+
+void ar_arena_call_begins(struct ar_arena_handle_t *arena) {
+    pthread_mutex_lock(&arena->lock);
+    arena->in_flight++;
+    pthread_mutex_unlock(&arena->lock);
+}
+
+void ar_arena_call_final(struct ar_arena_handle_t *arena) {
+    pthread_mutex_lock(&arena->lock);
+    arena->in_flight--;
     pthread_cond_broadcast(&arena->released);
     pthread_mutex_unlock(&arena->lock);
 }

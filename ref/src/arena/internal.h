@@ -49,6 +49,9 @@ struct ar_arena_handle_t {
 
     int holder;     /* 0 free, 1 held by a call: taken by compare-and-swap (atomic) */
     uint64_t epoch; /* bumped at each rewind; views remember theirs (atomic) */
+    int in_flight;  /* accepted calls not yet final; guarded by `lock`. A call releases the
+                       holder before it publishes its status (so a caller who sees it final can
+                       call again at once), and drops this after: free waits for both. */
 
     ar_host_pages_t host; /* RAM: all outputs; VRAM: the row offsets (host memory) */
     void *device_block;   /* VRAM: embeddings, states and input staging */
@@ -70,6 +73,8 @@ void ar_executor_retain(struct ar_executor_handle_t *executor);
 
 /* arena.c */
 void ar_arena_release_holder(struct ar_arena_handle_t *arena);
+void ar_arena_call_begins(struct ar_arena_handle_t *arena); /* in_flight++ (holder taken) */
+void ar_arena_call_final(struct ar_arena_handle_t *arena);  /* in_flight--, wakes free */
 void ar_arena_rewind(struct ar_arena_handle_t *arena); /* epoch++, poison the old outputs */
 /* Grows the host part to `size` bytes if it holds less; out_of_memory leaves it empty. */
 ar_status_t ar_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size);

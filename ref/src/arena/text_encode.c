@@ -5,9 +5,10 @@
  * (losers get contended), refuse inputs that lie inside the arena it would rewind, then rewind
  * and run: inline on the calling thread for a NULL executor, else on the executor's worker
  * (a blocking call waits for it there, a deferred one returns). Running sizes the outputs,
- * grows the arena if they outsize it, writes them, updates the stats, releases the arena and
+ * grows the arena if they outsize it, writes them, updates the stats, releases the arena, and
  * only then publishes the final status (release store), so a caller that sees the status final
- * may reuse or free the arena at once.
+ * may call on the arena again at once; ar_arena_free also waits for the call's last touch of
+ * the arena, which comes after the status (the in-flight count).
  *
  * The values are integer hashes turned into exact floats and summed in token order, so the
  * CPU loop here and the CUDA kernels (ref/src/cuda/) give the same bits (arena.h defines them).
@@ -236,6 +237,7 @@ void ar_job_run(ar_job_t *job) {
     pthread_mutex_unlock(&arena->lock);
     ar_arena_release_holder(arena);
     if (outcome) ar_outcome_finish(outcome, status, message);
+    ar_arena_call_final(arena); /* the last touch: ar_arena_free may go on from here */
 }
 
 /* ---- The verb ------------------------------------------------------------------------------ */
@@ -303,6 +305,7 @@ void ar_text_encode(ar_text_encode_t *arguments) {
         ar_outcome_finish(outcome, ar_status_contended_k, "ar_text_encode: the arena is held by another call");
         return;
     }
+    ar_arena_call_begins(arena);
     /* Held: the arena's blocks cannot move now, so the overlap check is exact. */
     size_t const *offsets = arguments->texts.offsets;
     bool inside = (count && inside_arena(arena, offsets, (count + 1) * sizeof *offsets)) ||
@@ -314,6 +317,7 @@ void ar_text_encode(ar_text_encode_t *arguments) {
         ar_arena_release_holder(arena);
         ar_outcome_finish(outcome, ar_status_invalid_argument_k,
                           "ar_text_encode: an input or output lies inside the arena this call would rewind");
+        ar_arena_call_final(arena);
         return;
     }
 
