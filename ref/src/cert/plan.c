@@ -63,7 +63,8 @@ static ar_status_t grow_array(void **array, size_t *capacity, size_t count, size
                               size_t size) {
     if (more > SIZE_MAX - count) return ar_status_out_of_memory_k;
     size_t need = count + more;
-    if (need <= *capacity) return ar_status_success_k;
+    /* Allocate even for nothing more, so that an array in use is never NULL (NULL + 0 is UB). */
+    if (need <= *capacity && *array) return ar_status_success_k;
     size_t next = *capacity ? *capacity : 8;
     while (next < need) {
         if (next > SIZE_MAX / 2) {
@@ -321,6 +322,7 @@ static ar_status_t add_repeat(ar_plan_t *plan, size_t first, size_t count, uint6
                               bool has_frames) {
     struct ar_plan_internals_t *internals = plan->internals;
     ar_status_t status = GROW(plan, repeats, 1);
+    if (!status) status = GROW(plan, shifts, 0); /* every repeat points into shifts */
     if (status) return status;
     /* repeat_frames mirrors repeats: keep its capacity equal to theirs. */
     if (internals->repeats_capacity) {
