@@ -6,6 +6,7 @@
  * PUs 4-7, node 0's PUs 0-3, node 2 does not exist, -1 picks a node; its placement is computed
  * but not applied (the topology is not this machine). */
 #include <string.h>
+#include <unistd.h>
 
 #include "arena_test_util.h"
 #include "arena_testing.h"
@@ -39,6 +40,20 @@ static void check_node(int32_t node, int32_t expected_node) {
            stats.numa_node, stats.strict_binding, stats.binding_fallback, stats.huge_pages, about.cpus);
     expect_true(stats.strict_binding != stats.binding_fallback); /* exactly one of them is recorded */
     if (stats.strict_binding || stats.numa_node >= 0) expect_int_eq(stats.numa_node, about.numa_node);
+
+    /* A large arena (past one 2 MiB huge page) asks for transparent huge pages. */
+    test_tape_t large = test_tape_simple(4000, 2);
+    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = large.view, .dimensions = 128,
+                                       .embeddings = &embeddings, .states = &states, .outcome = &outcome});
+    expect_int_eq(outcome.status, ar_status_success_k);
+    ar_arena_stats(arena, &stats);
+    expect_u64_ge(stats.reserved, 2u << 20);
+    printf("large arena: %" PRIu64 " bytes, huge pages asked %d, pages on node %d\n", stats.reserved, stats.huge_pages,
+           stats.numa_node);
+    if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0) expect_true(stats.huge_pages);
+    if (stats.strict_binding) expect_int_eq(stats.numa_node, about.numa_node);
+    test_tape_free(&large);
+
     ar_arena_free(arena);
     ar_executor_free(executor);
     test_tape_free(&tape);

@@ -155,8 +155,11 @@ ar_status_t ar_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size) 
         arena->host = pages;
         AR_POISON(pages.data, pages.size); /* nothing written yet */
         arena->stats.growths++;
-        arena->stats.strict_binding = pages.strict;
-        arena->stats.binding_fallback |= pages.fallback;
+        if (arena->residency == ar_residency_ram_k) {
+            /* A GPU arena's host part (row offsets) is bound nowhere in particular. */
+            arena->stats.strict_binding = pages.strict;
+            arena->stats.binding_fallback |= pages.fallback;
+        }
         arena->stats.huge_pages |= pages.huge;
         arena->numa_known = false;
     }
