@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arena/gpu_backend.h"
@@ -43,7 +44,7 @@ extern "C" ar_status_t ar_gpu_describe(int32_t ordinal, ar_gpu_device_t *device)
     if (error != cudaSuccess) return status_of(error);
     memset(device, 0, sizeof *device);
     device->ordinal = ordinal;
-    strncpy(device->name, properties.name, sizeof device->name - 1);
+    snprintf(device->name, sizeof device->name, "%s", properties.name);
     device->memory_bytes = (uint64_t)properties.totalGlobalMem;
     return ar_status_success_k;
 }
