@@ -9,9 +9,10 @@
  *
  *   decoder   prefill once, then per epoch a decode body referenced once per token; the KV
  *             cache is a persistent plane every scores/softmax phase carries.
- *   moe       the decoder with the MLP replaced by a router and top-k experts; the layers
- *             repeat has frames (the routing table: frame i walks layer i and picks its
- *             experts) and the expert launches sit in a capacity-chunk repeat with deltas.
+ *   moe       the decoder with the MLP replaced by a router and top-k experts: each expert
+ *             launch is the body of a frames repeat over the routed slots (the batch's routing
+ *             table picks the experts), nested in the layers repeat (deltas), so expert words
+ *             are named by frames and by deltas and take the hull.
  *   training  forward layers save activations in per-layer slices (carried planes) that the
  *             backward layers, walking the bank downwards, carry; gradients and optimizer
  *             moments are globals.
@@ -275,37 +276,35 @@ static size_t emit_layer(wl_t *wl, stage_t const *st, uint64_t const *lengths,
         l = LAUNCH("router_topk", st->ph[PH_ROUTER], wl_p(wl, st->pl[PL_X2], 0), bank + d->off_router,
                    wl_p(wl, st->pl[PL_ROUTE], 0), rows, d->experts, d->top_k);
         per_layer(wl, l, 1, S);
-        /* Experts: one launch per routed slot, in a capacity-chunk repeat (two chunks of the
-         * tokens; deltas walk the activations) inside the layers repeat (frames pick the
-         * experts). */
-        uint64_t half = rows / 2;
+        /* Experts: the batch's routing table picks top_k experts; each expert launch is the
+         * body of a frames repeat over the routed slots (frame k: expert experts[k], hidden
+         * slot k), nested in the layers repeat (deltas: the next layer's experts). The expert
+         * weight word is so named by two repeats and takes the hull over the expert bank. */
         int64_t expert_layer = (int64_t)(d->expert_size * d->experts);
         uint64_t experts_bank = wl_g(wl, fam.g_experts, 0);
         uint64_t h_slot = st->rows * d->ffn * WL_BF16;
         for (int down = 0; down < 2; ++down) {
-            size_t chunk_first = wl->launches_count;
-            ar_shift_t chunk[16];
-            size_t n = 0;
-            for (uint64_t k = 0; k < d->top_k; ++k) {
-                if (!down) {
-                    l = LAUNCH("expert_up", st->ph[PH_UP], wl_p(wl, st->pl[PL_X2], 0), experts_bank,
-                               wl_p(wl, st->pl[PL_H], k * h_slot), wl_p(wl, st->pl[PL_ROUTE], 0),
-                               half, d->d, d->ffn);
-                    chunk[n++] = (ar_shift_t){l, 0, (int64_t)(half * row)};
-                    chunk[n++] = (ar_shift_t){l, 2, (int64_t)(half * d->ffn * WL_BF16)};
-                    wl_walk(wl, 1, l, 1, expert_layer, (int)k);
-                } else {
-                    l = LAUNCH("expert_down", st->ph[PH_DOWN], wl_p(wl, st->pl[PL_H], k * h_slot),
-                               experts_bank + d->expert_up, res, wl_p(wl, st->pl[PL_ROUTE], 0),
-                               half, d->ffn, d->d);
-                    chunk[n++] = (ar_shift_t){l, 0, (int64_t)(half * d->ffn * WL_BF16)};
-                    chunk[n++] = (ar_shift_t){l, 2, (int64_t)(half * row)};
-                    wl_walk(wl, 1, l, 1, expert_layer, (int)k);
-                }
+            if (!down)
+                l = LAUNCH("expert_up", st->ph[PH_UP], wl_p(wl, st->pl[PL_X2], 0), experts_bank,
+                           wl_p(wl, st->pl[PL_H], 0), wl_p(wl, st->pl[PL_ROUTE], 0), rows, d->d,
+                           d->ffn);
+            else
+                l = LAUNCH("expert_down", st->ph[PH_DOWN], wl_p(wl, st->pl[PL_H], 0),
+                           experts_bank + d->expert_up, res, wl_p(wl, st->pl[PL_ROUTE], 0), rows,
+                           d->ffn, d->d);
+            per_layer(wl, l, 1, expert_layer);
+            size_t hidden_word = down ? 0 : 2;
+            ++wl->repeats_count;
+            wl->shifts_count += 2 * d->top_k;
+            if (wl->counting || wl->status) continue;
+            ar_status_t status = ar_plan_add_repeat_frames(wl->plan, l, 1, d->top_k);
+            for (uint64_t k = 0; !status && k < d->top_k; ++k) {
+                ar_shift_t frame[2] = {{l, 1, (int64_t)(experts[k] * d->expert_size)},
+                                       {l, hidden_word, (int64_t)(k * h_slot)}};
+                status = ar_plan_add_frame(wl->plan, frame, 2);
             }
-            wl_repeat_list(wl, chunk_first, wl->launches_count - chunk_first, 2, chunk, n);
+            if (status) wl_fail(wl, status, "could not add the routing frames");
         }
-        (void)experts;
     } else {
         l = LAUNCH("gemm", st->ph[PH_UP], wl_p(wl, st->pl[PL_X2], 0), bank + d->off_wup,
                    wl_p(wl, st->pl[PL_H], 0), rows, d->d, d->up);
@@ -326,24 +325,22 @@ static size_t emit_layer(wl_t *wl, stage_t const *st, uint64_t const *lengths,
 /* The layers repeat around one emitted layer: deltas, or (moe) frames drawn from the routing
  * table. Returns the repeat's index. */
 static size_t emit_layers(wl_t *wl, stage_t const *st, uint64_t const *lengths) {
-    uint64_t experts[4096];
-    uint64_t *table = NULL;
-    if (st->moe) {
-        table = experts;
-        uint64_t k = fam.dims.top_k, L = wl->layers;
-        for (uint64_t i = 0; i < L && (i + 1) * k <= sizeof experts / sizeof *experts; ++i) {
-            uint64_t first = wl_random(wl) % fam.dims.experts;
-            for (uint64_t j = 0; j < k; ++j)
-                experts[i * k + j] = (first + j * (1 + wl_random(wl) % (fam.dims.experts - 1))) %
-                                     fam.dims.experts;
-            if (k == 2 && experts[i * k] == experts[i * k + 1])
-                experts[i * k + 1] = (experts[i * k] + 1) % fam.dims.experts;
+    uint64_t experts[64] = {0};
+    if (st->moe) { /* this batch's routing table: top_k distinct experts */
+        uint64_t k = fam.dims.top_k < 64 ? fam.dims.top_k : 64, E = fam.dims.experts;
+        for (uint64_t j = 0; j < k; ++j) {
+            uint64_t e = wl_random(wl) % E;
+            for (bool clash = true; clash;) {
+                clash = false;
+                for (uint64_t i = 0; i < j; ++i)
+                    if (experts[i] == e) clash = true;
+                if (clash) e = (e + 1) % E;
+            }
+            experts[j] = e;
         }
     }
-    size_t first = emit_layer(wl, st, lengths, table);
-    size_t count = wl->launches_count - first;
-    size_t index = st->moe ? wl_repeat_frames(wl, 1, first, count, wl->layers, table)
-                           : wl_repeat_deltas(wl, 1, first, count, wl->layers);
+    size_t first = emit_layer(wl, st, lengths, experts);
+    size_t index = wl_repeat_deltas(wl, 1, first, wl->launches_count - first, wl->layers);
     if (wl->site_layer_repeat == SIZE_MAX) wl->site_layer_repeat = index;
     return index;
 }
