@@ -132,7 +132,7 @@ static void test_refused(void) {
     expect_refused("\"alignment\": 256", "\"alignment\": 3", "$.alignment", "power of two", 0);
     expect_refused("\"carried\": true", "\"carried\": 1", "$.phases[0].planes[1].carried", "true or false", 0);
     expect_refused("\"kernel\": \"gemm\"", "\"kernel\": 7", "$.launches[0].kernel", "expected a string", 0);
-    expect_refused("\"phase\": \"attn\"", "\"phase\": null", "$.launches[0].phase", "expected a string", 0);
+    expect_refused("\"phase\": \"attn\"", "\"phase\": 1", "$.launches[0].phase", "expected a string", 0);
     /* Missing and mistyped structure. */
     expect_refused("\"format\": \"arena-plan/1\"", "\"format\": \"arena-plan/2\"", "$.format", "arena-plan/1", 0);
     expect_refused("\"format\": \"arena-plan/1\"", "\"fmt\": \"arena-plan/1\"", "$.format", "missing", 0);
@@ -167,6 +167,25 @@ static void test_refused(void) {
     expect_refused("\"schedule\": [ { \"first\": 0, \"count\": 3 }, { \"first\": 0, \"count\": 3 } ]\n}\n", "\"schedule\": [", "$.schedule[0]", "syntax error", 16);
 }
 
+/* Optional fields given as null count as absent: kernel "", phase none, carried false. */
+static void test_null_is_absent(void) {
+    char const *text =
+        "{\"format\":\"arena-plan/1\",\"alignment\":1,\"windows\":[],\"globals\":[],"
+        "\"phases\":[{\"id\":\"p\",\"planes\":[{\"name\":\"x\",\"base\":0,\"size\":1,\"carried\":null}]}],"
+        "\"launches\":[{\"kernel\":null,\"phase\":null,\"words\":[1]}],\"repeats\":[],"
+        "\"schedule\":[{\"first\":0,\"count\":1}],\"meta\":null}";
+    ar_plan_t *plan = NULL;
+    ar_plan_error_t error;
+    expect_int_eq(ar_plan_load_buffer(text, strlen(text), &plan, &error), ar_status_success_k);
+    require_true(plan != NULL);
+    expect_str_eq(plan->launches[0].kernel, "");
+    expect_ptr_null(plan->launches[0].phase_name);
+    expect_i64_eq(plan->launches[0].phase, -1);
+    expect_false(plan->planes[0].carried);
+    expect_ptr_null(plan->meta_json);
+    ar_plan_free(plan);
+}
+
 static void test_odd_inputs(void) {
     ar_plan_t *plan = NULL;
     ar_plan_error_t error;
@@ -195,6 +214,7 @@ static void test_odd_inputs(void) {
 int main(void) {
     test_good();
     test_refused();
+    test_null_is_absent();
     test_odd_inputs();
     return expect_finish();
 }

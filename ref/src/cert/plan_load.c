@@ -19,7 +19,8 @@
  *    {words}, optional "kernel" (a string; absent means "") and "phase" (a string; absent means
  *    none); repeat {first, count, iterations} and exactly one of "deltas" or "frames"; delta
  *    {launch, word, delta}; frame entry {launch, word, offset}; reference {first, count}.
- *    Unknown fields inside elements are ignored, as at the top level.
+ *    Unknown fields inside elements are ignored, as at the top level. An optional field given
+ *    as JSON null counts as absent (generators often write a missing phase as null).
  *  - A 64-bit field is a JSON integer in [0, 2^63) or "0x" and 1 to 16 hex digits; a
  *    delta/offset is a JSON integer (jansson holds int64) or "0x…"/"-0x…" inside int64.
  *    Floats, negative addresses, other strings, and "0x" with no digits or more than 16 are
@@ -192,7 +193,7 @@ static ar_status_t member_string(json_t const *object, char const *key, bool req
                                  char const *fallback, char const **out, size_t *length,
                                  breach_t *where) {
     json_t const *value = json_object_get(object, key);
-    if (!value) {
+    if (!value || (!required && json_is_null(value))) {
         if (required) return missing(where, key, "a string");
         *out = fallback;
         *length = fallback ? strlen(fallback) : 0;
@@ -282,9 +283,9 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         if (!status) status = member_u64(plane, "size", &size, &inner);
         if (!status) {
             json_t const *flag = json_object_get(plane, "carried");
-            if (flag && !json_is_boolean(flag)) {
+            if (flag && !json_is_boolean(flag) && !json_is_null(flag)) {
                 snprintf(inner.text, sizeof inner.text,
-                         "expected true or false (absent means fresh), found %s",
+                         "expected true or false (absent or null means fresh), found %s",
                          type_name(flag));
                 status = breach(&inner, ".carried");
             }
