@@ -78,13 +78,6 @@ static int compare_spans(void const *a, void const *b) {
     return x->window < y->window ? -1 : x->window > y->window;
 }
 
-static int compare_site_shifts(void const *a, void const *b) {
-    ar_site_shift_t const *x = a, *y = b;
-    if (x->site != y->site) return x->site < y->site ? -1 : 1;
-    if (x->repeat != y->repeat) return x->repeat < y->repeat ? -1 : 1;
-    return x->frame < y->frame ? -1 : x->frame > y->frame;
-}
-
 /* "name" [0xbase, 0xend) */
 static void describe_range(char const *name, uint64_t base, ar_u128_t end, char *text,
                            size_t size) {
@@ -141,19 +134,6 @@ ar_named_range_t const *ar_cert_allowed(ar_cert_t const *cert, int64_t phase, ui
         if (plane) return plane;
     }
     return find_holding(cert->globals, plan->globals_count, lo, hi);
-}
-
-size_t ar_cert_site_shifts(ar_cert_t const *cert, size_t site, size_t *first) {
-    size_t left = 0, right = cert->shifts_count;
-    while (left < right) {
-        size_t middle = left + (right - left) / 2;
-        if (cert->shifts[middle].site < site) left = middle + 1;
-        else right = middle;
-    }
-    *first = left;
-    size_t end = left;
-    while (end < cert->shifts_count && cert->shifts[end].site == site) ++end;
-    return end - left;
 }
 
 /* Distance from [lo, hi] to a range, for naming the nearest allowed one. */
@@ -295,39 +275,141 @@ static ar_rule_t check_a_b(ar_cert_t *cert, char *message, size_t size) {
 
 /* ---- Rule C (certificate mode) ------------------------------------------------------------ */
 
-/* One repeat that names a site, with its extreme shifts. */
+/* One repeat that names a site, with its least and greatest shift over its iterations. */
 typedef struct naming_t {
-    size_t repeat;
-    size_t first, count; /* its entries in cert->shifts */
+    ar_naming_t const *naming;
     __int128 least, greatest;
 } naming_t;
 
-static size_t collect_naming(ar_cert_t const *cert, size_t first, size_t count, naming_t *naming) {
+static size_t collect_naming(ar_cert_t const *cert, size_t first, size_t count, naming_t *out) {
     ar_plan_t const *plan = cert->plan;
-    size_t groups = 0;
-    for (size_t e = first; e < first + count;) {
-        size_t r = cert->shifts[e].repeat, end = e;
-        while (end < first + count && cert->shifts[end].repeat == r) ++end;
-        ar_repeat_t const *rep = &plan->repeats[r];
-        naming_t *n = &naming[groups++];
-        n->repeat = r, n->first = e, n->count = end - e;
+    for (size_t g = 0; g < count; ++g) {
+        ar_naming_t const *n = &cert->namings[first + g];
+        ar_repeat_t const *rep = &plan->repeats[n->repeat];
+        out[g].naming = n;
         if (!rep->has_frames) {
-            __int128 last = (__int128)(rep->iterations ? rep->iterations - 1 : 0) *
-                            (__int128)cert->shifts[e].shift;
-            n->least = last < 0 ? last : 0;
-            n->greatest = last > 0 ? last : 0;
+            __int128 last = (__int128)(rep->iterations ? rep->iterations - 1 : 0) * (__int128)n->least;
+            out[g].least = last < 0 ? last : 0;
+            out[g].greatest = last > 0 ? last : 0;
         } else {
-            bool silent = (uint64_t)(end - e) < rep->iterations;
-            n->least = silent ? 0 : cert->shifts[e].shift;
-            n->greatest = n->least;
-            for (size_t k = e; k < end; ++k) {
-                if (cert->shifts[k].shift < n->least) n->least = cert->shifts[k].shift;
-                if (cert->shifts[k].shift > n->greatest) n->greatest = cert->shifts[k].shift;
+            bool silent = n->listed < rep->iterations;
+            out[g].least = silent && n->least > 0 ? 0 : n->least;
+            out[g].greatest = silent && n->greatest < 0 ? 0 : n->greatest;
+        }
+    }
+    return count;
+}
+
+/* The site of a delta or frame entry, or SIZE_MAX for one finish would have refused. */
+static size_t site_of(ar_plan_t const *plan, ar_shift_t const *shift) {
+    if (shift->launch >= plan->launches_count) return SIZE_MAX;
+    ar_launch_t const *launch = &plan->launches[shift->launch];
+    if (shift->word >= launch->words_count) return SIZE_MAX;
+    return launch->words_first + shift->word;
+}
+
+/* Summarise every delta and frame entry per (site, repeat), by counting sort over sites: each
+ * repeat's entries are visited in order (frame by frame), so a site's namings come out in
+ * repeat order and its frame entries in frame order, with no comparison sort. */
+static ar_status_t build_namings(ar_cert_t *cert) {
+    ar_plan_t const *plan = cert->plan;
+    size_t words = plan->words_count;
+    if (plan->shifts_count == 0 || words == 0) return ar_status_success_k;
+    if (plan->repeats_count >= UINT32_MAX || plan->shifts_count >= UINT32_MAX) {
+        snprintf(cert->error, sizeof cert->error,
+                 "rule C: %zu repeats or %zu deltas and frame entries is too many", plan->repeats_count,
+                 plan->shifts_count);
+        return ar_status_unsupported_k;
+    }
+    /* A deltas repeat lists each site once (finish checks it); only a frames repeat lists a
+     * site again, so `last` (the last repeat that listed each site) exists only for those. */
+    bool any_frames = false;
+    for (size_t r = 0; r < plan->repeats_count; ++r) any_frames |= plan->repeats[r].has_frames;
+    uint32_t *last = any_frames ? malloc(words * sizeof *last) : NULL;
+    cert->site_start = calloc(words + 1, sizeof *cert->site_start);
+    if ((any_frames && !last) || !cert->site_start) {
+        free(last);
+        return ar_status_out_of_memory_k;
+    }
+    if (last) memset(last, 0xff, words * sizeof *last);
+    for (size_t r = 0; r < plan->repeats_count; ++r) {
+        ar_repeat_t const *rep = &plan->repeats[r];
+        for (size_t k = rep->shifts_first; k < rep->shifts_first + rep->shifts_count; ++k) {
+            size_t site = site_of(plan, &plan->shifts[k]);
+            if (site == SIZE_MAX) continue;
+            if (rep->has_frames) {
+                if (last[site] == r) continue;
+                last[site] = (uint32_t)r;
+            }
+            ++cert->site_start[site + 1];
+        }
+    }
+    for (size_t i = 0; i < words; ++i) cert->site_start[i + 1] += cert->site_start[i];
+    cert->namings_count = cert->site_start[words];
+    cert->namings = malloc((cert->namings_count + 1) * sizeof *cert->namings);
+    if (!cert->namings) {
+        free(last);
+        return ar_status_out_of_memory_k;
+    }
+    /* site_start[s] serves as the next free slot of s; shifted back afterwards. */
+    if (last) memset(last, 0xff, words * sizeof *last);
+    for (size_t r = 0; r < plan->repeats_count; ++r) {
+        ar_repeat_t const *rep = &plan->repeats[r];
+        for (size_t k = rep->shifts_first; k < rep->shifts_first + rep->shifts_count; ++k) {
+            size_t site = site_of(plan, &plan->shifts[k]);
+            if (site == SIZE_MAX) continue;
+            int64_t shift = plan->shifts[k].shift;
+            if (!rep->has_frames || last[site] != r) {
+                if (rep->has_frames) last[site] = (uint32_t)r;
+                cert->namings[cert->site_start[site]++] = (ar_naming_t){r, shift, shift, 1, SIZE_MAX};
+            } else {
+                ar_naming_t *n = &cert->namings[cert->site_start[site] - 1];
+                if (shift < n->least) n->least = shift;
+                if (shift > n->greatest) n->greatest = shift;
+                ++n->listed;
             }
         }
-        e = end;
     }
-    return groups;
+    memmove(cert->site_start + 1, cert->site_start, words * sizeof *cert->site_start);
+    cert->site_start[0] = 0;
+    free(last);
+
+    /* Frame entries, only for frames repeats whose offsets are read one by one. */
+    size_t entries = 0;
+    for (size_t i = 0; i < cert->namings_count; ++i) {
+        ar_naming_t *n = &cert->namings[i];
+        ar_repeat_t const *rep = &plan->repeats[n->repeat];
+        if (rep->has_frames && (cert->options.exact || rep->iterations <= cert->options.few)) {
+            n->entries_first = entries;
+            entries += n->listed;
+        }
+    }
+    if (entries == 0) return ar_status_success_k;
+    cert->frame_entries = malloc(entries * sizeof *cert->frame_entries);
+    uint64_t *filled = calloc(cert->namings_count, sizeof *filled);
+    if (!cert->frame_entries || !filled) {
+        free(filled);
+        return ar_status_out_of_memory_k;
+    }
+    for (size_t r = 0; r < plan->repeats_count; ++r) {
+        ar_repeat_t const *rep = &plan->repeats[r];
+        if (!rep->has_frames || !(cert->options.exact || rep->iterations <= cert->options.few)) continue;
+        for (uint64_t f = 0; f < rep->iterations; ++f) {
+            size_t from = plan->frame_starts[rep->frames_first + f];
+            size_t to = plan->frame_starts[rep->frames_first + f + 1];
+            for (size_t k = from; k < to; ++k) {
+                size_t site = site_of(plan, &plan->shifts[k]);
+                if (site == SIZE_MAX) continue;
+                size_t slot = cert->site_start[site];
+                while (slot < cert->site_start[site + 1] && cert->namings[slot].repeat != r) ++slot;
+                ar_naming_t const *n = &cert->namings[slot];
+                cert->frame_entries[n->entries_first + filled[slot]++] =
+                    (ar_frame_entry_t){f, plan->shifts[k].shift};
+            }
+        }
+    }
+    free(filled);
+    return ar_status_success_k;
 }
 
 static ar_status_t build_sorted_views(ar_cert_t *cert) {
@@ -351,35 +433,60 @@ static ar_status_t build_sorted_views(ar_cert_t *cert) {
     }
     cert->spans_count = merged;
 
-    /* Every delta and frame entry, keyed by site. */
-    cert->shifts = malloc((plan->shifts_count ? plan->shifts_count : 1) * sizeof *cert->shifts);
-    if (!cert->shifts) return ar_status_out_of_memory_k;
-    size_t s = 0;
-    for (size_t r = 0; r < plan->repeats_count; ++r) {
-        ar_repeat_t const *rep = &plan->repeats[r];
-        if (!rep->has_frames) {
-            for (size_t k = rep->shifts_first; k < rep->shifts_first + rep->shifts_count; ++k) {
-                ar_shift_t const *sh = &plan->shifts[k];
-                if (sh->launch >= plan->launches_count) continue; /* finish rejects these */
-                cert->shifts[s++] = (ar_site_shift_t){plan->launches[sh->launch].words_first + sh->word,
-                                                      r, 0, sh->shift};
-            }
-        } else {
-            for (uint64_t f = 0; f < rep->iterations; ++f) {
-                size_t from = plan->frame_starts[rep->frames_first + f];
-                size_t to = plan->frame_starts[rep->frames_first + f + 1];
-                for (size_t k = from; k < to; ++k) {
-                    ar_shift_t const *sh = &plan->shifts[k];
-                    if (sh->launch >= plan->launches_count) continue;
-                    cert->shifts[s++] = (ar_site_shift_t){
-                        plan->launches[sh->launch].words_first + sh->word, r, f, sh->shift};
-                }
-            }
-        }
+    return build_namings(cert);
+}
+
+/* Consecutive words mostly fall in the same window gap, window, plane or global, so the last
+ * answers are remembered and tried before any binary search. */
+typedef struct lookup_memo_t {
+    bool has_gap, has_span;
+    uint64_t gap_lo, gap_hi;         /* an inclusive stretch no window meets */
+    uint64_t span_lo, span_hi;       /* an inclusive stretch inside one window */
+    ar_named_range_t const *plane;   /* the last plane found, of phase plane_phase */
+    int64_t plane_phase;
+    ar_named_range_t const *global;  /* the last global found (allowed to every phase) */
+} lookup_memo_t;
+
+static bool memo_meets_window(ar_cert_t const *cert, lookup_memo_t *memo, uint64_t lo, uint64_t hi) {
+    if (memo->has_gap && memo->gap_lo <= lo && hi <= memo->gap_hi) return false;
+    if (memo->has_span && memo->span_lo <= hi && lo <= memo->span_hi) return true;
+    /* The first span ending past lo decides; remember it, or the gap before it. */
+    size_t left = 0, right = cert->spans_count;
+    while (left < right) {
+        size_t middle = left + (right - left) / 2;
+        if (cert->spans[middle].end <= (ar_u128_t)lo) left = middle + 1;
+        else right = middle;
     }
-    cert->shifts_count = s;
-    qsort(cert->shifts, s, sizeof *cert->shifts, compare_site_shifts);
-    return ar_status_success_k;
+    uint64_t gap_lo = left ? (uint64_t)(cert->spans[left - 1].end) : 0;
+    if (left == cert->spans_count || cert->spans[left].base > hi) {
+        memo->has_gap = true;
+        memo->gap_lo = gap_lo;
+        memo->gap_hi = left == cert->spans_count ? UINT64_MAX : cert->spans[left].base - 1;
+        return false;
+    }
+    memo->has_span = true;
+    memo->span_lo = cert->spans[left].base;
+    memo->span_hi = (uint64_t)(cert->spans[left].end - 1);
+    return true;
+}
+
+static bool memo_allowed(ar_cert_t const *cert, lookup_memo_t *memo, int64_t phase, uint64_t lo,
+                         uint64_t hi) {
+    ar_named_range_t const *r = memo->plane;
+    if (r && memo->plane_phase == phase && r->base <= lo && (ar_u128_t)hi < r->end) return true;
+    r = memo->global;
+    if (r && r->base <= lo && (ar_u128_t)hi < r->end) return true;
+    r = ar_cert_allowed(cert, phase, lo, hi);
+    if (!r) return false;
+    if (r->is_global) memo->global = r;
+    else memo->plane = r, memo->plane_phase = phase;
+    return true;
+}
+
+/* An interval passes when it meets no window or lies whole in one allowed range. */
+static inline bool interval_passes(ar_cert_t const *cert, lookup_memo_t *memo, int64_t phase,
+                                   uint64_t lo, uint64_t hi) {
+    return !memo_meets_window(cert, memo, lo, hi) || memo_allowed(cert, memo, phase, lo, hi);
 }
 
 /* Rule C with points and hulls. Sets report fields; returns the first failing launch through
@@ -391,10 +498,13 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
     naming_t *naming = NULL;
     size_t naming_capacity = 0;
     ar_u128_t slack = 0;
+    lookup_memo_t memo = {0};
+    uint64_t sites_checked = 0, sites_accepted = 0, points = 0, hulls = 0;
     *failed = SIZE_MAX;
     for (size_t li = 0; li < plan->launches_count; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
-        bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
+        int64_t phase = launch->phase;
+        bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
         bool launch_ok = !phaseless;
         if (phaseless && *failed == SIZE_MAX) {
             *failed = li;
@@ -410,12 +520,31 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
                          li, launch->kernel ? launch->kernel : "");
         }
         if (phaseless && !cert->options.all_sites) break;
+        if (phaseless) { /* counted, never accepted */
+            sites_checked += launch->words_count;
+            continue;
+        }
         for (size_t w = 0; w < launch->words_count; ++w) {
             size_t site = launch->words_first + w;
             uint64_t word = plan->words[site];
-            ++report->sites_checked;
-            if (phaseless) continue; /* counted, never accepted */
-            size_t first, count = ar_cert_site_shifts(cert, site, &first);
+            ++sites_checked;
+            size_t first, count = ar_cert_site_namings(cert, site, &first);
+            if (count == 0) { /* the common case: one point */
+                ++points;
+                if (interval_passes(cert, &memo, phase, word, word)) {
+                    ++sites_accepted;
+                    continue;
+                }
+                launch_ok = false;
+                if (*failed == SIZE_MAX) {
+                    *failed = li;
+                    report->launch = li, report->word = w, report->lo = report->hi = word;
+                    ar_cert_describe_c(cert, li, w, word, word, "", report->message,
+                                       sizeof report->message);
+                }
+                if (!cert->options.all_sites) break;
+                continue;
+            }
             if (count > naming_capacity) {
                 naming_t *grown = realloc(naming, count * sizeof *naming);
                 if (!grown) {
@@ -428,29 +557,17 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
             bool site_ok = true;
             uint64_t bad_lo = 0, bad_hi = 0;
             char detail[160] = "";
-            if (groups == 0) {
-                ++report->points;
-                if (ar_cert_meets_window(cert, word, word, NULL) &&
-                    !ar_cert_allowed(cert, launch->phase, word, word))
-                    site_ok = false, bad_lo = bad_hi = word;
-            } else if (groups == 1 && plan->repeats[naming[0].repeat].iterations <= few) {
-                ar_repeat_t const *rep = &plan->repeats[naming[0].repeat];
-                size_t cursor = naming[0].first, end = naming[0].first + naming[0].count;
+            if (groups == 1 && plan->repeats[naming[0].naming->repeat].iterations <= few) {
+                ar_naming_t const *n = naming[0].naming;
+                ar_repeat_t const *rep = &plan->repeats[n->repeat];
+                size_t cursor = n->entries_first;
                 for (uint64_t i = 0; i < rep->iterations; ++i) {
-                    uint64_t shift = 0;
-                    if (!rep->has_frames) shift = i * (uint64_t)cert->shifts[cursor].shift;
-                    else {
-                        while (cursor < end && cert->shifts[cursor].frame < i) ++cursor;
-                        if (cursor < end && cert->shifts[cursor].frame == i)
-                            shift = (uint64_t)cert->shifts[cursor].shift;
-                    }
-                    uint64_t value = word + shift;
-                    ++report->points;
-                    if (ar_cert_meets_window(cert, value, value, NULL) &&
-                        !ar_cert_allowed(cert, launch->phase, value, value)) {
+                    uint64_t value = word + ar_cert_shift_at(cert, n, rep->has_frames, i, &cursor);
+                    ++points;
+                    if (!interval_passes(cert, &memo, phase, value, value)) {
                         site_ok = false, bad_lo = bad_hi = value;
                         snprintf(detail, sizeof detail, "at iteration %" PRIu64 " of repeat %zu", i,
-                                 naming[0].repeat);
+                                 n->repeat);
                         break;
                     }
                 }
@@ -465,25 +582,24 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
                     if (lo < 0 || hi >= (__int128)AR_TWO_64) wrapped = true;
                 }
                 for (size_t g = 0; g < groups; ++g)
-                    values = ar_u128_mul_sat(values, plan->repeats[naming[g].repeat].iterations);
+                    values = ar_u128_mul_sat(values, plan->repeats[naming[g].naming->repeat].iterations);
                 uint64_t hull_lo = wrapped ? 0 : (uint64_t)lo;
                 uint64_t hull_hi = wrapped ? UINT64_MAX : (uint64_t)hi;
                 ar_u128_t width = (ar_u128_t)hull_hi - hull_lo + 1;
                 if (width > values) slack = ar_u128_add_sat(slack, width - values);
-                ++report->hulls;
-                if (ar_cert_meets_window(cert, hull_lo, hull_hi, NULL) &&
-                    !ar_cert_allowed(cert, launch->phase, hull_lo, hull_hi)) {
+                ++hulls;
+                if (!interval_passes(cert, &memo, phase, hull_lo, hull_hi)) {
                     site_ok = false, bad_lo = hull_lo, bad_hi = hull_hi;
                     int used = snprintf(detail, sizeof detail, "%s(hull over repeat%s",
                                         wrapped ? "(wraps past 2^64) " : "", groups > 1 ? "s" : "");
                     for (size_t g = 0; g < groups && used > 0 && (size_t)used < sizeof detail - 24; ++g)
                         used += snprintf(detail + used, sizeof detail - (size_t)used, "%s %zu",
-                                         g ? "," : "", naming[g].repeat);
+                                         g ? "," : "", naming[g].naming->repeat);
                     if (used > 0 && (size_t)used < sizeof detail - 2) strcat(detail, ")");
                 }
             }
             if (site_ok) {
-                ++report->sites_accepted;
+                ++sites_accepted;
                 continue;
             }
             launch_ok = false;
@@ -498,6 +614,8 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
         if (!launch_ok && !cert->options.all_sites) break;
     }
     free(naming);
+    report->sites_checked = sites_checked, report->sites_accepted = sites_accepted;
+    report->points = points, report->hulls = hulls;
     /* hull_slack_bytes: over all hulls tested, the hull's width (hi - lo + 1) less the number
      * of ordinal tuples of its naming repeats (the most values it can stand for), where the
      * width is larger; saturated. Points add nothing. */
@@ -544,7 +662,10 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
         goto out;
     }
     status = build_sorted_views(&cert);
-    if (status != ar_status_success_k) goto out;
+    if (status != ar_status_success_k) {
+        if (cert.error[0]) snprintf(report->message, sizeof report->message, "%s", cert.error);
+        goto out;
+    }
 
     size_t failed = SIZE_MAX;
     if (cert.options.exact) {
@@ -595,6 +716,8 @@ out:
     free(cert.globals);
     free(cert.planes);
     free(cert.spans);
-    free(cert.shifts);
+    free(cert.site_start);
+    free(cert.namings);
+    free(cert.frame_entries);
     return status;
 }

@@ -54,14 +54,22 @@ typedef struct ar_span_t {
     size_t window;
 } ar_span_t;
 
-/* One delta or frame entry, keyed by its site (words_first of its launch + its word), sorted by
- * (site, repeat, frame), so a word finds the repeats that name it by binary search. */
-typedef struct ar_site_shift_t {
-    size_t site;
+/* One repeat naming one site (a site is words_first of a launch + a word), summarised once from
+ * the repeat's deltas or frames: a delta's value, or the least and greatest offset over the
+ * frames that list the site and how many do (fewer than the iterations: 0 joins them). Where
+ * a frames repeat's offsets are needed one by one (points, and the exact oracle), they are kept
+ * in frame order in ar_cert_t.frame_entries[entries_first, +listed). */
+typedef struct ar_naming_t {
     size_t repeat;
-    uint64_t frame; /* the frame's index for a frames repeat; 0 for a delta */
-    int64_t shift;
-} ar_site_shift_t;
+    int64_t least, greatest; /* deltas: least == greatest == the delta */
+    uint64_t listed;         /* frames listing the site (1 for a delta) */
+    size_t entries_first;    /* SIZE_MAX where the offsets are not kept */
+} ar_naming_t;
+
+typedef struct ar_frame_entry_t {
+    uint64_t frame;
+    int64_t offset;
+} ar_frame_entry_t;
 
 /* The sorted views of a plan that rule C (both modes) reads. Built only after A and B pass, so
  * the allowed ranges of any one phase (its planes and the globals) are pairwise disjoint. */
@@ -72,8 +80,13 @@ typedef struct ar_cert_t {
     ar_named_range_t *planes;  /* each phase's slice [planes_first, +planes_count) sorted */
     ar_span_t *spans;          /* the union of the windows */
     size_t spans_count;
-    ar_site_shift_t *shifts; /* every delta and frame entry, sorted */
-    size_t shifts_count;
+    /* The repeats naming site s are namings[site_start[s], site_start[s + 1]), in repeat
+     * order; built by counting sort in O(words + shifts), NULL when the plan has no shifts. */
+    uint32_t *site_start;
+    ar_naming_t *namings;
+    size_t namings_count;
+    ar_frame_entry_t *frame_entries;
+    char error[256]; /* why building these views was refused (ar_status_unsupported_k) */
 } ar_cert_t;
 
 /* Whether [lo, hi] (inclusive) meets a window; the window it meets goes to *window. */
@@ -81,8 +94,26 @@ bool ar_cert_meets_window(ar_cert_t const *cert, uint64_t lo, uint64_t hi, size_
 /* The allowed range of `phase` (a plane of it or a global) that holds all of [lo, hi], or NULL. */
 ar_named_range_t const *ar_cert_allowed(ar_cert_t const *cert, int64_t phase, uint64_t lo,
                                         uint64_t hi);
-/* The entries naming `site`: *first is where they start in cert->shifts; returns their count. */
-size_t ar_cert_site_shifts(ar_cert_t const *cert, size_t site, size_t *first);
+/* The repeats naming `site`: *first is where they start in cert->namings; returns their count. */
+static inline size_t ar_cert_site_namings(ar_cert_t const *cert, size_t site, size_t *first) {
+    if (!cert->site_start) return *first = 0, 0;
+    *first = cert->site_start[site];
+    return cert->site_start[site + 1] - cert->site_start[site];
+}
+/* The shift of naming `n` at ordinal `i` of its repeat, mod 2^64; `cursor` (start it at
+ * n->entries_first) makes increasing ordinals cost O(1) each. Needs the frame entries for a
+ * frames repeat. */
+static inline uint64_t ar_cert_shift_at(ar_cert_t const *cert, ar_naming_t const *n, bool frames,
+                                        uint64_t i, size_t *cursor) {
+    if (!frames) return i * (uint64_t)n->least;
+    size_t end = n->entries_first + n->listed;
+    if (*cursor < n->entries_first || (*cursor < end && cert->frame_entries[*cursor].frame > i))
+        *cursor = n->entries_first;
+    while (*cursor < end && cert->frame_entries[*cursor].frame < i) ++*cursor;
+    if (*cursor < end && cert->frame_entries[*cursor].frame == i)
+        return (uint64_t)cert->frame_entries[*cursor].offset;
+    return 0;
+}
 /* One sentence for a word of launch `launch` that breaks rule C at [lo, hi]; `detail` says
  * how the value arises (an iteration, a hull, ordinals). */
 void ar_cert_describe_c(ar_cert_t const *cert, size_t launch, size_t word, uint64_t lo,

@@ -3,7 +3,7 @@
  * evaluated once per tuple of its naming repeats' ordinals (an odometer, innermost last),
  * never once per tuple of every enclosing repeat: the result is the same, since the others
  * leave the value unchanged. A frames repeat's offset at ordinal i is read with a cursor over
- * the word's entries sorted by frame (0 where frame i is silent).
+ * the word's frame entries, kept in frame order (0 where frame i is silent).
  *
  * Before evaluating anything the oracle counts its evaluations (per site, the product of its
  * naming repeats' iterations, 1 for a site none names) and refuses, with
@@ -21,37 +21,13 @@
 #include "cert/certify_internal.h"
 
 typedef struct odometer_t {
-    size_t repeat;
-    size_t first, end; /* the site's entries from this repeat */
+    ar_naming_t const *naming;
     uint64_t iterations;
     bool frames;
     uint64_t ordinal;
-    size_t cursor;  /* frames: the first entry with frame >= ordinal */
+    size_t cursor;  /* into cert->frame_entries, for a frames repeat */
     uint64_t shift; /* this repeat's shift at `ordinal`, mod 2^64 */
 } odometer_t;
-
-static uint64_t shift_at(ar_cert_t const *cert, odometer_t *o) {
-    if (!o->frames) return o->ordinal * (uint64_t)cert->shifts[o->first].shift;
-    if (o->ordinal == 0) o->cursor = o->first;
-    while (o->cursor < o->end && cert->shifts[o->cursor].frame < o->ordinal) ++o->cursor;
-    if (o->cursor < o->end && cert->shifts[o->cursor].frame == o->ordinal)
-        return (uint64_t)cert->shifts[o->cursor].shift;
-    return 0;
-}
-
-static size_t group_site(ar_cert_t const *cert, size_t first, size_t count, odometer_t *groups) {
-    ar_plan_t const *plan = cert->plan;
-    size_t n = 0;
-    for (size_t e = first; e < first + count;) {
-        size_t r = cert->shifts[e].repeat, end = e;
-        while (end < first + count && cert->shifts[end].repeat == r) ++end;
-        groups[n++] = (odometer_t){.repeat = r, .first = e, .end = end,
-                                   .iterations = plan->repeats[r].iterations,
-                                   .frames = plan->repeats[r].has_frames, .cursor = e};
-        e = end;
-    }
-    return n;
-}
 
 ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *report) {
     ar_plan_t const *plan = cert->plan;
@@ -64,13 +40,10 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
         ar_launch_t const *launch = &plan->launches[li];
         if (launch->phase < 0 || (size_t)launch->phase >= plan->phases_count) continue;
         for (size_t w = 0; w < launch->words_count; ++w) {
-            size_t first, count = ar_cert_site_shifts(cert, launch->words_first + w, &first);
+            size_t first, count = ar_cert_site_namings(cert, launch->words_first + w, &first);
             ar_u128_t tuples = 1;
-            for (size_t e = first; e < first + count;) {
-                size_t r = cert->shifts[e].repeat;
-                tuples = ar_u128_mul_sat(tuples, plan->repeats[r].iterations);
-                while (e < first + count && cert->shifts[e].repeat == r) ++e;
-            }
+            for (size_t g = first; g < first + count; ++g)
+                tuples = ar_u128_mul_sat(tuples, plan->repeats[cert->namings[g].repeat].iterations);
             total = ar_u128_add_sat(total, tuples);
         }
     }
@@ -108,7 +81,7 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
             size_t site = launch->words_first + w;
             ++report->sites_checked;
             if (phaseless) continue;
-            size_t first, count = ar_cert_site_shifts(cert, site, &first);
+            size_t first, count = ar_cert_site_namings(cert, site, &first);
             if (count > capacity) {
                 odometer_t *grown = realloc(groups, count * sizeof *groups);
                 if (!grown) {
@@ -117,12 +90,16 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
                 }
                 groups = grown, capacity = count;
             }
-            size_t n = group_site(cert, first, count, groups);
+            size_t n = count;
             uint64_t word = plan->words[site], sum = 0;
             bool any_empty = false;
             for (size_t g = 0; g < n; ++g) {
-                if (groups[g].iterations == 0) any_empty = true;
-                groups[g].shift = shift_at(cert, &groups[g]);
+                ar_naming_t const *naming = &cert->namings[first + g];
+                ar_repeat_t const *rep = &plan->repeats[naming->repeat];
+                groups[g] = (odometer_t){naming, rep->iterations, rep->has_frames, 0,
+                                         naming->entries_first, 0};
+                if (rep->iterations == 0) any_empty = true;
+                groups[g].shift = ar_cert_shift_at(cert, naming, rep->has_frames, 0, &groups[g].cursor);
                 sum += groups[g].shift;
             }
             bool site_ok = true;
@@ -138,7 +115,8 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
                         for (size_t g = 0; g < n && used >= 0 && (size_t)used < sizeof detail - 48; ++g)
                             used += snprintf(detail + used, sizeof detail - (size_t)used,
                                              "%s iteration %" PRIu64 " of repeat %zu",
-                                             g ? "," : "at", groups[g].ordinal, groups[g].repeat);
+                                             g ? "," : "at", groups[g].ordinal,
+                                             groups[g].naming->repeat);
                         failed = true;
                         report->rule = ar_rule_c_k;
                         report->launch = li, report->word = w, report->lo = report->hi = value;
@@ -153,12 +131,12 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
                     odometer_t *o = &groups[g - 1];
                     sum -= o->shift;
                     if (++o->ordinal < o->iterations) {
-                        o->shift = shift_at(cert, o);
+                        o->shift = ar_cert_shift_at(cert, o->naming, o->frames, o->ordinal, &o->cursor);
                         sum += o->shift;
                         break;
                     }
                     o->ordinal = 0;
-                    o->shift = shift_at(cert, o);
+                    o->shift = ar_cert_shift_at(cert, o->naming, o->frames, 0, &o->cursor);
                     sum += o->shift;
                     --g;
                 }
