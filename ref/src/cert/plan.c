@@ -463,55 +463,70 @@ static int compare_sites(void const *a, void const *b) {
 /* Check one list of shifts (a repeat's deltas, or one frame): each launch in the body, each word
  * inside its launch, no (launch, word) twice. `prefix` is the list's JSON path; `field` names the
  * shift ("delta" or "offset"). Breaches are reported in list order. */
-static ar_status_t check_shift_list(ar_plan_t const *plan, ar_repeat_t const *repeat,
-                                    ar_shift_t const *shifts, size_t count, char const *prefix,
-                                    site_t **scratch, size_t *scratch_capacity,
-                                    ar_plan_error_t *error) {
+static ar_status_t check_shift_list(ar_plan_t const *plan, size_t r, size_t frame,
+                                    ar_shift_t const *shifts, size_t count, site_t **scratch,
+                                    size_t *scratch_capacity, ar_plan_error_t *error) {
     if (count == 0) return ar_status_success_k;
-    if (count > *scratch_capacity) {
-        site_t *grown = realloc(*scratch, count * sizeof *grown);
-        if (!grown) return ar_status_out_of_memory_k;
-        *scratch = grown;
-        *scratch_capacity = count;
-    }
-    site_t *sites = *scratch;
-    for (size_t j = 0; j < count; ++j) sites[j] = (site_t){shifts[j].launch, shifts[j].word, j};
-    qsort(sites, count, sizeof *sites, compare_sites);
-    size_t duplicate = SIZE_MAX, duplicate_of = 0; /* the earliest entry that repeats a pair */
-    for (size_t j = 1; j < count; ++j)
-        if (sites[j].launch == sites[j - 1].launch && sites[j].word == sites[j - 1].word) {
-            /* sites[j - 1] is the run's earliest only when the run starts there. */
-            size_t start = j - 1;
-            while (start > 0 && sites[start - 1].launch == sites[j].launch &&
-                   sites[start - 1].word == sites[j].word)
-                --start;
+    ar_repeat_t const *repeat = &plan->repeats[r];
+    /* Find the earliest entry that repeats a pair: sort a copy when the list is long, compare
+     * pairs when it is short (most frames hold a few entries). */
+    size_t duplicate = SIZE_MAX, duplicate_of = 0;
+    if (count <= 8) {
+        for (size_t j = 1; j < count && duplicate == SIZE_MAX; ++j)
+            for (size_t i = 0; i < j; ++i)
+                if (shifts[i].launch == shifts[j].launch && shifts[i].word == shifts[j].word) {
+                    duplicate = j;
+                    duplicate_of = i;
+                    break;
+                }
+    } else {
+        if (count > *scratch_capacity) {
+            site_t *grown = realloc(*scratch, count * sizeof *grown);
+            if (!grown) return ar_status_out_of_memory_k;
+            *scratch = grown;
+            *scratch_capacity = count;
+        }
+        site_t *sites = *scratch;
+        for (size_t j = 0; j < count; ++j) sites[j] = (site_t){shifts[j].launch, shifts[j].word, j};
+        qsort(sites, count, sizeof *sites, compare_sites);
+        /* Within a run of equal pairs, sorted by index, the run's first is the original and every
+         * later one a duplicate of it. */
+        for (size_t j = 1, start = 0; j < count; ++j) {
+            if (sites[j].launch != sites[start].launch || sites[j].word != sites[start].word) {
+                start = j;
+                continue;
+            }
             if (sites[j].index < duplicate) {
                 duplicate = sites[j].index;
                 duplicate_of = sites[start].index;
             }
         }
-    char path[256];
+    }
     for (size_t j = 0; j < count; ++j) {
         ar_shift_t const *shift = &shifts[j];
-        if (shift->launch < repeat->first || shift->launch - repeat->first >= repeat->count) {
-            snprintf(path, sizeof path, "%s[%zu].launch", prefix, j);
+        bool outside = shift->launch < repeat->first || shift->launch - repeat->first >= repeat->count;
+        bool word_out = !outside && shift->word >= plan->launches[shift->launch].words_count;
+        if (!outside && !word_out && j != duplicate) continue;
+        /* The JSON path, formatted only now: frames can number millions. */
+        char path[160];
+        int used = frame == SIZE_MAX
+                       ? snprintf(path, sizeof path, "$.repeats[%zu].deltas[%zu]", r, j)
+                       : snprintf(path, sizeof path, "$.repeats[%zu].frames[%zu][%zu]", r, frame, j);
+        if (outside) {
+            snprintf(path + used, sizeof path - (size_t)used, ".launch");
             return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                 "launch %zu lies outside the repeat's body, launches [%zu, %zu)",
                                 shift->launch, repeat->first, repeat->first + repeat->count);
         }
-        ar_launch_t const *launch = &plan->launches[shift->launch];
-        if (shift->word >= launch->words_count) {
-            snprintf(path, sizeof path, "%s[%zu].word", prefix, j);
+        if (word_out) {
+            snprintf(path + used, sizeof path - (size_t)used, ".word");
             return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                 "word %zu is out of range: launch %zu has %zu words", shift->word,
-                                shift->launch, launch->words_count);
+                                shift->launch, plan->launches[shift->launch].words_count);
         }
-        if (j == duplicate) {
-            snprintf(path, sizeof path, "%s[%zu]", prefix, j);
-            return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                "(launch %zu, word %zu) appears twice, also at [%zu]",
-                                shift->launch, shift->word, duplicate_of);
-        }
+        return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+                            "(launch %zu, word %zu) appears twice, also at [%zu]", shift->launch,
+                            shift->word, duplicate_of);
     }
     return ar_status_success_k;
 }
@@ -610,10 +625,8 @@ static ar_status_t check_repeats(ar_plan_t const *plan, ar_plan_error_t *error) 
             status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "iterations is 0: a repeat runs at least once");
         } else if (!repeat->has_frames) {
-            snprintf(path, sizeof path, "$.repeats[%zu].deltas", r);
-            status = check_shift_list(plan, repeat, plan->shifts + repeat->shifts_first,
-                                      repeat->shifts_count, path, &scratch, &scratch_capacity,
-                                      error);
+            status = check_shift_list(plan, r, SIZE_MAX, plan->shifts + repeat->shifts_first,
+                                      repeat->shifts_count, &scratch, &scratch_capacity, error);
         } else {
             size_t frames = plan->internals->repeat_frames[r];
             if (frames != repeat->iterations) {
@@ -626,8 +639,7 @@ static ar_status_t check_repeats(ar_plan_t const *plan, ar_plan_error_t *error) 
             for (size_t f = 0; f < frames && !status; ++f) {
                 size_t begin = plan->frame_starts[repeat->frames_first + f];
                 size_t end = plan->frame_starts[repeat->frames_first + f + 1];
-                snprintf(path, sizeof path, "$.repeats[%zu].frames[%zu]", r, f);
-                status = check_shift_list(plan, repeat, plan->shifts + begin, end - begin, path,
+                status = check_shift_list(plan, r, f, plan->shifts + begin, end - begin,
                                           &scratch, &scratch_capacity, error);
             }
         }

@@ -366,50 +366,6 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
     return ar_status_success_k;
 }
 
-static ar_status_t load_repeat(loader_t *loader, json_t const *element, breach_t *where) {
-    size_t first, count;
-    uint64_t iterations;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_index(element, "first", &first, where);
-    if (!status) status = member_index(element, "count", &count, where);
-    if (!status) status = member_u64(element, "iterations", &iterations, where);
-    if (status) return status;
-    json_t const *deltas = json_object_get(element, "deltas");
-    json_t const *frames = json_object_get(element, "frames");
-    if (deltas && frames) {
-        snprintf(where->text, sizeof where->text,
-                 "a repeat has \"deltas\" or \"frames\", not both");
-        return breach(where, "%s", "");
-    }
-    if (!deltas && !frames) {
-        snprintf(where->text, sizeof where->text,
-                 "a repeat needs \"deltas\" or \"frames\" (an empty \"deltas\" moves nothing)");
-        return breach(where, "%s", "");
-    }
-    if (deltas) {
-        size_t n = 0;
-        status = load_shift_list(loader, deltas, "delta", ".deltas", &n, where);
-        if (!status)
-            status = ar_plan_add_repeat_deltas(loader->plan, first, count, iterations,
-                                               loader->scratch, n);
-        return status;
-    }
-    if (!json_is_array(frames)) {
-        snprintf(where->text, sizeof where->text, "expected an array of frames, found %s",
-                 type_name(frames));
-        return breach(where, ".frames");
-    }
-    status = ar_plan_add_repeat_frames(loader->plan, first, count, iterations);
-    for (size_t f = 0; f < json_array_size(frames) && !status; ++f) {
-        char prefix[48];
-        snprintf(prefix, sizeof prefix, ".frames[%zu]", f);
-        size_t n = 0;
-        status = load_shift_list(loader, json_array_get(frames, f), "offset", prefix, &n, where);
-        if (!status) status = ar_plan_add_frame(loader->plan, loader->scratch, n);
-    }
-    return status;
-}
-
 static ar_status_t load_reference(loader_t *loader, json_t const *element, breach_t *where) {
     size_t first, count;
     ar_status_t status = expect_object(element, where);
@@ -457,64 +413,62 @@ static int peek(loader_t *loader) {
     return loader->position < loader->length ? (unsigned char)loader->text[loader->position] : -1;
 }
 
-/* Parse one JSON value at the current position with jansson; on a syntax error, report it at its
- * line and column in the whole text, naming `path`. */
-static ar_status_t parse_value(loader_t *loader, char const *path, json_t **value) {
+/* Parse one JSON value at the current position with jansson. On a syntax error, report it at
+ * its line and column in the whole text, naming the path `format` gives (formatted only then:
+ * the loader parses millions of elements). */
+static ar_status_t parse_value(loader_t *loader, json_t **value, char const *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static ar_status_t parse_value(loader_t *loader, json_t **value, char const *format, ...) {
     skip_space(loader);
     size_t start = loader->position;
     json_error_t json_error;
     *value = json_loadb(loader->text + start, loader->length - start,
                         JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
                         &json_error);
-    if (!*value) {
-        /* jansson's line/column count from the element's start: shift them onto the file. */
-        int line0, column0;
-        locate(loader, start, &line0, &column0);
-        int line = json_error.line > 0 ? line0 + json_error.line - 1 : line0;
-        int column = json_error.line == 1 ? column0 + json_error.column - 1
-                     : json_error.column > 0 ? json_error.column : column0;
-        return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
-                            "syntax error: %s", json_error.text);
+    if (*value) {
+        loader->position = start + (size_t)json_error.position;
+        return ar_status_success_k;
     }
-    loader->position = start + (size_t)json_error.position;
-    return ar_status_success_k;
+    char path[256];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(path, sizeof path, format, args);
+    va_end(args);
+    /* jansson's line/column count from the value's start: shift them onto the whole text. */
+    int line0, column0;
+    locate(loader, start, &line0, &column0);
+    int line = json_error.line > 0 ? line0 + json_error.line - 1 : line0;
+    int column = json_error.line == 1 ? column0 + json_error.column - 1
+                 : json_error.column > 0 ? json_error.column : column0;
+    return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
+                        "syntax error: %s", json_error.text);
 }
 
-typedef ar_status_t (*element_loader_t)(loader_t *, json_t const *, breach_t *);
+/* Refuse the value at the current position, which is not what `path` needs (`expected`). */
+static ar_status_t wrong_type(loader_t *loader, char const *path, char const *expected) {
+    json_t *value;
+    ar_status_t status = parse_value(loader, &value, "%s", path);
+    if (status) return status;
+    status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+                          "expected %s, found %s", expected, type_name(value));
+    json_decref(value);
+    return status;
+}
 
-/* Walk the array at the current position, converting and freeing one element at a time. */
-static ar_status_t load_array(loader_t *loader, char const *key, element_loader_t load_element) {
-    char path[192];
-    snprintf(path, sizeof path, "$.%s", key);
-    if (peek(loader) != '[') {
-        json_t *value;
-        ar_status_t status = parse_value(loader, path, &value);
-        if (status) return status;
-        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
-                              "expected an array, found %s", type_name(value));
-        json_decref(value);
-        return status;
-    }
+/* Walk the JSON array at the current position (`path` names it): `element` consumes each
+ * element in turn, at its index. */
+typedef ar_status_t (*array_walker_t)(loader_t *, size_t index, void *context);
+static ar_status_t walk_array(loader_t *loader, char const *path, char const *expected,
+                              array_walker_t element, void *context) {
+    if (peek(loader) != '[') return wrong_type(loader, path, expected);
     ++loader->position;
     if (peek(loader) == ']') {
         ++loader->position;
         return ar_status_success_k;
     }
     for (size_t index = 0;; ++index) {
-        snprintf(path, sizeof path, "$.%s[%zu]", key, index);
-        json_t *element;
-        ar_status_t status = parse_value(loader, path, &element);
+        ar_status_t status = element(loader, index, context);
         if (status) return status;
-        breach_t where;
-        where.field[0] = where.text[0] = '\0';
-        status = load_element(loader, element, &where);
-        json_decref(element);
-        if (status == ar_status_invalid_argument_k) {
-            char full[256];
-            snprintf(full, sizeof full, "$.%s[%zu]%s", key, index, where.field);
-            return ar_plan_fail(loader->error, status, full, 0, 0, "%s", where.text);
-        }
-        if (status) return ar_plan_fail(loader->error, status, path, 0, 0, "out of memory");
         int next = peek(loader);
         if (next == ',') {
             ++loader->position;
@@ -524,12 +478,219 @@ static ar_status_t load_array(loader_t *loader, char const *key, element_loader_
             ++loader->position;
             return ar_status_success_k;
         }
-        snprintf(path, sizeof path, "$.%s", key);
         return syntax_at(loader, loader->position, path,
-                         next < 0 ? "the array ends too early: expected ',' or ']'"
+                         next < 0 ? "the text ends inside an array: expected ',' or ']'"
                                   : "expected ',' or ']' after an array element");
     }
 }
+
+/* Walk the JSON object at the current position (`path` names it): `member` consumes each
+ * member's value, given its key. Duplicate keys are refused, as jansson refuses them inside
+ * elements. */
+typedef ar_status_t (*object_walker_t)(loader_t *, char const *key, char const *path,
+                                       void *context);
+static ar_status_t walk_object(loader_t *loader, char const *path, object_walker_t member,
+                               void *context) {
+    if (peek(loader) != '{') {
+        if (peek(loader) < 0) return syntax_at(loader, loader->position, path, "the text ends here");
+        return wrong_type(loader, path, "an object");
+    }
+    ++loader->position;
+    if (peek(loader) == '}') {
+        ++loader->position;
+        return ar_status_success_k;
+    }
+    json_t *seen = json_object();
+    if (!seen) return ar_status_out_of_memory_k;
+    ar_status_t status;
+    for (;;) {
+        if (peek(loader) != '"') {
+            status = syntax_at(loader, loader->position, path, "expected a field name in quotes");
+            break;
+        }
+        size_t key_offset = loader->position;
+        json_t *key;
+        status = parse_value(loader, &key, "%s", path);
+        if (status) break;
+        char const *name = json_string_value(key);
+        char member_path[256];
+        snprintf(member_path, sizeof member_path, "%s.%.160s", path, name);
+        bool duplicate = json_object_get(seen, name) != NULL;
+        if (!duplicate && json_object_set(seen, name, json_true())) status = ar_status_out_of_memory_k;
+        if (duplicate) status = syntax_at(loader, key_offset, member_path, "duplicate field");
+        else if (!status && peek(loader) != ':')
+            status = syntax_at(loader, loader->position, member_path, "expected ':' after a field name");
+        if (!status) {
+            ++loader->position;
+            status = member(loader, name, member_path, context);
+        }
+        json_decref(key);
+        if (status) break;
+        int next = peek(loader);
+        if (next == ',') {
+            ++loader->position;
+            continue;
+        }
+        if (next == '}') {
+            ++loader->position;
+            break;
+        }
+        status = syntax_at(loader, loader->position, path,
+                           next < 0 ? "the text ends inside an object: expected ',' or '}'"
+                                    : "expected ',' or '}' after a field");
+        break;
+    }
+    json_decref(seen);
+    return status;
+}
+
+/* ---- Arrays of small elements: parse one with jansson, convert it, free it ----------------- */
+
+typedef ar_status_t (*element_loader_t)(loader_t *, json_t const *, breach_t *);
+typedef struct element_array_t {
+    char const *path; /* the array's path, "$.launches" */
+    element_loader_t load;
+} element_array_t;
+
+static ar_status_t walk_element(loader_t *loader, size_t index, void *context) {
+    element_array_t const *array = context;
+    json_t *element;
+    ar_status_t status = parse_value(loader, &element, "%s[%zu]", array->path, index);
+    if (status) return status;
+    breach_t where;
+    where.field[0] = where.text[0] = '\0';
+    status = array->load(loader, element, &where);
+    json_decref(element);
+    if (status == ar_status_invalid_argument_k) {
+        char path[256];
+        snprintf(path, sizeof path, "%s[%zu]%s", array->path, index, where.field);
+        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+    }
+    return status;
+}
+
+static ar_status_t load_elements(loader_t *loader, char const *path, element_loader_t load) {
+    element_array_t array = {path, load};
+    return walk_array(loader, path, "an array", walk_element, &array);
+}
+
+/* ---- Repeats: walked member by member, so that millions of frames or deltas never form one
+ * jansson tree. The repeat is created when its deltas or frames begin (its shifts follow it in
+ * plan->shifts) and its first, count and iterations are filled in when its object closes. ---- */
+
+typedef struct repeat_walk_t {
+    size_t index;        /* in $.repeats */
+    char path[64];       /* "$.repeats[index]" */
+    json_t *scalars;     /* first, count, iterations as given */
+    bool has_deltas, has_frames;
+    size_t repeat;       /* index in plan->repeats once created */
+} repeat_walk_t;
+
+static ar_status_t walk_delta(loader_t *loader, size_t index, void *context) {
+    repeat_walk_t const *walk = context;
+    json_t *entry;
+    ar_status_t status = parse_value(loader, &entry, "%s.deltas[%zu]", walk->path, index);
+    if (status) return status;
+    breach_t where;
+    where.field[0] = where.text[0] = '\0';
+    ar_shift_t shift;
+    status = load_shift(entry, "delta", &shift, &where);
+    json_decref(entry);
+    if (status == ar_status_invalid_argument_k) {
+        char path[256];
+        snprintf(path, sizeof path, "%s.deltas[%zu]%s", walk->path, index, where.field);
+        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+    }
+    ar_plan_t *plan = loader->plan;
+    if (!status) status = ar_plan_reserve_shifts(plan, 1);
+    if (status) return status;
+    plan->shifts[plan->shifts_count++] = shift;
+    ++plan->repeats[walk->repeat].shifts_count;
+    return ar_status_success_k;
+}
+
+static ar_status_t walk_frame(loader_t *loader, size_t index, void *context) {
+    repeat_walk_t const *walk = context;
+    json_t *frame;
+    ar_status_t status = parse_value(loader, &frame, "%s.frames[%zu]", walk->path, index);
+    if (status) return status;
+    breach_t where;
+    where.field[0] = where.text[0] = '\0';
+    size_t count = 0;
+    status = load_shift_list(loader, frame, "offset", "", &count, &where);
+    json_decref(frame);
+    if (status == ar_status_invalid_argument_k) {
+        char path[256];
+        snprintf(path, sizeof path, "%s.frames[%zu]%s", walk->path, index, where.field);
+        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+    }
+    if (!status) status = ar_plan_add_frame(loader->plan, loader->scratch, count);
+    return status;
+}
+
+static ar_status_t walk_repeat_member(loader_t *loader, char const *key, char const *path,
+                                      void *context) {
+    repeat_walk_t *walk = context;
+    bool deltas = strcmp(key, "deltas") == 0, frames = strcmp(key, "frames") == 0;
+    if (deltas || frames) {
+        if (walk->has_deltas || walk->has_frames)
+            return ar_plan_fail(loader->error, ar_status_invalid_argument_k, walk->path, 0, 0,
+                                "a repeat has \"deltas\" or \"frames\", not both");
+        /* Placeholders for first, count and iterations until the object closes. */
+        ar_status_t status = deltas ? ar_plan_add_repeat_deltas(loader->plan, 0, 0, 0, NULL, 0)
+                                    : ar_plan_add_repeat_frames(loader->plan, 0, 0, 0);
+        if (status) return status;
+        walk->repeat = loader->plan->repeats_count - 1;
+        walk->has_deltas = deltas;
+        walk->has_frames = frames;
+        return deltas ? walk_array(loader, path, "an array of {launch, word, delta}", walk_delta, walk)
+                      : walk_array(loader, path, "an array of frames", walk_frame, walk);
+    }
+    json_t *value;
+    ar_status_t status = parse_value(loader, &value, "%s", path);
+    if (status) return status;
+    if (strcmp(key, "first") == 0 || strcmp(key, "count") == 0 || strcmp(key, "iterations") == 0)
+        status = json_object_set(walk->scalars, key, value) ? ar_status_out_of_memory_k
+                                                             : ar_status_success_k;
+    json_decref(value);
+    return status;
+}
+
+static ar_status_t walk_repeat(loader_t *loader, size_t index, void *context) {
+    (void)context;
+    repeat_walk_t walk = {.index = index, .scalars = json_object()};
+    if (!walk.scalars) return ar_status_out_of_memory_k;
+    snprintf(walk.path, sizeof walk.path, "$.repeats[%zu]", index);
+    ar_status_t status = walk_object(loader, walk.path, walk_repeat_member, &walk);
+    breach_t where;
+    where.field[0] = where.text[0] = '\0';
+    size_t first = 0, count = 0;
+    uint64_t iterations = 0;
+    if (!status) {
+        status = member_index(walk.scalars, "first", &first, &where);
+        if (!status) status = member_index(walk.scalars, "count", &count, &where);
+        if (!status) status = member_u64(walk.scalars, "iterations", &iterations, &where);
+        if (status == ar_status_invalid_argument_k) {
+            char path[256];
+            snprintf(path, sizeof path, "%s%s", walk.path, where.field);
+            ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+        }
+    }
+    if (!status && !walk.has_deltas && !walk.has_frames)
+        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, walk.path, 0, 0,
+                              "a repeat needs \"deltas\" or \"frames\" (an empty \"deltas\" "
+                              "moves nothing)");
+    if (!status) {
+        ar_repeat_t *repeat = &loader->plan->repeats[walk.repeat];
+        repeat->first = first;
+        repeat->count = count;
+        repeat->iterations = iterations;
+    }
+    json_decref(walk.scalars);
+    return status;
+}
+
+/* ---- The top level ------------------------------------------------------------------------ */
 
 enum {
     field_format, field_alignment, field_windows, field_globals, field_phases, field_launches,
@@ -540,16 +701,27 @@ static char const *const field_names[field_known_count] = {
     "meta",
 };
 
-/* One top-level field's value, at the current position. */
-static ar_status_t load_field(loader_t *loader, int field, char const *path) {
+typedef struct top_walk_t {
+    bool seen[field_known_count];
+} top_walk_t;
+
+/* One top-level member's value, at the current position. */
+static ar_status_t walk_top_member(loader_t *loader, char const *key, char const *path,
+                                   void *context) {
+    top_walk_t *walk = context;
     static element_loader_t const loaders[field_known_count] = {
         [field_windows] = load_window,   [field_globals] = load_global,
         [field_phases] = load_phase,     [field_launches] = load_launch,
-        [field_repeats] = load_repeat,   [field_schedule] = load_reference,
+        [field_schedule] = load_reference,
     };
-    if (field >= 0 && loaders[field]) return load_array(loader, field_names[field], loaders[field]);
+    int field = -1;
+    for (int f = 0; f < field_known_count; ++f)
+        if (strcmp(key, field_names[f]) == 0) field = f;
+    if (field >= 0) walk->seen[field] = true;
+    if (field == field_repeats) return walk_array(loader, path, "an array", walk_repeat, NULL);
+    if (field >= 0 && loaders[field]) return load_elements(loader, path, loaders[field]);
     json_t *value;
-    ar_status_t status = parse_value(loader, path, &value);
+    ar_status_t status = parse_value(loader, &value, "%s", path);
     if (status) return status;
     breach_t where;
     where.field[0] = '\0';
@@ -580,76 +752,23 @@ static ar_status_t load_field(loader_t *loader, int field, char const *path) {
 }
 
 static ar_status_t load_text(loader_t *loader) {
+    if (peek(loader) < 0) return syntax_at(loader, loader->position, "$", "the text is empty");
     if (peek(loader) != '{') {
-        if (peek(loader) < 0) return syntax_at(loader, loader->position, "$", "the text is empty");
         json_t *value;
-        ar_status_t status = parse_value(loader, "$", &value);
+        ar_status_t status = parse_value(loader, &value, "$");
         if (status) return status;
         status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
                               "a plan is a JSON object, found %s", type_name(value));
         json_decref(value);
         return status;
     }
-    ++loader->position;
-    bool seen[field_known_count] = {false};
-    /* Unknown keys seen so far, to refuse duplicates of them too. */
-    json_t *others = json_object();
-    if (!others) return ar_status_out_of_memory_k;
-    ar_status_t status = ar_status_success_k;
-    if (peek(loader) == '}') {
-        ++loader->position;
-    } else {
-        for (;;) {
-            if (peek(loader) != '"') {
-                status = syntax_at(loader, loader->position, "$", "expected a field name in quotes");
-                break;
-            }
-            size_t key_offset = loader->position;
-            json_t *key;
-            status = parse_value(loader, "$", &key);
-            if (status) break;
-            char path[192];
-            snprintf(path, sizeof path, "$.%.160s", json_string_value(key));
-            int field = -1;
-            for (int f = 0; f < field_known_count; ++f)
-                if (strcmp(json_string_value(key), field_names[f]) == 0) field = f;
-            bool duplicate = field >= 0 ? seen[field]
-                                        : json_object_get(others, json_string_value(key)) != NULL;
-            if (field >= 0) seen[field] = true;
-            else json_object_set(others, json_string_value(key), json_true());
-            json_decref(key);
-            if (duplicate) {
-                status = syntax_at(loader, key_offset, path, "duplicate field");
-                break;
-            }
-            if (peek(loader) != ':') {
-                status = syntax_at(loader, loader->position, path, "expected ':' after a field name");
-                break;
-            }
-            ++loader->position;
-            status = load_field(loader, field, path);
-            if (status) break;
-            int next = peek(loader);
-            if (next == ',') {
-                ++loader->position;
-                continue;
-            }
-            if (next == '}') {
-                ++loader->position;
-                break;
-            }
-            status = syntax_at(loader, loader->position, "$",
-                               next < 0 ? "the plan ends too early: expected ',' or '}'"
-                                        : "expected ',' or '}' after a field");
-            break;
-        }
-    }
-    json_decref(others);
+    top_walk_t walk = {{false}};
+    ar_status_t status = walk_object(loader, "$", walk_top_member, &walk);
     if (status) return status;
     if (peek(loader) >= 0)
         return syntax_at(loader, loader->position, "$", "extra text after the plan's object");
     for (int f = 0; f < field_meta; ++f)
-        if (!seen[f]) {
+        if (!walk.seen[f]) {
             char path[32];
             snprintf(path, sizeof path, "$.%s", field_names[f]);
             return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
