@@ -39,6 +39,10 @@ int wl_global(wl_t *wl, char const *name, uint64_t size, uint64_t gap_after) {
         wl_fail(wl, ar_status_unsupported_k, "too many globals");
         return 0;
     }
+    if (size > WL_MAX_TENSOR) {
+        wl_fail(wl, ar_status_unsupported_k, "a global would span more than 2^56 bytes");
+        return 0;
+    }
     wl_global_t *g = &wl->globals[wl->globals_count];
     snprintf(g->name, sizeof g->name, "%s", name);
     g->size = wl_align(size ? size : 1, WL_ALIGNMENT);
@@ -77,6 +81,10 @@ int wl_plane(wl_t *wl, int phase, char const *name, uint64_t size, bool carried)
         n = wl->planes_count++;
         memset(&wl->planes[n], 0, sizeof wl->planes[n]);
         snprintf(wl->planes[n].name, sizeof wl->planes[n].name, "%s", name);
+    }
+    if (size > WL_MAX_TENSOR) {
+        wl_fail(wl, ar_status_unsupported_k, "a plane would span more than 2^56 bytes");
+        return n;
     }
     size = wl_align(size ? size : 1, WL_ALIGNMENT);
     if (size > wl->planes[n].size) wl->planes[n].size = size;

@@ -270,13 +270,20 @@ ar_status_t ar_workload_generate(ar_workload_options_t const *options, ar_plan_t
     wl->seed = options->seed;
     wl->few = AR_CERTIFY_FEW_DEFAULT;
 
+    /* Limits that keep every size below 2^56 bytes, every count in memory, and generation
+     * proportional to what is written (the presets sit far below them). */
     char const *limit = NULL;
+    unsigned __int128 tokens = (unsigned __int128)wl->batch * wl->seq;
     if (wl->layers > 1024) limit = "layers must be at most 1024";
     else if (wl->batch > (1u << 20)) limit = "batch must be at most 1048576";
     else if (wl->seq > (1u << 24)) limit = "seq must be at most 16777216";
-    else if (wl->decode > (1ull << 32)) limit = "decode must be at most 2^32";
-    else if (wl->epochs > (1u << 24)) limit = "epochs must be at most 16777216";
+    else if (tokens > (1ull << 32)) limit = "batch x seq must be at most 2^32 tokens";
     else if (wl->micro > 4096) limit = "micro must be at most 4096";
+    else if (tokens * wl->micro * wl->layers > (1ull << 40))
+        limit = "micro x layers x batch x seq must be at most 2^40";
+    else if (wl->decode > (1u << 24)) limit = "decode must be at most 16777216 references";
+    else if ((unsigned __int128)wl->epochs * (wl->batch + 16) > (1u << 26))
+        limit = "epochs x (batch + 16) must be at most 2^26 (the launches written)";
     else if (fault == F_DELTA_OFF_BANK && wl->layers < 2)
         limit = "delta-off-bank-last-layer needs at least 2 layers";
     if (limit) {

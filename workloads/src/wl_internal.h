@@ -21,6 +21,7 @@
 #define WL_WINDOW_BASE 0x7f0000000000ull
 #define WL_ALIGNMENT 256u
 #define WL_BF16 2u
+#define WL_MAX_TENSOR (1ull << 56) /* so sums of a hundred sizes stay below 2^63 */
 
 typedef struct wl_model_t {
     char const *name;
