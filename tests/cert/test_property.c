@@ -6,7 +6,8 @@
  *     certificate => accepted by the exact oracle (so sites_accepted, with all_sites, is <=);
  *  2. A/B verdicts agree; when the certificate's (C) passes, both verdicts are equal; when the
  *     exact (C) breaks at launch j, the certificate's breaks at a launch <= j;
- *  3. the fast (fixed-point) rule D equals the naive walker: same break, same k, same counts;
+ *  3. the fast (fixed-point) rule D equals the naive walker: same break, same k, same counts
+ *     (schedules repeat single references and blocks of 2 or 3 back to back);
  *  4. monotone in `few`: raising few never rejects a site it accepted (a hull holds every point
  *     it covers), so the first failing launch never moves earlier and sites_accepted never
  *     falls;
@@ -191,6 +192,14 @@ static generated_t generate(void) {
         if (tries >= 50) a = 0, b = launches;
         size_t copies = chance(30) ? 2 + below(4) : 1;
         for (size_t c = 0; c < copies; ++c) ar_plan_add_reference(plan, a, b - a);
+    }
+    /* A block of the last 2 or 3 references repeated back to back (a decode loop's shape). */
+    size_t period = 2 + below(2);
+    if (chance(30) && plan->schedule_count >= period) {
+        size_t from = plan->schedule_count - period, copies = 1 + below(4);
+        for (size_t c = 0; c < copies; ++c)
+            for (size_t t = 0; t < period; ++t)
+                ar_plan_add_reference(plan, plan->schedule[from + t].first, plan->schedule[from + t].count);
     }
     return g;
 }

@@ -28,8 +28,21 @@
  *  - Sites without all_sites are counted up to the word that breaks (C), that word included.
  *  - The verdict 2 + n + k is printed exactly in verdict_text (k is counted in 128 bits and
  *    saturates only past 2^128); report.verdict saturates at UINT64_MAX.
- *  - (D): see certify_d.c (a "different plane" is any other (name, base, size); the check
- *    runs when an instance starts, before it declares its own planes).
+ *  - hull_slack_bytes (not defined by the contract): over every hull tested, its width
+ *    (hi - lo + 1) less the number of ordinal tuples of its naming repeats, where the width is
+ *    larger, saturated at 2^64 - 1; points add nothing.
+ *  - (D): a "different plane" is any plane whose (name, base, size) differs from the carried
+ *    plane's, so the same name at the same base with another size clobbers it, and a carried
+ *    plane read at another size than it was declared at was never declared. The check runs
+ *    when an instance starts, before the instance's own planes (fresh and carried) count as
+ *    declared by it. Instances merge across reference and iteration boundaries, as the
+ *    contract says; launches of no phase never reach (D), since (C) rejects them first.
+ *  - The exact oracle counts its unrolled evaluations (per site of a launch with a phase, the
+ *    product of its naming repeats' iterations; 1 where none names it) before evaluating and
+ *    refuses past options.exact_limit (default 2^32) with ar_status_unsupported_k; its (D) is
+ *    the naive walker up to 2^24 executed launches, else the fixed-point walker (exact too).
+ *  - Repeats nested more than 4096 deep are refused (ar_status_unsupported_k) rather than
+ *    risking the stack.
  */
 #include <inttypes.h>
 #include <stdio.h>
