@@ -186,6 +186,75 @@ static void test_null_is_absent(void) {
     ar_plan_free(plan);
 }
 
+/* A built plan with awkward names and values past 2^63 survives write → load. */
+static void test_built_round_trip(void) {
+    ar_plan_t *plan = NULL;
+    require_true(ar_plan_create(&plan) == ar_status_success_k);
+    ar_plan_set_alignment(plan, (uint64_t)1 << 63);
+    ar_plan_add_window(plan, UINT64_MAX, 1);
+    ar_plan_add_global(plan, "quote\" back\\ nl\n tab\t ctl\x01 utf8 \xc3\xa9", 0, UINT64_MAX);
+    ar_plan_add_phase(plan, "");
+    ar_plan_add_plane(plan, "/", (uint64_t)1 << 63, 1, true);
+    uint64_t words[3] = {0, UINT64_MAX, (uint64_t)1 << 63};
+    ar_plan_add_launch(plan, "k\"", "", words, 3, NULL);
+    ar_plan_add_launch(plan, NULL, NULL, NULL, 0, NULL);
+    ar_shift_t deltas[2] = {{0, 2, INT64_MIN}, {0, 1, INT64_MAX}};
+    ar_plan_add_repeat_deltas(plan, 0, 2, UINT64_MAX, deltas, 2);
+    ar_plan_add_repeat_frames(plan, 0, 1, 2);
+    ar_shift_t offset = {0, 0, -1};
+    ar_plan_add_frame(plan, &offset, 1);
+    ar_plan_add_frame(plan, NULL, 0);
+    ar_plan_add_reference(plan, 0, 2);
+    ar_plan_add_reference(plan, 0, 2);
+    ar_plan_set_meta(plan, "{\"note\": \"caf\u00e9\"}");
+    ar_plan_error_t error;
+    expect_int_eq(ar_plan_finish(plan, &error), ar_status_success_k);
+    char *text = NULL;
+    size_t length = 0;
+    expect_int_eq(ar_plan_write_string(plan, &text, &length, &error), ar_status_success_k);
+    ar_plan_t *again = NULL;
+    expect_int_eq(ar_plan_load_buffer(text, length, &again, &error), ar_status_success_k);
+    if (!again) fprintf(stderr, "%s\n%s\n", error.message, text);
+    expect_true(ar_plan_equal(plan, again));
+    expect_str_contains(text, "\"iterations\": \"0xffffffffffffffff\"");
+    expect_str_contains(text, "\"alignment\": \"0x8000000000000000\"");
+    free(text);
+    ar_plan_free(again);
+    ar_plan_free(plan);
+}
+
+/* A repeat's members may come in any order; null error pointers are fine. */
+static void test_member_order(void) {
+    char const *text =
+        "{\"schedule\":[{\"count\":2,\"first\":0}],\"repeats\":[{\"frames\":[[{\"offset\":1,"
+        "\"word\":0,\"launch\":1}],[]],\"iterations\":2,\"count\":2,\"first\":0},"
+        "{\"deltas\":[{\"launch\":0,\"word\":0,\"delta\":-4}],\"first\":0,\"count\":1,"
+        "\"iterations\":\"0x3\"}],\"launches\":[{\"words\":[5]},{\"words\":[6]}],"
+        "\"phases\":[],\"globals\":[],\"windows\":[],\"alignment\":8,\"format\":\"arena-plan/1\"}";
+    ar_plan_t *plan = NULL;
+    expect_int_eq(ar_plan_load_buffer(text, strlen(text), &plan, NULL), ar_status_success_k);
+    require_true(plan != NULL);
+    expect_size_eq(plan->repeats_count, 2);
+    expect_true(plan->repeats[0].has_frames);
+    expect_u64_eq(plan->repeats[0].iterations, 2);
+    expect_size_eq(plan->repeats[0].count, 2);
+    expect_u64_eq(plan->repeats[1].iterations, 3);
+    expect_i64_eq(plan->shifts[plan->repeats[1].shifts_first].shift, -4);
+    ar_plan_free(plan);
+    /* The same with iterations missing in the second repeat: its path, and no crash without an
+     * error to fill. */
+    char broken[1024];
+    snprintf(broken, sizeof broken, "%s", text);
+    char *at = strstr(broken, ",\"iterations\":\"0x3\"");
+    require_true(at != NULL);
+    memmove(at, at + strlen(",\"iterations\":\"0x3\""), strlen(at + strlen(",\"iterations\":\"0x3\"")) + 1);
+    expect_int_eq(ar_plan_load_buffer(broken, strlen(broken), &plan, NULL), ar_status_invalid_argument_k);
+    ar_plan_error_t error;
+    expect_int_eq(ar_plan_load_buffer(broken, strlen(broken), &plan, &error), ar_status_invalid_argument_k);
+    expect_str_eq(error.path, "$.repeats[1].iterations");
+    expect_ptr_null(plan);
+}
+
 static void test_odd_inputs(void) {
     ar_plan_t *plan = NULL;
     ar_plan_error_t error;
@@ -215,6 +284,8 @@ int main(void) {
     test_good();
     test_refused();
     test_null_is_absent();
+    test_built_round_trip();
+    test_member_order();
     test_odd_inputs();
     return expect_finish();
 }
