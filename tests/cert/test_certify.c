@@ -225,6 +225,10 @@ static void test_rule_c_hulls(void) {
     expect_u64_eq(r.verdict, 2);
     expect_u64_eq(r.lo, GLOBAL_END + 0x400);
     expect_str_contains(r.message, "iteration 4 of repeat 0");
+    /* few 0 means the default, 16: points, so the failing value is the fifth one. */
+    r = certify_with(plan, 0, false);
+    expect_u64_eq(r.points, 5);
+    expect_u64_eq(r.lo, GLOBAL_END + 0x400);
     r = certify_with(plan, 4, false);
     expect_u64_eq(r.verdict, 2);
     expect_u64_eq(r.lo, GLOBAL_END);

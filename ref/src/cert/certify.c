@@ -22,7 +22,10 @@
  *  - A frames repeat whose frames do not all list a word moves it by 0 in the silent frames, so
  *    0 joins its least/greatest shift. A repeat with one iteration that lists a word still
  *    names it (so two such repeats give a hull, not points).
- *  - `few` 0 means a naming repeat always gives a hull.
+ *  - `few` 0 means the default (16), as exact_limit 0 does, so zeroed options behave; nothing is
+ *    lost, since few 1 already gives a 1-iteration repeat's single value, which is its hull.
+ *    A huge `few` is honoured as asked: a repeat of that many iterations is walked point by
+ *    point.
  *  - A launch with no phase (absent, or naming no declared phase) breaks (C) even with no words;
  *    with all_sites its words count as checked and not accepted.
  *  - Sites without all_sites are counted up to the word that breaks (C), that word included.
@@ -658,6 +661,7 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
     if (options) cert.options = *options;
     else ar_certify_options_default(&cert.options);
     if (cert.options.exact_limit == 0) cert.options.exact_limit = (uint64_t)1 << 32;
+    if (cert.options.few == 0) cert.options.few = AR_CERTIFY_FEW_DEFAULT;
 
     set_verdict(report, ar_rule_none_k, 0);
     snprintf(report->message, sizeof report->message, "certified");
