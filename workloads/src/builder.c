@@ -235,10 +235,12 @@ typedef struct counter_t {
     size_t count;
 } counter_t;
 
-static counter_t const *sort_context;
+typedef struct repeat_key_t {
+    size_t first, count, index;
+} repeat_key_t;
+
 static int by_nesting(void const *a, void const *b) {
-    ar_repeat_t const *x = &sort_context->wl->plan->repeats[*(size_t const *)a];
-    ar_repeat_t const *y = &sort_context->wl->plan->repeats[*(size_t const *)b];
+    repeat_key_t const *x = a, *y = b;
     if (x->first != y->first) return x->first < y->first ? -1 : 1;
     if (x->count != y->count) return x->count > y->count ? -1 : 1;
     return 0;
@@ -283,11 +285,17 @@ wl_summary_t wl_summarize_schedule(wl_t const *wl, size_t stop_launch, bool *fou
     if (found) *found = false;
     counter_t c = {wl, malloc((wl->plan->repeats_count + 1) * sizeof(size_t)),
                    wl->plan->repeats_count};
-    if (!c.order) return total;
-    for (size_t r = 0; r < c.count; ++r) c.order[r] = r;
-    sort_context = &c;
-    qsort(c.order, c.count, sizeof *c.order, by_nesting);
-    sort_context = NULL;
+    repeat_key_t *keys = malloc((c.count + 1) * sizeof *keys);
+    if (!c.order || !keys) {
+        free(c.order);
+        free(keys);
+        return total;
+    }
+    for (size_t r = 0; r < c.count; ++r)
+        keys[r] = (repeat_key_t){wl->plan->repeats[r].first, wl->plan->repeats[r].count, r};
+    qsort(keys, c.count, sizeof *keys, by_nesting);
+    for (size_t r = 0; r < c.count; ++r) c.order[r] = keys[r].index;
+    free(keys);
 
     enum { cache_size = 4 };
     struct {

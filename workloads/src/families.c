@@ -200,7 +200,7 @@ static void per_micro(wl_t *wl, stage_t const *st, size_t launch, size_t word, u
 
 /* One transformer layer as written (the caller wraps it in the layers repeat). `lengths` are the
  * sequences' context lengths; a stage computes `st->tokens` query tokens per sequence (1 when
- * decoding, else the whole length). `reverse` is unused by forward stages. Returns the first
+ * decoding, else the whole length); `experts` is the moe routing table. Returns the first
  * launch; records the layer walks at level 1 (and micro-batch walks at level 0). */
 static size_t emit_layer(wl_t *wl, stage_t const *st, uint64_t const *lengths,
                          uint64_t const *experts) {

@@ -381,19 +381,13 @@ ar_status_t ar_workload_generate(ar_workload_options_t const *options, ar_plan_t
         } else if (fault == F_DELTA_OFF_BANK) {
             /* The layer-0-offset weight word walks one step too far only at the last layer:
              * into the guard gap after params_layers. */
-            ar_repeat_t const *r = &plan->repeats[wl->site_layer_repeat];
+            ar_repeat_t const *r = &plan->repeats[wl->site_layer_repeat]; /* deltas */
             size_t l = wl->site_layer_weight, w = wl->site_layer_weight_word;
-            size_t from = r->shifts_first, to = r->shifts_first + r->shifts_count;
-            if (r->has_frames) {
-                from = plan->frame_starts[r->frames_first + r->iterations - 1];
-                to = plan->frame_starts[r->frames_first + r->iterations];
-            }
             why = "the layer walk was not found";
-            for (size_t s = from; s < to; ++s) {
+            for (size_t s = r->shifts_first; s < r->shifts_first + r->shifts_count; ++s) {
                 if (plan->shifts[s].launch != l || plan->shifts[s].word != w) continue;
                 uint64_t S = wl->layer_stride, L = wl->layers;
-                if (r->has_frames) plan->shifts[s].shift += (int64_t)S;
-                else plan->shifts[s].shift = (int64_t)(S + (S + L - 2) / (L - 1));
+                plan->shifts[s].shift = (int64_t)(S + (S + L - 2) / (L - 1));
                 why = NULL;
             }
             expect = 2 + (unsigned __int128)l;
@@ -411,6 +405,8 @@ ar_status_t ar_workload_generate(ar_workload_options_t const *options, ar_plan_t
 
     if (!wl->status) {
         wl_summary_t total = wl_summarize_schedule(wl, SIZE_MAX, NULL);
+        if (total.empty && plan->schedule_count)
+            wl_fail(wl, ar_status_out_of_memory_k, "out of memory counting the schedule");
         snprintf(info.family, sizeof info.family, "%s", wl->family);
         snprintf(info.model, sizeof info.model, "%s", model->name);
         snprintf(info.preset, sizeof info.preset, "%s", preset_name);
