@@ -458,10 +458,16 @@ typedef struct lookup_memo_t {
     bool has_gap, has_span;
     uint64_t gap_lo, gap_hi;         /* an inclusive stretch no window meets */
     uint64_t span_lo, span_hi;       /* an inclusive stretch inside one window */
-    ar_named_range_t const *plane;   /* the last plane found, of phase plane_phase */
-    int64_t plane_phase;
-    ar_named_range_t const *global;  /* the last global found (allowed to every phase) */
+    /* Allowed ranges found lately, direct-mapped by address: words of one launch reach a
+     * handful of planes and globals, and the next launches mostly the same ones. A slot holds
+     * a range and the phase it was found for (-1: a global, allowed to every phase). */
+    ar_named_range_t const *ranges[64];
+    int64_t phases[64];
 } lookup_memo_t;
+
+static inline size_t memo_slot(uint64_t address) {
+    return (size_t)(((address >> 8) * 0x9e3779b97f4a7c15ull) >> 58);
+}
 
 static bool memo_meets_window(ar_cert_t const *cert, lookup_memo_t *memo, uint64_t lo, uint64_t hi) {
     if (memo->has_gap && memo->gap_lo <= lo && hi <= memo->gap_hi) return false;
@@ -488,14 +494,15 @@ static bool memo_meets_window(ar_cert_t const *cert, lookup_memo_t *memo, uint64
 
 static bool memo_allowed(ar_cert_t const *cert, lookup_memo_t *memo, int64_t phase, uint64_t lo,
                          uint64_t hi) {
-    ar_named_range_t const *r = memo->plane;
-    if (r && memo->plane_phase == phase && r->base <= lo && (ar_u128_t)hi < r->end) return true;
-    r = memo->global;
-    if (r && r->base <= lo && (ar_u128_t)hi < r->end) return true;
+    size_t slot = memo_slot(lo);
+    ar_named_range_t const *r = memo->ranges[slot];
+    if (r && (memo->phases[slot] < 0 || memo->phases[slot] == phase) && r->base <= lo &&
+        (ar_u128_t)hi < r->end)
+        return true;
     r = ar_cert_allowed(cert, phase, lo, hi);
     if (!r) return false;
-    if (r->is_global) memo->global = r;
-    else memo->plane = r, memo->plane_phase = phase;
+    memo->ranges[slot] = r;
+    memo->phases[slot] = r->is_global ? -1 : phase;
     return true;
 }
 
