@@ -445,7 +445,32 @@ static void test_all_sites(void) {
     ar_plan_free(plan);
 }
 
+/* Repeats nested `depth` deep (each one launch shorter, all starting at launch 0). */
+static void test_deep_nesting(void) {
+    for (size_t depth = 64; depth <= 8192; depth *= 128) {
+        ar_plan_t *plan = plan_new();
+        require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
+        for (size_t i = 0; i <= depth; ++i) launch(plan, "p", NULL, 0);
+        for (size_t j = 0; j < depth; ++j)
+            require_true(ar_plan_add_repeat_deltas(plan, 0, depth + 1 - j, 1, NULL, 0) == ar_status_success_k);
+        require_true(ar_plan_add_reference(plan, 0, depth + 1) == ar_status_success_k);
+        finish(plan);
+        ar_certify_report_t report;
+        ar_status_t status = ar_certify(plan, NULL, &report);
+        if (depth <= 4096) {
+            expect_int_eq(status, ar_status_success_k);
+            expect_u64_eq(report.verdict, 0);
+            expect_u64_eq(report.executed_launches, depth + 1);
+        } else {
+            expect_int_eq(status, ar_status_unsupported_k);
+            expect_str_contains(report.message, "4096");
+        }
+        ar_plan_free(plan);
+    }
+}
+
 int main(void) {
+    test_deep_nesting();
     test_arguments();
     test_rule_a();
     test_rule_b();
