@@ -253,6 +253,7 @@ void bench_register_certify(void) {
     for (char const *const *family = ar_workload_families(); *family; ++family) {
         for (size_t p = 0; p != bench_profile.presets_count; ++p) {
             char name[160];
+            bool large = strcmp(bench_profile.presets[p], "large") == 0;
             for (int kind = kind_certify_k; kind <= kind_floor_k; ++kind) {
                 cert_case_t *c = malloc(sizeof *c);
                 if (!c) return;
@@ -263,7 +264,10 @@ void bench_register_certify(void) {
                 gb_unit(b, gb_time_unit_us_k);
                 /* The regression set: the certificate and the floor, repeated for the U-test. */
                 bool regression = kind == kind_certify_k || kind == kind_floor_k;
-                gb_repetitions(b, regression ? bench_profile.regression_repetitions : bench_profile.repetitions);
+                int repetitions = regression ? bench_profile.regression_repetitions : bench_profile.repetitions;
+                /* A large plan takes seconds per call (its JSON is hundreds of MB): 3 suffice. */
+                if (large && repetitions > 3) repetitions = 3;
+                if (repetitions > 1) gb_repetitions(b, repetitions);
             }
             cert_case_t *c = malloc(sizeof *c);
             if (!c) return;
@@ -272,7 +276,7 @@ void bench_register_certify(void) {
             gb_benchmark_t *b = gb_register(name, run_ratios, c);
             if (!b) return;
             gb_unit(b, gb_time_unit_ms_k);
-            gb_iterations_fixed(b, bench_profile.ratio_samples);
+            gb_iterations_fixed(b, large && bench_profile.ratio_samples > 3 ? 3 : bench_profile.ratio_samples);
         }
     }
 }

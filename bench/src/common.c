@@ -3,7 +3,7 @@
  * Plans are generated on first use and kept in a small cache (a few slots, least recently used
  * goes first) because Google Benchmark calls a benchmark function several times (to size its
  * iteration count, once per repetition) and generating a large plan costs more than certifying
- * it. The temp dir holds the JSON files the loader benchmarks read; it is removed at exit. */
+ * it; benchmarks are registered grouped by plan, so two slots suffice. The temp dir holds the JSON files the loader benchmarks read; it is removed at exit. */
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -80,7 +80,7 @@ char const *bench_temp_dir(void) {
 
 /* ---- The plan cache ----------------------------------------------------------------------- */
 
-enum { plan_slots_k = 6 };
+enum { plan_slots_k = 2 }; /* a large plan and its copies take gigabytes */
 static bench_plan_t plan_slots[plan_slots_k];
 static uint64_t plan_used[plan_slots_k], plan_clock;
 
