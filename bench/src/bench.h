@@ -62,6 +62,8 @@ bool bench_plan_json(bench_plan_t *entry);
 ar_plan_t *bench_plan_scaled(bench_plan_t *entry, int index);
 
 void bench_register_certify(void);
+/* The child of the loader's peak-memory measure: load PATH and exit ("" loads nothing). */
+int bench_load_peak_main(char const *path);
 void bench_register_precision(void);
 void bench_register_arena(void);
 void bench_register_gpu(void);

@@ -9,8 +9,10 @@
  * counters: certify/load, certify/floor, load/jansson, and (D)-scaling, the time of the same plan
  * with every repeat's iterations x8 over x1 (both copies built through the builder, see
  * bench_plan_scaled). */
+#define _GNU_SOURCE
 #include <jansson.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +147,48 @@ static void run_certify_case(gb_state_t *state, void *data) {
     }
 }
 
+/* The loader's peak memory: this executable re-run with --arenaref_load_peak=PATH reads its own
+ * VmHWM (peak resident set of its fresh address space) before and after loading the plan and
+ * prints the difference. A fresh process, because this one's peak already holds every plan made
+ * so far. Returns bytes, or -1 when the child could not run. */
+static double load_peak_bytes(char const *path) {
+    char self[512], command[1400], line[128];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) return -1;
+    self[length] = 0;
+    snprintf(command, sizeof command, "'%s' '--arenaref_load_peak=%s'", self, path);
+    FILE *pipe = popen(command, "r");
+    if (!pipe) return -1;
+    double bytes = -1;
+    if (fgets(line, sizeof line, pipe)) bytes = strtod(line, NULL);
+    return pclose(pipe) == 0 ? bytes : -1;
+}
+
+static double peak_resident_bytes(void) {
+    FILE *file = fopen("/proc/self/status", "r");
+    char line[256];
+    double kib = -1;
+    while (file && fgets(line, sizeof line, file))
+        if (strncmp(line, "VmHWM:", 6) == 0) kib = strtod(line + 6, NULL);
+    if (file) fclose(file);
+    return kib * 1024.0;
+}
+
+int bench_load_peak_main(char const *path) {
+    double before = peak_resident_bytes();
+    ar_plan_t *plan = NULL;
+    ar_plan_error_t error = {0};
+    ar_status_t status = ar_plan_load_file(path, &plan, &error);
+    double after = peak_resident_bytes();
+    ar_plan_free(plan);
+    if (status != ar_status_success_k) {
+        fprintf(stderr, "arenaref_bench: %s\n", error.message);
+        return 1;
+    }
+    printf("%.0f\n", after - before);
+    return 0;
+}
+
 /* ---- ratios/FAMILY/PRESET ----------------------------------------------------------------- */
 
 /* Nanoseconds per call of `certify` on `plan`, repeating short calls until 2 ms have passed so
@@ -222,6 +266,12 @@ static void run_ratios(gb_state_t *state, void *data) {
         }
         ++count;
     }
+    static char peak_key[128];
+    static double peak_bytes = -1;
+    if (strcmp(peak_key, entry->key) != 0) { /* once per plan, not per repetition */
+        snprintf(peak_key, sizeof peak_key, "%s", entry->key);
+        peak_bytes = load_peak_bytes(entry->json_path);
+    }
     double median[measures_k];
     for (int m = 0; m != measures_k; ++m) median[m] = bench_median(samples[m], count);
     plan_counters(state, entry);
@@ -240,6 +290,10 @@ static void run_ratios(gb_state_t *state, void *data) {
     gb_set_counter(state, "load_mb_per_s", (double)entry->json_bytes / median[load_k] * 1e3, gb_counter_default_k);
     gb_set_counter(state, "jansson_mb_per_s", (double)entry->json_bytes / median[jansson_k] * 1e3,
                    gb_counter_default_k);
+    if (peak_bytes >= 0) {
+        gb_set_counter(state, "load_peak_bytes", peak_bytes, gb_counter_default_k);
+        gb_set_counter(state, "load_peak_over_file", peak_bytes / (double)entry->json_bytes, gb_counter_default_k);
+    }
     gb_set_counter(state, "verdict", (double)report.verdict, gb_counter_default_k);
     gb_set_counter(state, "verdict_x1", (double)report1.verdict, gb_counter_default_k);
     gb_set_counter(state, "verdict_x8", (double)report8.verdict, gb_counter_default_k);
@@ -247,7 +301,49 @@ static void run_ratios(gb_state_t *state, void *data) {
     gb_set_counter(state, "executed_launches_x8", (double)report8.executed_launches, gb_counter_default_k);
 }
 
+/* ---- decode_loop: issue 5's 10^6 token references over a 96-layer repeat ------------------ */
+
+static void run_decode_loop(gb_state_t *state, void *data) {
+    (void)data;
+    static ar_plan_t *plan;
+    static ar_workload_info_t info;
+    static char error_text[1200];
+    if (!plan && !error_text[0]) {
+        ar_workload_options_t options = {.family = "decoder", .preset = "small", .layers = 96, .decode = 1000000,
+                                         .seed = BENCH_WORKLOAD_SEED};
+        ar_plan_error_t error = {0};
+        ar_status_t status = ar_workload_generate(&options, &plan, &info, &error);
+        if (status != ar_status_success_k)
+            snprintf(error_text, sizeof error_text, "cannot generate the decode loop: %s",
+                     error.message[0] ? error.message : ar_status_name(status));
+    }
+    if (!plan) {
+        gb_skip_with_error(state, error_text);
+        return;
+    }
+    ar_certify_report_t report;
+    memset(&report, 0, sizeof report);
+    while (gb_keep_running(state, 1)) {
+        double start = bench_now_ns();
+        ar_status_t status = ar_certify(plan, NULL, &report);
+        bench_slowdown_since(start);
+        if (status != ar_status_success_k) {
+            gb_skip_with_error(state, "ar_certify refused the decode loop");
+            return;
+        }
+    }
+    gb_set_counter(state, "references", (double)plan->schedule_count, gb_counter_default_k);
+    gb_set_counter(state, "launches", (double)plan->launches_count, gb_counter_default_k);
+    gb_set_counter(state, "words", (double)plan->words_count, gb_counter_default_k);
+    gb_set_counter(state, "executed_launches", (double)report.executed_launches, gb_counter_default_k);
+    gb_set_counter(state, "instances", (double)report.instances, gb_counter_default_k);
+    gb_set_counter(state, "verdict", (double)report.verdict, gb_counter_default_k);
+    gb_set_counter(state, "verdict_matches_expect", report.verdict == info.expect, gb_counter_default_k);
+}
+
 void bench_register_certify(void) {
+    gb_benchmark_t *loop = gb_register("decode_loop/decoder/layers:96/tokens:1000000", run_decode_loop, NULL);
+    if (loop) gb_unit(loop, gb_time_unit_ms_k);
     static char const *const kinds[] = {"certify", "exact", "load", "jansson", "floor"};
     /* Grouped by plan, so the plan cache generates each plan once. */
     for (char const *const *family = ar_workload_families(); *family; ++family) {

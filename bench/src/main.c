@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
             profile = argv[i] + 19;
         } else if (strncmp(argv[i], "--arenaref_topology_xml=", 24) == 0) {
             topology_xml = argv[i] + 24;
+        } else if (strncmp(argv[i], "--arenaref_load_peak=", 21) == 0) {
+            return bench_load_peak_main(argv[i] + 21); /* internal: see bench_certify.c */
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
