@@ -47,6 +47,7 @@ typedef struct bench_plan_t {
     ar_workload_info_t info;
     char json_path[512];   /* written on first use by bench_plan_json */
     uint64_t json_bytes;
+    bool json_too_big;     /* the JSON passed the reading cap: readers skip (see ->error) */
     ar_plan_t *scaled[2];  /* iterations x1 and x8, shifts zeroed: bench_plan_scaled */
     char error[1200];       /* why the plan could not be made; "" when plan != NULL */
 } bench_plan_t;

@@ -8,6 +8,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,10 @@ static void remove_temp_dir(void) {
     if (system(command) != 0) fprintf(stderr, "arenaref_bench: could not remove %s\n", temp_dir);
 }
 
+/* SIGINT/SIGTERM: remove the plan files (hundreds of MB each) and the dir, then die of the
+ * signal as before. unlink and rmdir are async-signal-safe. */
+static void remove_temp_files_on_signal(int signal_number);
+
 char const *bench_temp_dir(void) {
     if (!temp_dir[0]) {
         char const *base = getenv("TMPDIR");
@@ -74,6 +79,11 @@ char const *bench_temp_dir(void) {
             return NULL;
         }
         atexit(remove_temp_dir);
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = remove_temp_files_on_signal;
+        sigaction(SIGINT, &action, NULL);
+        sigaction(SIGTERM, &action, NULL);
     }
     return temp_dir;
 }
@@ -82,6 +92,14 @@ char const *bench_temp_dir(void) {
 
 enum { plan_slots_k = 2 }; /* a large plan and its copies take gigabytes */
 static bench_plan_t plan_slots[plan_slots_k];
+
+static void remove_temp_files_on_signal(int signal_number) {
+    for (size_t i = 0; i != plan_slots_k; ++i)
+        if (plan_slots[i].json_path[0]) unlink(plan_slots[i].json_path);
+    if (temp_dir[0]) rmdir(temp_dir);
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
 static uint64_t plan_used[plan_slots_k], plan_clock;
 
 static void plan_release(bench_plan_t *entry) {
@@ -119,8 +137,13 @@ bench_plan_t *bench_plan_get(char const *family, char const *preset, char const 
     return entry;
 }
 
+static uint64_t json_bytes_cap(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 12 : (uint64_t)1 << 30;
+}
+
 bool bench_plan_json(bench_plan_t *entry) {
-    if (!entry->plan) return false;
+    if (!entry->plan || entry->json_too_big) return false;
     if (entry->json_path[0]) return true;
     char const *dir = bench_temp_dir();
     if (!dir) {
@@ -141,6 +164,17 @@ bool bench_plan_json(bench_plan_t *entry) {
         snprintf(entry->error, sizeof entry->error, "cannot write the plan %s as JSON: %s", entry->key,
                  error.message[0] ? error.message : ar_status_name(status));
         unlink(path);
+        return false;
+    }
+    /* Reading a JSON file builds jansson's tree, many times the file's size: past a share of this
+     * machine's memory the readers are skipped with the reason rather than risk the OOM killer. */
+    uint64_t cap = json_bytes_cap();
+    if ((uint64_t)size > cap) {
+        snprintf(entry->error, sizeof entry->error,
+                 "the plan's JSON is %.2f GB, past this machine's cap for reading it (%.2f GB: physical memory / 12, "
+                 "room for jansson's tree)", (double)size / 1e9, (double)cap / 1e9);
+        unlink(path);
+        entry->json_too_big = true;
         return false;
     }
     snprintf(entry->json_path, sizeof entry->json_path, "%s", path);
