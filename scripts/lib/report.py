@@ -20,6 +20,28 @@ STRATEGIES = ["arena", "glibc", "mimalloc", "jemalloc", "pool", "floor"]
 STREAMS = ["fixed", "uniform", "heavy"]
 
 
+DETERMINISTIC = ("words", "launches", "repeats", "references", "executed_launches", "instances", "verdict",
+                 "verdict_matches_expect", "verdict_x1", "verdict_x8", "executed_launches_x1", "executed_launches_x8",
+                 "workspace_bytes", "lower_bound_bytes", "file_bytes", "evaluations", "few", "plans", "sites",
+                 "sites_exact_accepted", "sites_certificate_accepted", "site_precision", "plans_exact_safe",
+                 "plans_certificate_safe", "plan_precision", "unsound_plans", "hull_slack_bytes", "hulls", "points",
+                 "plans_exact_refused", "bits_match_library", "high_water_bytes", "allocations_per_call")
+
+
+def deterministic_digest(results):
+    """A digest of every deterministic counter: two runs of one commit must show the same."""
+    import hashlib
+    digest = hashlib.sha256()
+    count = 0
+    for name in sorted(results.runs):
+        run = results.runs[name][0]
+        for key in DETERMINISTIC:
+            if key in run:
+                digest.update(f"{name}\t{key}\t{run[key]!r}\n".encode())
+                count += 1
+    return digest.hexdigest()[:16], count
+
+
 def base_name(name):
     return SUFFIX.sub("", name)
 
@@ -457,6 +479,9 @@ def main():
              f"profile {context.get('profile', '?')}, {context.get('date', '')}). Host: {context.get('cpu_model', '?')}, "
              f"{context.get('num_cpus', '?')} CPUs; Google Benchmark library build type "
              f"{context.get('library_build_type', '?')}; GPUs: {context.get('gpus', '?')}.", ""]
+    digest, count = deterministic_digest(results)
+    lines += [f"Deterministic figures (verdicts, plan sizes, precision, workspace; {count} counters) digest: "
+              f"`{digest}`. Two runs of one commit show the same digest.", ""]
     lines += ratios_section(results)
     lines += certificate_section(results, folder)
     lines += precision_section(results, folder)
