@@ -49,9 +49,11 @@ struct registration_t {
 thread_local registration_t const *running = nullptr;
 
 registration_t *registration_of(registered_t benchmark);
+// Never destroyed: the registrations live as long as the library's, to the end of the process
+// (and stay reachable, so leak checkers do not report them).
 std::vector<std::pair<registered_t, registration_t *>> &registrations() {
-    static std::vector<std::pair<registered_t, registration_t *>> all;
-    return all;
+    static auto *all = new std::vector<std::pair<registered_t, registration_t *>>;
+    return *all;
 }
 registration_t *registration_of(registered_t benchmark) {
     for (auto &entry : registrations())
