@@ -433,12 +433,16 @@ def workspace_section(results, folder):
         handle.write("# plan workspace lower_bound\n")
         for point in points:
             handle.write(" ".join(str(v) for v in point) + "\n")
-    ok = gnuplot(folder, "workspace.gp", TERMINAL.replace("1000,640", "1200,560") +
-                 "set output 'workspace.png'\nset title 'Planner workspace vs lower bound per plan'\n"
-                 "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-                 "set boxwidth 0.9\nset logscale y\nset grid ytics\nset key top left\nset ylabel 'MiB (log scale)'\n"
-                 "set xtics rotate by -40\nset xlabel 'family/preset'\n"
-                 "plot 'workspace.dat' using 2:xtic(1) title 'workspace', '' using 3 title 'lower bound'\n")
+    ok = gnuplot(folder, "workspace.gp", TERMINAL.replace("1000,640", "1300,900") +
+                 "set output 'workspace.png'\nset multiplot layout 2,1 title 'Planner workspace vs lower bound "
+                 "per plan'\nset style data histograms\nset style histogram clustered gap 1\n"
+                 "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\nset key top left\n"
+                 "set xtics rotate by -35\nset rmargin 10\nset bmargin 6\n"
+                 "set title 'bytes'\nset logscale y\nset ylabel 'MiB (log scale)'\n"
+                 "plot 'workspace.dat' using 2:xtic(1) title 'workspace', '' using 3 title 'lower bound'\n"
+                 "set title 'workspace / lower bound (1 = optimal)'\nunset logscale y\nset ylabel 'ratio'\n"
+                 "set yrange [0:*]\nplot 'workspace.dat' using ($2/$3):xtic(1) title 'workspace / lower bound' "
+                 "lc rgb '#4477aa'\nunset multiplot\n")
     if ok:
         out += ["![workspace vs lower bound](workspace.png)", ""]
     return out
