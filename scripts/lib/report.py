@@ -441,7 +441,7 @@ def workspace_section(results, folder):
                  "set title 'bytes'\nset logscale y\nset ylabel 'MiB (log scale)'\n"
                  "plot 'workspace.dat' using 2:xtic(1) title 'workspace', '' using 3 title 'lower bound'\n"
                  "set title 'workspace / lower bound (1 = optimal)'\nunset logscale y\nset ylabel 'ratio'\n"
-                 "set yrange [0:*]\nplot 'workspace.dat' using ($2/$3):xtic(1) title 'workspace / lower bound' "
+                 "set yrange [0:1.25]\nunset key\nplot 'workspace.dat' using ($2/$3):xtic(1) title 'workspace / lower bound' "
                  "lc rgb '#4477aa'\nunset multiplot\n")
     if ok:
         out += ["![workspace vs lower bound](workspace.png)", ""]
