@@ -111,8 +111,8 @@ static void record_topology(char const *topology_xml) {
 }
 
 static void record_gpus(void) {
-    char text[1024] = "";
 #ifdef ARENAREF_BENCH_HAVE_CUDA
+    char text[1024] = "";
     int runtime = 0, driver = 0, count = 0;
     cudaRuntimeGetVersion(&runtime);
     cudaDriverGetVersion(&driver);
