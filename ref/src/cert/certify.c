@@ -4,10 +4,13 @@
  *
  * Cost follows the plan as written. (A)/(B): the globals are sorted once and each phase's
  * planes once; neighbours are compared, and each phase's sorted planes are merged against the
- * sorted globals. (C): every delta and frame entry is keyed by its site (words_first of its
- * launch + its word) and sorted, so a word finds the repeats that name it by binary search; a
- * word's intervals are tested against the union of the windows and the phase's allowed ranges
- * by binary search. A hull costs O(naming repeats), never O(iterations); points cost O(few).
+ * sorted globals. (C): each repeat's namings are listed once sorted by site (its deltas in
+ * place when already so, the usual case), and a stream merges the lists of the repeats around
+ * each launch as the launches are walked in order, so a word finds the repeats that name it
+ * with no search and nothing is built per word. A word's intervals are tested against its
+ * phase's table: flat sorted arrays (where a point passes; the allowed ranges; the windows'
+ * union) searched branch-free. A launch no repeat names, the usual case, is checked in one
+ * tight loop. A hull costs O(naming repeats), never O(iterations); points cost O(few).
  *
  * How this file reads the places where CERTIFICATE.md is not explicit:
  *  - (A)/(B): each range is first checked for alignment and non-emptiness in the order written;
@@ -289,144 +292,312 @@ static ar_rule_t check_a_b(ar_cert_t *cert, char *message, size_t size) {
     return ar_rule_none_k;
 }
 
-/* ---- Rule C (certificate mode) ------------------------------------------------------------ */
+/* ---- Rule C: the namings of each site ------------------------------------------------------- */
 
-/* One repeat that names a site, with its least and greatest shift over its iterations. */
-typedef struct naming_t {
-    ar_naming_t const *naming;
-    __int128 least, greatest;
-} naming_t;
+/* (launch, word) order, the order of sites. */
+static inline bool site_before(size_t launch_a, size_t word_a, size_t launch_b, size_t word_b) {
+    return launch_a != launch_b ? launch_a < launch_b : word_a < word_b;
+}
 
-static size_t collect_naming(ar_cert_t const *cert, size_t first, size_t count, naming_t *out) {
-    ar_plan_t const *plan = cert->plan;
-    for (size_t g = 0; g < count; ++g) {
-        ar_naming_t const *n = &cert->namings[first + g];
-        ar_repeat_t const *rep = &plan->repeats[n->repeat];
-        out[g].naming = n;
-        if (!rep->has_frames) {
-            __int128 last = (__int128)(rep->iterations ? rep->iterations - 1 : 0) * (__int128)n->least;
-            out[g].least = last < 0 ? last : 0;
-            out[g].greatest = last > 0 ? last : 0;
-        } else {
-            bool silent = n->listed < rep->iterations;
-            out[g].least = silent && n->least > 0 ? 0 : n->least;
-            out[g].greatest = silent && n->greatest < 0 ? 0 : n->greatest;
-        }
+static bool valid_site(ar_plan_t const *plan, size_t launch, size_t word) {
+    return launch < plan->launches_count && word < plan->launches[launch].words_count;
+}
+
+/* A frame entry gathered for sorting: its site, its frame, its offset. */
+typedef struct gathered_t {
+    size_t launch, word;
+    uint64_t frame;
+    int64_t offset;
+} gathered_t;
+
+static int compare_gathered(void const *a, void const *b) {
+    gathered_t const *x = a, *y = b;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+    if (x->word != y->word) return x->word < y->word ? -1 : 1;
+    return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+static int compare_summaries(void const *a, void const *b) {
+    ar_summary_t const *x = a, *y = b;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+    if (x->word != y->word) return x->word < y->word ? -1 : 1;
+    return x->naming.least < y->naming.least ? -1 : x->naming.least > y->naming.least;
+}
+
+typedef struct repeat_first_t {
+    size_t first, count, index;
+} repeat_first_t;
+
+static int compare_repeat_firsts(void const *a, void const *b) {
+    repeat_first_t const *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Whether the repeat's deltas are valid sites in strictly increasing (launch, word) order, so
+ * they serve as its list in place. */
+static bool deltas_in_order(ar_plan_t const *plan, ar_repeat_t const *rep) {
+    ar_shift_t const *s = plan->shifts + rep->shifts_first;
+    for (size_t k = 0; k < rep->shifts_count; ++k) {
+        if (!valid_site(plan, s[k].launch, s[k].word)) return false;
+        if (k && !site_before(s[k - 1].launch, s[k - 1].word, s[k].launch, s[k].word)) return false;
     }
-    return count;
+    return true;
 }
 
-/* The site of a delta or frame entry, or SIZE_MAX for one finish would have refused. */
-static size_t site_of(ar_plan_t const *plan, ar_shift_t const *shift) {
-    if (shift->launch >= plan->launches_count) return SIZE_MAX;
-    ar_launch_t const *launch = &plan->launches[shift->launch];
-    if (shift->word >= launch->words_count) return SIZE_MAX;
-    return launch->words_first + shift->word;
+/* Whether every frame of a frames repeat lists the same sites as frame 0, in the same order,
+ * and frame 0's are valid and strictly increasing: then its list is frame 0's sites and the
+ * frames are walked in lockstep, with no sort. */
+static bool frames_in_lockstep(ar_plan_t const *plan, ar_repeat_t const *rep) {
+    size_t const *starts = plan->frame_starts + rep->frames_first;
+    size_t width = starts[1] - starts[0];
+    ar_shift_t const *zero = plan->shifts + starts[0];
+    for (size_t k = 0; k < width; ++k) {
+        if (!valid_site(plan, zero[k].launch, zero[k].word)) return false;
+        if (k && !site_before(zero[k - 1].launch, zero[k - 1].word, zero[k].launch, zero[k].word))
+            return false;
+    }
+    for (uint64_t f = 1; f < rep->iterations; ++f) {
+        if (starts[f + 1] - starts[f] != width) return false;
+        ar_shift_t const *frame = plan->shifts + starts[f];
+        for (size_t k = 0; k < width; ++k)
+            if (frame[k].launch != zero[k].launch || frame[k].word != zero[k].word) return false;
+    }
+    return true;
 }
 
-/* Summarise every delta and frame entry per (site, repeat), by counting sort over sites: each
- * repeat's entries are visited in order (frame by frame), so a site's namings come out in
- * repeat order and its frame entries in frame order, with no comparison sort. */
+/* Per repeat, its namings sorted by site. Deltas already in order (the usual case) are read in
+ * place; other deltas are copied and sorted; a frames repeat is summarised per site (least and
+ * greatest offset, frames listing it), by walking its frames in lockstep when they all list the
+ * same sites in order, else by sorting its entries. Frame entries are kept, in frame order, for
+ * frames repeats read one offset at a time (exact mode, or at most `few` iterations). Cost
+ * O(shifts) in the usual cases, O(s log s) per repeat otherwise; nothing per word. */
 static ar_status_t build_namings(ar_cert_t *cert) {
     ar_plan_t const *plan = cert->plan;
-    size_t words = plan->words_count;
-    if (plan->shifts_count == 0 || words == 0) return ar_status_success_k;
-    if (plan->repeats_count >= UINT32_MAX || plan->shifts_count >= UINT32_MAX) {
-        snprintf(cert->error, sizeof cert->error,
-                 "rule C: %zu repeats or %zu deltas and frame entries is too many", plan->repeats_count,
-                 plan->shifts_count);
-        return ar_status_unsupported_k;
-    }
-    /* A deltas repeat lists each site once (finish checks it); only a frames repeat lists a
-     * site again, so `last` (the last repeat that listed each site) exists only for those. */
-    bool any_frames = false;
-    for (size_t r = 0; r < plan->repeats_count; ++r) any_frames |= plan->repeats[r].has_frames;
-    uint32_t *last = any_frames ? malloc(words * sizeof *last) : NULL;
-    cert->site_start = calloc(words + 1, sizeof *cert->site_start);
-    if ((any_frames && !last) || !cert->site_start) {
-        free(last);
-        return ar_status_out_of_memory_k;
-    }
-    if (last) memset(last, 0xff, words * sizeof *last);
-    for (size_t r = 0; r < plan->repeats_count; ++r) {
-        ar_repeat_t const *rep = &plan->repeats[r];
-        for (size_t k = rep->shifts_first; k < rep->shifts_first + rep->shifts_count; ++k) {
-            size_t site = site_of(plan, &plan->shifts[k]);
-            if (site == SIZE_MAX) continue;
-            if (rep->has_frames) {
-                if (last[site] == r) continue;
-                last[site] = (uint32_t)r;
-            }
-            ++cert->site_start[site + 1];
-        }
-    }
-    for (size_t i = 0; i < words; ++i) cert->site_start[i + 1] += cert->site_start[i];
-    cert->namings_count = cert->site_start[words];
-    cert->namings = malloc((cert->namings_count + 1) * sizeof *cert->namings);
-    if (!cert->namings) {
-        free(last);
-        return ar_status_out_of_memory_k;
-    }
-    /* site_start[s] serves as the next free slot of s; shifted back afterwards. */
-    if (last) memset(last, 0xff, words * sizeof *last);
-    for (size_t r = 0; r < plan->repeats_count; ++r) {
-        ar_repeat_t const *rep = &plan->repeats[r];
-        for (size_t k = rep->shifts_first; k < rep->shifts_first + rep->shifts_count; ++k) {
-            size_t site = site_of(plan, &plan->shifts[k]);
-            if (site == SIZE_MAX) continue;
-            int64_t shift = plan->shifts[k].shift;
-            if (!rep->has_frames || last[site] != r) {
-                if (rep->has_frames) last[site] = (uint32_t)r;
-                cert->namings[cert->site_start[site]++] = (ar_naming_t){r, shift, shift, 1, SIZE_MAX};
-            } else {
-                ar_naming_t *n = &cert->namings[cert->site_start[site] - 1];
-                if (shift < n->least) n->least = shift;
-                if (shift > n->greatest) n->greatest = shift;
-                ++n->listed;
-            }
-        }
-    }
-    memmove(cert->site_start + 1, cert->site_start, words * sizeof *cert->site_start);
-    cert->site_start[0] = 0;
-    free(last);
+    size_t r_count = plan->repeats_count;
+    if (plan->shifts_count == 0 || plan->words_count == 0 || r_count == 0) return ar_status_success_k;
+    cert->lists = calloc(r_count, sizeof *cert->lists);
+    cert->repeat_order = malloc(r_count * sizeof *cert->repeat_order);
+    if (!cert->lists || !cert->repeat_order) return ar_status_out_of_memory_k;
 
-    /* Frame entries, only for frames repeats whose offsets are read one by one. */
-    size_t entries = 0;
-    for (size_t i = 0; i < cert->namings_count; ++i) {
-        ar_naming_t *n = &cert->namings[i];
-        ar_repeat_t const *rep = &plan->repeats[n->repeat];
-        if (rep->has_frames && (cert->options.exact || rep->iterations <= cert->options.few)) {
-            n->entries_first = entries;
-            entries += n->listed;
-        }
+    /* The order the stream opens repeats in: by first launch (outer before inner). */
+    bool ordered = true;
+    for (size_t r = 1; r < r_count && ordered; ++r) {
+        repeat_first_t a = {plan->repeats[r - 1].first, plan->repeats[r - 1].count, r - 1};
+        repeat_first_t b = {plan->repeats[r].first, plan->repeats[r].count, r};
+        ordered = compare_repeat_firsts(&a, &b) < 0;
     }
-    if (entries == 0) return ar_status_success_k;
-    cert->frame_entries = malloc(entries * sizeof *cert->frame_entries);
-    uint64_t *filled = calloc(cert->namings_count, sizeof *filled);
-    if (!cert->frame_entries || !filled) {
-        free(filled);
+    if (ordered) {
+        for (size_t r = 0; r < r_count; ++r) cert->repeat_order[r] = r;
+    } else {
+        repeat_first_t *keys = malloc(r_count * sizeof *keys);
+        if (!keys) return ar_status_out_of_memory_k;
+        for (size_t r = 0; r < r_count; ++r)
+            keys[r] = (repeat_first_t){plan->repeats[r].first, plan->repeats[r].count, r};
+        qsort(keys, r_count, sizeof *keys, compare_repeat_firsts);
+        for (size_t r = 0; r < r_count; ++r) cert->repeat_order[r] = keys[r].index;
+        free(keys);
+    }
+
+    /* Which repeats read in place; room for the others' summaries and kept frame entries. */
+    size_t summaries = 0, entries = 0, gather = 0;
+    bool *lockstep = calloc(r_count, sizeof *lockstep);
+    if (!lockstep) return ar_status_out_of_memory_k;
+    for (size_t r = 0; r < r_count; ++r) {
+        ar_repeat_t const *rep = &plan->repeats[r];
+        if (rep->shifts_count == 0) continue;
+        if (!rep->has_frames) {
+            if (deltas_in_order(plan, rep)) {
+                cert->lists[r] = (ar_naming_list_t){plan->shifts + rep->shifts_first, NULL, rep->shifts_count};
+                continue;
+            }
+            summaries += rep->shifts_count;
+            continue;
+        }
+        bool keep = cert->options.exact || rep->iterations <= cert->options.few;
+        summaries += rep->shifts_count;
+        if (keep) entries += rep->shifts_count;
+        lockstep[r] = frames_in_lockstep(plan, rep);
+        if (!lockstep[r] && rep->shifts_count > gather) gather = rep->shifts_count;
+    }
+    if (summaries == 0) {
+        free(lockstep);
+        return ar_status_success_k;
+    }
+    cert->summaries = malloc(summaries * sizeof *cert->summaries);
+    cert->frame_entries = entries ? malloc(entries * sizeof *cert->frame_entries) : NULL;
+    gathered_t *gathered = gather ? malloc(gather * sizeof *gathered) : NULL;
+    if (!cert->summaries || (entries && !cert->frame_entries) || (gather && !gathered)) {
+        free(lockstep), free(gathered);
         return ar_status_out_of_memory_k;
     }
-    for (size_t r = 0; r < plan->repeats_count; ++r) {
+
+    size_t used = 0, kept = 0;
+    for (size_t r = 0; r < r_count; ++r) {
         ar_repeat_t const *rep = &plan->repeats[r];
-        if (!rep->has_frames || !(cert->options.exact || rep->iterations <= cert->options.few)) continue;
-        for (uint64_t f = 0; f < rep->iterations; ++f) {
-            size_t from = plan->frame_starts[rep->frames_first + f];
-            size_t to = plan->frame_starts[rep->frames_first + f + 1];
-            for (size_t k = from; k < to; ++k) {
-                size_t site = site_of(plan, &plan->shifts[k]);
-                if (site == SIZE_MAX) continue;
-                size_t slot = cert->site_start[site];
-                while (slot < cert->site_start[site + 1] && cert->namings[slot].repeat != r) ++slot;
-                ar_naming_t const *n = &cert->namings[slot];
-                cert->frame_entries[n->entries_first + filled[slot]++] =
-                    (ar_frame_entry_t){f, plan->shifts[k].shift};
+        if (rep->shifts_count == 0 || cert->lists[r].deltas) continue;
+        ar_summary_t *list = cert->summaries + used;
+        size_t count = 0;
+        if (!rep->has_frames) {
+            ar_shift_t const *s = plan->shifts + rep->shifts_first;
+            for (size_t k = 0; k < rep->shifts_count; ++k)
+                if (valid_site(plan, s[k].launch, s[k].word))
+                    list[count++] = (ar_summary_t){s[k].launch, s[k].word,
+                                                   {r, s[k].shift, s[k].shift, 1, SIZE_MAX}};
+            qsort(list, count, sizeof *list, compare_summaries);
+        } else if (lockstep[r]) {
+            bool keep = cert->options.exact || rep->iterations <= cert->options.few;
+            size_t const *starts = plan->frame_starts + rep->frames_first;
+            size_t width = starts[1] - starts[0];
+            for (size_t k = 0; k < width; ++k) {
+                ar_shift_t const *zero = &plan->shifts[starts[0] + k];
+                ar_naming_t n = {r, zero->shift, zero->shift, rep->iterations, keep ? kept : SIZE_MAX};
+                for (uint64_t f = 0; f < rep->iterations; ++f) {
+                    int64_t offset = plan->shifts[starts[f] + k].shift;
+                    if (offset < n.least) n.least = offset;
+                    if (offset > n.greatest) n.greatest = offset;
+                    if (keep) cert->frame_entries[kept++] = (ar_frame_entry_t){f, offset};
+                }
+                list[count++] = (ar_summary_t){zero->launch, zero->word, n};
+            }
+        } else {
+            bool keep = cert->options.exact || rep->iterations <= cert->options.few;
+            size_t g = 0;
+            for (uint64_t f = 0; f < rep->iterations; ++f) {
+                size_t from = plan->frame_starts[rep->frames_first + f];
+                size_t to = plan->frame_starts[rep->frames_first + f + 1];
+                for (size_t k = from; k < to; ++k)
+                    if (valid_site(plan, plan->shifts[k].launch, plan->shifts[k].word))
+                        gathered[g++] = (gathered_t){plan->shifts[k].launch, plan->shifts[k].word, f,
+                                                     plan->shifts[k].shift};
+            }
+            qsort(gathered, g, sizeof *gathered, compare_gathered);
+            for (size_t k = 0; k < g;) {
+                ar_naming_t n = {r, gathered[k].offset, gathered[k].offset, 0, keep ? kept : SIZE_MAX};
+                size_t j = k;
+                for (; j < g && gathered[j].launch == gathered[k].launch && gathered[j].word == gathered[k].word; ++j) {
+                    if (gathered[j].offset < n.least) n.least = gathered[j].offset;
+                    if (gathered[j].offset > n.greatest) n.greatest = gathered[j].offset;
+                    ++n.listed;
+                    if (keep) cert->frame_entries[kept++] = (ar_frame_entry_t){gathered[j].frame, gathered[j].offset};
+                }
+                list[count++] = (ar_summary_t){gathered[k].launch, gathered[k].word, n};
+                k = j;
             }
         }
+        cert->lists[r] = (ar_naming_list_t){NULL, list, count};
+        used += count;
     }
-    free(filled);
+    free(lockstep), free(gathered);
     return ar_status_success_k;
 }
+
+/* ---- The naming stream ------------------------------------------------------------------------ */
+
+static inline bool cursor_before(ar_naming_cursor_t const *a, ar_naming_cursor_t const *b) {
+    if (a->launch != b->launch) return a->launch < b->launch;
+    if (a->word != b->word) return a->word < b->word;
+    return a->repeat < b->repeat;
+}
+
+/* Points `c` at entry `next` of its repeat's list; false past the end. */
+static inline bool cursor_load(ar_cert_t const *cert, ar_naming_cursor_t *c) {
+    ar_naming_list_t const *list = &cert->lists[c->repeat];
+    if (c->next >= list->count) return false;
+    if (list->deltas) c->launch = list->deltas[c->next].launch, c->word = list->deltas[c->next].word;
+    else c->launch = list->summary[c->next].launch, c->word = list->summary[c->next].word;
+    return true;
+}
+
+static void heap_down(ar_naming_cursor_t *heap, size_t count, size_t i) {
+    ar_naming_cursor_t moving = heap[i];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= count) break;
+        if (child + 1 < count && cursor_before(&heap[child + 1], &heap[child])) ++child;
+        if (!cursor_before(&heap[child], &moving)) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = moving;
+}
+
+static void heap_up(ar_naming_cursor_t *heap, size_t i) {
+    ar_naming_cursor_t moving = heap[i];
+    while (i > 0 && cursor_before(&moving, &heap[(i - 1) / 2])) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = moving;
+}
+
+static size_t next_first_of(ar_cert_t const *cert, size_t opened) {
+    ar_plan_t const *plan = cert->plan;
+    if (!cert->lists || opened >= plan->repeats_count) return SIZE_MAX;
+    return plan->repeats[cert->repeat_order[opened]].first;
+}
+
+void ar_cert_stream_begin(ar_cert_t const *cert, ar_naming_stream_t *stream) {
+    memset(stream, 0, sizeof *stream);
+    stream->next_first = next_first_of(cert, 0);
+}
+
+void ar_cert_stream_end(ar_naming_stream_t *stream) {
+    free(stream->heap);
+    free(stream->out);
+    memset(stream, 0, sizeof *stream);
+}
+
+ar_status_t ar_cert_stream_fill(ar_cert_t const *cert, ar_naming_stream_t *stream, size_t launch,
+                                size_t *count) {
+    ar_plan_t const *plan = cert->plan;
+    *count = 0;
+    /* Open the repeats that start by this launch: their namings lie in their bodies. */
+    while (stream->next_first <= launch) {
+        size_t r = cert->repeat_order[stream->opened++];
+        stream->next_first = next_first_of(cert, stream->opened);
+        ar_naming_cursor_t c = {0, 0, r, 0};
+        if (!cursor_load(cert, &c)) continue;
+        if (stream->heap_count == stream->heap_capacity) {
+            size_t capacity = stream->heap_capacity ? 2 * stream->heap_capacity : 16;
+            ar_naming_cursor_t *grown = realloc(stream->heap, capacity * sizeof *grown);
+            if (!grown) return ar_status_out_of_memory_k;
+            stream->heap = grown, stream->heap_capacity = capacity;
+        }
+        stream->heap[stream->heap_count] = c;
+        heap_up(stream->heap, stream->heap_count++);
+    }
+    while (stream->heap_count && stream->heap[0].launch <= launch) {
+        ar_naming_cursor_t *top = &stream->heap[0];
+        if (top->launch == launch) {
+            if (*count == stream->out_capacity) {
+                size_t capacity = stream->out_capacity ? 2 * stream->out_capacity : 64;
+                ar_site_naming_t *grown = realloc(stream->out, capacity * sizeof *grown);
+                if (!grown) return ar_status_out_of_memory_k;
+                stream->out = grown, stream->out_capacity = capacity;
+            }
+            ar_naming_list_t const *list = &cert->lists[top->repeat];
+            ar_site_naming_t *o = &stream->out[(*count)++];
+            o->word = top->word;
+            if (list->deltas) {
+                int64_t d = list->deltas[top->next].shift;
+                o->naming = (ar_naming_t){top->repeat, d, d, 1, SIZE_MAX};
+            } else
+                o->naming = list->summary[top->next].naming;
+        } /* else a launch skipped by the caller: its namings are dropped */
+        ++top->next;
+        if (cursor_load(cert, top)) heap_down(stream->heap, stream->heap_count, 0);
+        else if (--stream->heap_count) {
+            stream->heap[0] = stream->heap[stream->heap_count];
+            heap_down(stream->heap, stream->heap_count, 0);
+        }
+    }
+    (void)plan;
+    return ar_status_success_k;
+}
+
+/* ---- Rule C: windows and allowed ranges -------------------------------------------------------- */
 
 static ar_status_t build_sorted_views(ar_cert_t *cert) {
     ar_plan_t const *plan = cert->plan;
@@ -453,7 +624,8 @@ static ar_status_t build_sorted_views(ar_cert_t *cert) {
 }
 
 /* Consecutive words mostly fall in the same window gap, window, plane or global, so the last
- * answers are remembered and tried before any binary search. */
+ * answers are remembered and tried before any binary search. This is the general path, for a
+ * phase whose table (below) was not built. */
 typedef struct lookup_memo_t {
     bool has_gap, has_span;
     uint64_t gap_lo, gap_hi;         /* an inclusive stretch no window meets */
@@ -506,14 +678,184 @@ static bool memo_allowed(ar_cert_t const *cert, lookup_memo_t *memo, int64_t pha
     return true;
 }
 
+/* The index of the last key <= v in sorted keys[0, n) (n >= 1), or 0 when none is: the caller
+ * checks keys[i] <= v. Branch-free (conditional moves), a fixed number of steps for n, so the
+ * searches of neighbouring words overlap in the processor. */
+static inline size_t floor_index(uint64_t const *keys, size_t n, uint64_t v) {
+    uint64_t const *base = keys;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = base[half] <= v ? base + half : base;
+        n -= half;
+    }
+    return (size_t)(base - keys);
+}
+
+/* One phase's lookups as flat sorted arrays of inclusive [lo, hi] pairs:
+ *  - good: where a point passes, that is, off every window or in an allowed range; maximal
+ *    pieces (touching ones joined, which changes nothing for points), so one search decides;
+ *  - allowed: the phase's planes and the globals, disjoint (A and B hold), not joined, since a
+ *    hull must lie whole in one of them.
+ * The windows' union (spans) is shared by every phase. */
+typedef struct phase_table_t {
+    uint64_t *good_lo, *good_hi;
+    size_t good_count; /* >= 1: an empty good set holds the never-matching [1, 0] */
+    uint64_t *allowed_lo, *allowed_hi;
+    size_t allowed_count;
+} phase_table_t;
+
+typedef struct rule_c_t {
+    ar_cert_t const *cert;
+    uint64_t *span_lo, *span_hi; /* the windows' union, inclusive */
+    size_t spans_count;
+    uint64_t *gap_lo, *gap_hi;   /* the stretches between (and around) the spans, inclusive */
+    size_t gaps_count;
+    phase_table_t **tables;      /* per phase, built on first use; NULL until then */
+    unsigned char *table_state;  /* 0 not tried, 1 built, 2 over the memory budget */
+    size_t budget;               /* table entries still allowed */
+    lookup_memo_t memo;
+} rule_c_t;
+
+static inline bool point_good(phase_table_t const *t, uint64_t v) {
+    size_t i = floor_index(t->good_lo, t->good_count, v);
+    return v - t->good_lo[i] <= t->good_hi[i] - t->good_lo[i]; /* lo <= v <= hi, unsigned */
+}
+
+static inline bool table_passes(rule_c_t const *c, phase_table_t const *t, uint64_t lo, uint64_t hi) {
+    if (lo == hi) return point_good(t, lo);
+    if (t->allowed_count) {
+        size_t i = floor_index(t->allowed_lo, t->allowed_count, lo);
+        if (t->allowed_lo[i] <= lo && hi <= t->allowed_hi[i]) return true;
+    }
+    if (c->spans_count == 0) return true;
+    size_t j = floor_index(c->span_lo, c->spans_count, hi); /* the last span starting by hi */
+    return c->span_lo[j] > hi || c->span_hi[j] < lo;          /* it (so any) misses [lo, hi] */
+}
+
+/* The table of `phase`, built on first use; NULL when over the budget (phases x globals can be
+ * large: such phases take the general path). */
+static phase_table_t const *phase_table(rule_c_t *c, int64_t phase) {
+    if (c->table_state[phase] == 1) return c->tables[phase];
+    if (c->table_state[phase] == 2) return NULL;
+    ar_cert_t const *cert = c->cert;
+    ar_plan_t const *plan = cert->plan;
+    ar_phase_t const *p = &plan->phases[phase];
+    size_t allowed = p->planes_count + plan->globals_count;
+    size_t good = allowed + c->gaps_count + 1;
+    size_t entries = 2 * (allowed + good);
+    c->table_state[phase] = 2;
+    if (entries > c->budget) return NULL;
+    phase_table_t *t = malloc(sizeof *t + entries * sizeof(uint64_t));
+    if (!t) return NULL; /* the general path needs no memory */
+    c->budget -= entries;
+    uint64_t *space = (uint64_t *)(t + 1);
+    t->allowed_lo = space, t->allowed_hi = space + allowed;
+    t->good_lo = space + 2 * allowed, t->good_hi = t->good_lo + good;
+    /* Allowed: merge the phase's sorted planes with the sorted globals. */
+    ar_named_range_t const *planes = cert->planes + p->planes_first;
+    size_t i = 0, j = 0, n = 0;
+    while (i < p->planes_count || j < plan->globals_count) {
+        ar_named_range_t const *r;
+        if (j == plan->globals_count || (i < p->planes_count && planes[i].base < cert->globals[j].base))
+            r = &planes[i++];
+        else
+            r = &cert->globals[j++];
+        t->allowed_lo[n] = r->base, t->allowed_hi[n] = (uint64_t)(r->end - 1), ++n;
+    }
+    t->allowed_count = n;
+    /* Good: the gaps between the windows merged with the allowed ranges, both sorted by lo;
+     * overlapping or touching pieces are joined. */
+    size_t g = 0, a = 0, k = 0;
+    while (a < t->allowed_count || k < c->gaps_count) {
+        uint64_t lo, hi;
+        if (k == c->gaps_count || (a < t->allowed_count && t->allowed_lo[a] < c->gap_lo[k]))
+            lo = t->allowed_lo[a], hi = t->allowed_hi[a], ++a;
+        else
+            lo = c->gap_lo[k], hi = c->gap_hi[k], ++k;
+        if (g && (t->good_hi[g - 1] == UINT64_MAX || lo <= t->good_hi[g - 1] + 1)) {
+            if (hi > t->good_hi[g - 1]) t->good_hi[g - 1] = hi;
+        } else
+            t->good_lo[g] = lo, t->good_hi[g] = hi, ++g;
+    }
+    if (g == 0) t->good_lo[0] = 1, t->good_hi[0] = 0, g = 1;
+    t->good_count = g;
+    c->tables[phase] = t;
+    c->table_state[phase] = 1;
+    return t;
+}
+
+static ar_status_t rule_c_begin(rule_c_t *c, ar_cert_t const *cert) {
+    ar_plan_t const *plan = cert->plan;
+    memset(c, 0, sizeof *c);
+    c->cert = cert;
+    size_t s = cert->spans_count;
+    c->span_lo = malloc((2 * s + 2 * (s + 1)) * sizeof *c->span_lo);
+    c->tables = calloc(plan->phases_count + 1, sizeof *c->tables);
+    c->table_state = calloc(plan->phases_count + 1, 1);
+    if (!c->span_lo || !c->tables || !c->table_state) return ar_status_out_of_memory_k;
+    c->span_hi = c->span_lo + s;
+    c->gap_lo = c->span_hi + s, c->gap_hi = c->gap_lo + s + 1;
+    c->spans_count = s;
+    uint64_t next = 0; /* the first address not yet covered */
+    bool done = false;
+    for (size_t i = 0; i < s; ++i) {
+        c->span_lo[i] = cert->spans[i].base, c->span_hi[i] = (uint64_t)(cert->spans[i].end - 1);
+        if (c->span_lo[i] > next)
+            c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = c->span_lo[i] - 1;
+        if (c->span_hi[i] == UINT64_MAX) done = true;
+        else next = c->span_hi[i] + 1;
+    }
+    if (!done) c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = UINT64_MAX;
+    /* Tables for every phase fit unless phases x (globals + windows) is large. */
+    c->budget = ((size_t)1 << 20) + 8 * (plan->planes_count + plan->globals_count + s);
+    return ar_status_success_k;
+}
+
+static void rule_c_end(rule_c_t *c, size_t phases) {
+    if (c->tables)
+        for (size_t p = 0; p < phases; ++p) free(c->tables[p]);
+    free(c->tables), free(c->table_state), free(c->span_lo);
+}
+
 /* An interval passes when it meets no window or lies whole in one allowed range. */
-static inline bool interval_passes(ar_cert_t const *cert, lookup_memo_t *memo, int64_t phase,
+static inline bool interval_passes(rule_c_t *c, phase_table_t const *t, int64_t phase,
                                    uint64_t lo, uint64_t hi) {
-    return !memo_meets_window(cert, memo, lo, hi) || memo_allowed(cert, memo, phase, lo, hi);
+    if (t) return table_passes(c, t, lo, hi);
+    return !memo_meets_window(c->cert, &c->memo, lo, hi) ||
+           memo_allowed(c->cert, &c->memo, phase, lo, hi);
+}
+
+/* One repeat that names a site, with its least and greatest shift over its iterations. */
+typedef struct naming_t {
+    ar_naming_t const *naming;
+    __int128 least, greatest;
+} naming_t;
+
+static void collect_naming(ar_plan_t const *plan, ar_site_naming_t const *site, size_t count,
+                           naming_t *out) {
+    for (size_t g = 0; g < count; ++g) {
+        ar_naming_t const *n = &site[g].naming;
+        ar_repeat_t const *rep = &plan->repeats[n->repeat];
+        out[g].naming = n;
+        if (!rep->has_frames) {
+            __int128 last = (__int128)(rep->iterations ? rep->iterations - 1 : 0) * (__int128)n->least;
+            out[g].least = last < 0 ? last : 0;
+            out[g].greatest = last > 0 ? last : 0;
+        } else {
+            bool silent = n->listed < rep->iterations;
+            out[g].least = silent && n->least > 0 ? 0 : n->least;
+            out[g].greatest = silent && n->greatest < 0 ? 0 : n->greatest;
+        }
+    }
 }
 
 /* Rule C with points and hulls. Sets report fields; returns the first failing launch through
- * *failed (SIZE_MAX when none). */
+ * *failed (SIZE_MAX when none).
+ *
+ * A launch none of whose words a repeat names (most of them) is checked in one tight loop:
+ * every word is a point looked up in its phase's `good` table, and when all pass the launch's
+ * sites are counted at once. Any other launch, or one with a failing word, goes word by word
+ * (the loop below it), which counts and reports exactly as the contract's reading says. */
 static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t *report,
                                       size_t *failed) {
     ar_plan_t const *plan = cert->plan;
@@ -521,40 +863,60 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
     naming_t *naming = NULL;
     size_t naming_capacity = 0;
     ar_u128_t slack = 0;
-    lookup_memo_t memo = {0};
     uint64_t sites_checked = 0, sites_accepted = 0, points = 0, hulls = 0;
+    rule_c_t c;
+    ar_naming_stream_t stream;
+    ar_cert_stream_begin(cert, &stream);
+    ar_status_t status = rule_c_begin(&c, cert);
     *failed = SIZE_MAX;
-    for (size_t li = 0; li < plan->launches_count; ++li) {
+    for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         int64_t phase = launch->phase;
+        size_t named = 0;
+        status = ar_cert_stream_launch(cert, &stream, li, &named);
+        if (status != ar_status_success_k) break;
         bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
-        bool launch_ok = !phaseless;
-        if (phaseless && *failed == SIZE_MAX) {
-            *failed = li;
-            report->launch = li, report->word = 0, report->lo = report->hi = 0;
-            if (launch->phase_name)
-                snprintf(report->message, sizeof report->message,
-                         "rule C: launch %zu (kernel \"%s\") names phase \"%s\", which is not "
-                         "declared",
-                         li, launch->kernel ? launch->kernel : "", launch->phase_name);
-            else
-                snprintf(report->message, sizeof report->message,
-                         "rule C: launch %zu (kernel \"%s\") carries no phase",
-                         li, launch->kernel ? launch->kernel : "");
-        }
-        if (phaseless && !cert->options.all_sites) break;
-        if (phaseless) { /* counted, never accepted */
-            sites_checked += launch->words_count;
+        if (phaseless) {
+            if (*failed == SIZE_MAX) {
+                *failed = li;
+                report->launch = li, report->word = 0, report->lo = report->hi = 0;
+                if (launch->phase_name)
+                    snprintf(report->message, sizeof report->message,
+                             "rule C: launch %zu (kernel \"%s\") names phase \"%s\", which is not "
+                             "declared",
+                             li, launch->kernel ? launch->kernel : "", launch->phase_name);
+                else
+                    snprintf(report->message, sizeof report->message,
+                             "rule C: launch %zu (kernel \"%s\") carries no phase",
+                             li, launch->kernel ? launch->kernel : "");
+            }
+            if (!cert->options.all_sites) break;
+            sites_checked += launch->words_count; /* counted, never accepted */
             continue;
         }
-        for (size_t w = 0; w < launch->words_count; ++w) {
-            size_t site = launch->words_first + w;
-            uint64_t word = plan->words[site];
+        phase_table_t const *table = phase_table(&c, phase);
+        uint64_t const *words = plan->words + launch->words_first;
+        size_t count = launch->words_count;
+        if (named == 0 && table) {
+            bool all = true;
+            for (size_t w = 0; w < count; ++w) all &= point_good(table, words[w]);
+            if (all) {
+                sites_checked += count, sites_accepted += count, points += count;
+                continue;
+            }
+        }
+        bool launch_ok = true;
+        ar_site_naming_t const *next = stream.out, *end = stream.out + named;
+        for (size_t w = 0; w < count; ++w) {
+            uint64_t word = words[w];
             ++sites_checked;
-            size_t first, count = ar_cert_site_namings(cert, site, &first);
-            if (count == 0) { /* the common case: one point */
+            while (next < end && next->word < w) ++next; /* (none: names are valid words) */
+            ar_site_naming_t const *first = next;
+            while (next < end && next->word == w) ++next;
+            size_t groups = (size_t)(next - first);
+            if (groups == 0) { /* one point */
                 ++points;
-                if (interval_passes(cert, &memo, phase, word, word)) {
+                if (interval_passes(&c, table, phase, word, word)) {
                     ++sites_accepted;
                     continue;
                 }
@@ -568,15 +930,15 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
                 if (!cert->options.all_sites) break;
                 continue;
             }
-            if (count > naming_capacity) {
-                naming_t *grown = realloc(naming, count * sizeof *naming);
+            if (groups > naming_capacity) {
+                naming_t *grown = realloc(naming, groups * sizeof *naming);
                 if (!grown) {
-                    free(naming);
-                    return ar_status_out_of_memory_k;
+                    status = ar_status_out_of_memory_k;
+                    break;
                 }
-                naming = grown, naming_capacity = count;
+                naming = grown, naming_capacity = groups;
             }
-            size_t groups = collect_naming(cert, first, count, naming);
+            collect_naming(plan, first, groups, naming);
             bool site_ok = true;
             uint64_t bad_lo = 0, bad_hi = 0;
             char detail[160] = "";
@@ -587,7 +949,7 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
                 for (uint64_t i = 0; i < rep->iterations; ++i) {
                     uint64_t value = word + ar_cert_shift_at(cert, n, rep->has_frames, i, &cursor);
                     ++points;
-                    if (!interval_passes(cert, &memo, phase, value, value)) {
+                    if (!interval_passes(&c, table, phase, value, value)) {
                         site_ok = false, bad_lo = bad_hi = value;
                         snprintf(detail, sizeof detail, "at iteration %" PRIu64 " of repeat %zu", i,
                                  n->repeat);
@@ -611,7 +973,7 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
                 ar_u128_t width = (ar_u128_t)hull_hi - hull_lo + 1;
                 if (width > values) slack = ar_u128_add_sat(slack, width - values);
                 ++hulls;
-                if (!interval_passes(cert, &memo, phase, hull_lo, hull_hi)) {
+                if (!interval_passes(&c, table, phase, hull_lo, hull_hi)) {
                     site_ok = false, bad_lo = hull_lo, bad_hi = hull_hi;
                     int used = snprintf(detail, sizeof detail, "%s(hull over repeat%s",
                                         wrapped ? "(wraps past 2^64) " : "", groups > 1 ? "s" : "");
@@ -637,6 +999,9 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
         if (!launch_ok && !cert->options.all_sites) break;
     }
     free(naming);
+    rule_c_end(&c, plan->phases_count);
+    ar_cert_stream_end(&stream);
+    if (status != ar_status_success_k) return status;
     report->sites_checked = sites_checked, report->sites_accepted = sites_accepted;
     report->points = points, report->hulls = hulls;
     /* hull_slack_bytes: over all hulls tested, the hull's width (hi - lo + 1) less the number
@@ -740,8 +1105,9 @@ out:
     free(cert.globals);
     free(cert.planes);
     free(cert.spans);
-    free(cert.site_start);
-    free(cert.namings);
+    free(cert.lists);
+    free(cert.repeat_order);
+    free(cert.summaries);
     free(cert.frame_entries);
     return status;
 }

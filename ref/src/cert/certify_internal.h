@@ -54,11 +54,11 @@ typedef struct ar_span_t {
     size_t window;
 } ar_span_t;
 
-/* One repeat naming one site (a site is words_first of a launch + a word), summarised once from
- * the repeat's deltas or frames: a delta's value, or the least and greatest offset over the
- * frames that list the site and how many do (fewer than the iterations: 0 joins them). Where
- * a frames repeat's offsets are needed one by one (points, and the exact oracle), they are kept
- * in frame order in ar_cert_t.frame_entries[entries_first, +listed). */
+/* One repeat naming one site (a site is a word of a launch), summarised once from the repeat's
+ * deltas or frames: a delta's value, or the least and greatest offset over the frames that list
+ * the site and how many do (fewer than the iterations: 0 joins them). Where a frames repeat's
+ * offsets are needed one by one (points, and the exact oracle), they are kept in frame order in
+ * ar_cert_t.frame_entries[entries_first, +listed). */
 typedef struct ar_naming_t {
     size_t repeat;
     int64_t least, greatest; /* deltas: least == greatest == the delta */
@@ -71,6 +71,27 @@ typedef struct ar_frame_entry_t {
     int64_t offset;
 } ar_frame_entry_t;
 
+/* A naming with the site it names, in a repeat's list sorted by (launch, word). */
+typedef struct ar_summary_t {
+    size_t launch, word;
+    ar_naming_t naming;
+} ar_summary_t;
+
+/* A naming with the word it names, as the naming stream hands it out for one launch. */
+typedef struct ar_site_naming_t {
+    size_t word;
+    ar_naming_t naming;
+} ar_site_naming_t;
+
+/* One repeat's namings sorted by (launch, word), each site once: the repeat's own deltas read in
+ * place where they are already so sorted (the usual case, so nothing is copied), else a summary
+ * built once (frames repeats, unsorted deltas). */
+typedef struct ar_naming_list_t {
+    ar_shift_t const *deltas;     /* in place, or NULL */
+    ar_summary_t const *summary;  /* when deltas is NULL */
+    size_t count;
+} ar_naming_list_t;
+
 /* The sorted views of a plan that rule C (both modes) reads. Built only after A and B pass, so
  * the allowed ranges of any one phase (its planes and the globals) are pairwise disjoint. */
 typedef struct ar_cert_t {
@@ -80,26 +101,53 @@ typedef struct ar_cert_t {
     ar_named_range_t *planes;  /* each phase's slice [planes_first, +planes_count) sorted */
     ar_span_t *spans;          /* the union of the windows */
     size_t spans_count;
-    /* The repeats naming site s are namings[site_start[s], site_start[s + 1]), in repeat
-     * order; built by counting sort in O(words + shifts), NULL when the plan has no shifts. */
-    uint32_t *site_start;
-    ar_naming_t *namings;
-    size_t namings_count;
+    /* Per repeat, its namings sorted by site; NULL when the plan has no shifts. Nothing here is
+     * proportional to the words: only named sites are listed. */
+    ar_naming_list_t *lists;
+    size_t *repeat_order; /* repeats by first launch, the order the naming stream opens them */
+    ar_summary_t *summaries;
     ar_frame_entry_t *frame_entries;
     char error[256]; /* why building these views was refused (ar_status_unsupported_k) */
 } ar_cert_t;
+
+/* The namings of a launch's words, in (word, repeat) order, produced launch by launch in
+ * increasing order by merging the lists of the repeats around the launch (a small heap keyed
+ * by (launch, word, repeat): its size is the nesting depth, since a repeat's namings lie in its
+ * body and its list is opened when the walk reaches its first launch). */
+typedef struct ar_naming_cursor_t {
+    size_t launch, word, repeat, next; /* the key of the list's entry `next` */
+} ar_naming_cursor_t;
+
+typedef struct ar_naming_stream_t {
+    ar_naming_cursor_t *heap;
+    size_t heap_count, heap_capacity;
+    size_t opened;     /* repeats of cert->repeat_order opened so far */
+    size_t next_first; /* the first launch of the next repeat to open; SIZE_MAX: none */
+    ar_site_naming_t *out;
+    size_t out_capacity;
+} ar_naming_stream_t;
+
+void ar_cert_stream_begin(ar_cert_t const *cert, ar_naming_stream_t *stream);
+void ar_cert_stream_end(ar_naming_stream_t *stream);
+ar_status_t ar_cert_stream_fill(ar_cert_t const *cert, ar_naming_stream_t *stream, size_t launch,
+                                size_t *count);
+/* The namings of launch `launch` into stream->out[0, *count); launches must be asked for in
+ * increasing order (those skipped lose their namings). Out of memory is the only failure. */
+static inline ar_status_t ar_cert_stream_launch(ar_cert_t const *cert, ar_naming_stream_t *stream,
+                                                size_t launch, size_t *count) {
+    if (stream->next_first > launch &&
+        (stream->heap_count == 0 || stream->heap[0].launch > launch)) {
+        *count = 0;
+        return ar_status_success_k;
+    }
+    return ar_cert_stream_fill(cert, stream, launch, count);
+}
 
 /* Whether [lo, hi] (inclusive) meets a window; the window it meets goes to *window. */
 bool ar_cert_meets_window(ar_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window);
 /* The allowed range of `phase` (a plane of it or a global) that holds all of [lo, hi], or NULL. */
 ar_named_range_t const *ar_cert_allowed(ar_cert_t const *cert, int64_t phase, uint64_t lo,
                                         uint64_t hi);
-/* The repeats naming `site`: *first is where they start in cert->namings; returns their count. */
-static inline size_t ar_cert_site_namings(ar_cert_t const *cert, size_t site, size_t *first) {
-    if (!cert->site_start) return *first = 0, 0;
-    *first = cert->site_start[site];
-    return cert->site_start[site + 1] - cert->site_start[site];
-}
 /* The shift of naming `n` at ordinal `i` of its repeat, mod 2^64; `cursor` (start it at
  * n->entries_first) makes increasing ordinals cost O(1) each. Needs the frame entries for a
  * frames repeat. */

@@ -2,8 +2,9 @@
  * for, each value tested as a point. Only the repeats that name a word move it, so a word is
  * evaluated once per tuple of its naming repeats' ordinals (an odometer, innermost last),
  * never once per tuple of every enclosing repeat: the result is the same, since the others
- * leave the value unchanged. A frames repeat's offset at ordinal i is read with a cursor over
- * the word's frame entries, kept in frame order (0 where frame i is silent).
+ * leave the value unchanged. A word's naming repeats come from the certificate's naming stream
+ * (certify_internal.h), launch by launch. A frames repeat's offset at ordinal i is read with a
+ * cursor over the word's frame entries, kept in frame order (0 where frame i is silent).
  *
  * Before evaluating anything the oracle counts its evaluations (per site, the product of its
  * naming repeats' iterations, 1 for a site none names) and refuses, with
@@ -36,17 +37,29 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
 
     /* The whole unrolled work first, so refusal does not depend on the verdict. */
     ar_u128_t total = 0;
+    ar_naming_stream_t stream;
+    ar_cert_stream_begin(cert, &stream);
     for (size_t li = 0; li < plan->launches_count; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         if (launch->phase < 0 || (size_t)launch->phase >= plan->phases_count) continue;
-        for (size_t w = 0; w < launch->words_count; ++w) {
-            size_t first, count = ar_cert_site_namings(cert, launch->words_first + w, &first);
-            ar_u128_t tuples = 1;
-            for (size_t g = first; g < first + count; ++g)
-                tuples = ar_u128_mul_sat(tuples, plan->repeats[cert->namings[g].repeat].iterations);
-            total = ar_u128_add_sat(total, tuples);
+        size_t named = 0;
+        if (ar_cert_stream_launch(cert, &stream, li, &named) != ar_status_success_k) {
+            ar_cert_stream_end(&stream);
+            return ar_status_out_of_memory_k;
         }
+        /* A word none names is one evaluation; a named one, the product of its repeats'. */
+        size_t named_words = 0;
+        for (size_t k = 0; k < named;) {
+            ar_u128_t tuples = 1;
+            size_t word = stream.out[k].word;
+            for (; k < named && stream.out[k].word == word; ++k)
+                tuples = ar_u128_mul_sat(tuples, plan->repeats[stream.out[k].naming.repeat].iterations);
+            total = ar_u128_add_sat(total, tuples);
+            ++named_words;
+        }
+        total = ar_u128_add_sat(total, launch->words_count - named_words);
     }
+    ar_cert_stream_end(&stream);
     if (total > cert->options.exact_limit) {
         char count[48];
         ar_u128_decimal(total, count, sizeof count);
@@ -58,8 +71,14 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
     }
 
     bool failed = false;
-    for (size_t li = 0; li < plan->launches_count; ++li) {
+    ar_status_t status = ar_status_success_k;
+    ar_cert_stream_begin(cert, &stream);
+    for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
+        size_t named = 0;
+        status = ar_cert_stream_launch(cert, &stream, li, &named);
+        if (status != ar_status_success_k) break;
+        ar_site_naming_t const *next = stream.out, *end = stream.out + named;
         bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
         bool launch_ok = !phaseless;
         if (phaseless && !failed) {
@@ -81,12 +100,15 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
             size_t site = launch->words_first + w;
             ++report->sites_checked;
             if (phaseless) continue;
-            size_t first, count = ar_cert_site_namings(cert, site, &first);
+            while (next < end && next->word < w) ++next;
+            ar_site_naming_t const *first = next;
+            while (next < end && next->word == w) ++next;
+            size_t count = (size_t)(next - first);
             if (count > capacity) {
                 odometer_t *grown = realloc(groups, count * sizeof *groups);
                 if (!grown) {
-                    free(groups);
-                    return ar_status_out_of_memory_k;
+                    status = ar_status_out_of_memory_k;
+                    break;
                 }
                 groups = grown, capacity = count;
             }
@@ -94,7 +116,7 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
             uint64_t word = plan->words[site], sum = 0;
             bool any_empty = false;
             for (size_t g = 0; g < n; ++g) {
-                ar_naming_t const *naming = &cert->namings[first + g];
+                ar_naming_t const *naming = &first[g].naming;
                 ar_repeat_t const *rep = &plan->repeats[naming->repeat];
                 groups[g] = (odometer_t){naming, rep->iterations, rep->has_frames, 0,
                                          naming->entries_first, 0};
@@ -151,5 +173,6 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
         if (!launch_ok && !cert->options.all_sites) break;
     }
     free(groups);
-    return ar_status_success_k;
+    ar_cert_stream_end(&stream);
+    return status;
 }
