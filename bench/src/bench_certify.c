@@ -152,11 +152,9 @@ static void run_certify_case(gb_state_t *state, void *data) {
  * prints the difference. A fresh process, because this one's peak already holds every plan made
  * so far. Returns bytes, or -1 when the child could not run. */
 static double load_peak_bytes(char const *path) {
-    char self[512], command[1400], line[128];
-    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0) return -1;
-    self[length] = 0;
-    snprintf(command, sizeof command, "'%s' '--arenaref_load_peak=%s'", self, path);
+    /* /proc/PID/exe opens this very executable even if a rebuild replaced the file since. */
+    char command[1400], line[128];
+    snprintf(command, sizeof command, "'/proc/%ld/exe' '--arenaref_load_peak=%s'", (long)getpid(), path);
     FILE *pipe = popen(command, "r");
     if (!pipe) return -1;
     double bytes = -1;
