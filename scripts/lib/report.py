@@ -246,8 +246,19 @@ def certificate_section(results, folder):
     return out
 
 
+def ordered(results, prefix):
+    """Names prefix/FAMILY/PRESET... in family order, then preset order, then by name."""
+    families = results.families()
+    def key(name):
+        parts = name.split("/")
+        family = families.index(parts[1]) if len(parts) > 1 and parts[1] in families else len(families)
+        preset = PRESETS.index(parts[2]) if len(parts) > 2 and parts[2] in PRESETS else len(PRESETS)
+        return (family, preset, name)
+    return sorted(results.names(prefix), key=key)
+
+
 def ratios_section(results):
-    names = results.names("ratios/")
+    names = ordered(results, "ratios/")
     if not names:
         return []
     out = ["## Issue 5 targets: ratios measured in one run", "",
