@@ -26,6 +26,7 @@ static inline ar_u128_t ar_u128_add_sat(ar_u128_t a, ar_u128_t b) {
     return s < a ? AR_U128_MAX : s;
 }
 static inline ar_u128_t ar_u128_mul_sat(ar_u128_t a, ar_u128_t b) {
+    if (!(a >> 64) && !(b >> 64)) return a * b; /* fits: no 128-bit division on the hot path */
     if (a == 0 || b == 0) return 0;
     if (a > AR_U128_MAX / b) return AR_U128_MAX;
     return a * b;
