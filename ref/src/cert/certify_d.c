@@ -45,6 +45,8 @@
 #define KEY_MIXED INT32_MIN
 #define NO_PHASE INT64_MIN
 #define BLOCK_PERIOD_MAX 8
+/* Up to this many elementary intervals the state is a flat array, not a segment tree. */
+#define FLAT_CELLS 64
 
 /* ---- Shared helpers ------------------------------------------------------------------------- */
 
@@ -194,8 +196,12 @@ ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count) {
 typedef struct walker_t {
     ar_plan_t const *plan;
     size_t *order;      /* repeats, outer before inner */
-    size_t *chain_at;   /* per launch: position in order of the largest repeat starting there */
-    size_t *next_break; /* per launch: the next launch of another phase or starting a repeat */
+    /* Events: the launches where a run of one phase starts or a repeat starts, sorted, with
+     * (chain) the position in order of the largest repeat starting there (SIZE_MAX: none).
+     * Walking goes event to event, so nothing is kept per launch. after_end[q]: the first
+     * event past the end of the repeat at order position q. */
+    size_t *event_at, *event_chain, *after_end;
+    size_t events;
     int32_t *plane_key;
     size_t *key_plane; /* a plane with that key */
     size_t keys_count;
@@ -205,6 +211,7 @@ typedef struct walker_t {
     uint32_t *plane_lo, *plane_hi;
     size_t cells;
     int32_t *tree;
+    bool flat; /* few cells: tree[c] is cell c's key, painted and read directly */
     int64_t current;
     ar_u128_t instances, executed;
     int32_t *log;
@@ -249,6 +256,37 @@ static int32_t tree_other(int32_t const *tree, size_t node, size_t nl, size_t nr
     return tree_other(tree, 2 * node + 1, mid, nr, l, r, value);
 }
 
+/* The state, over cells [l, r): a flat array when the cells are few (a plane covers one or two
+ * of them, so painting is a store or two), else the segment tree. */
+static inline bool state_uniform(walker_t const *w, size_t l, size_t r, int32_t value) {
+    if (!w->cells) return false;
+    if (w->flat) {
+        for (size_t c = l; c < r; ++c)
+            if (w->tree[c] != value) return false;
+        return true;
+    }
+    return tree_uniform(w->tree, 1, 0, w->cells, l, r, value);
+}
+
+static inline void state_assign(walker_t *w, size_t l, size_t r, int32_t value) {
+    if (!w->cells) return;
+    if (w->flat) {
+        for (size_t c = l; c < r; ++c) w->tree[c] = value;
+        return;
+    }
+    tree_assign(w->tree, 1, 0, w->cells, l, r, value);
+}
+
+static int32_t state_other(walker_t const *w, size_t l, size_t r, int32_t value) {
+    if (!w->cells) return KEY_NONE;
+    if (w->flat) {
+        for (size_t c = l; c < r; ++c)
+            if (w->tree[c] != value) return w->tree[c];
+        return value;
+    }
+    return tree_other(w->tree, 1, 0, w->cells, l, r, value);
+}
+
 static void report_break(walker_t *w, int64_t phase, size_t plane) {
     ar_plan_t const *plan = w->plan;
     ar_rule_d_t *result = w->result;
@@ -260,9 +298,7 @@ static void report_break(walker_t *w, int64_t phase, size_t plane) {
     result->plane = plane;
     ar_u128_decimal(w->instances, k_text, sizeof k_text);
     describe_plane(&plan->planes[plane], c_text, sizeof c_text);
-    int32_t other = w->cells ? tree_other(w->tree, 1, 0, w->cells, w->plane_lo[plane],
-                                          w->plane_hi[plane], key)
-                             : KEY_NONE;
+    int32_t other = state_other(w, w->plane_lo[plane], w->plane_hi[plane], key);
     if (other >= 0) {
         char j_text[48];
         ar_plane_t const *o = &plan->planes[w->key_plane[other]];
@@ -314,8 +350,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         ar_phase_t const *p = &w->plan->phases[phase];
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             if (!w->plan->planes[i].carried) continue;
-            if (!w->cells ||
-                !tree_uniform(w->tree, 1, 0, w->cells, w->plane_lo[i], w->plane_hi[i], w->plane_key[i])) {
+            if (!state_uniform(w, w->plane_lo[i], w->plane_hi[i], w->plane_key[i])) {
                 report_break(w, phase, i);
                 w->instances = ar_u128_add_sat(w->instances, 1);
                 return false;
@@ -323,7 +358,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         }
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             int32_t key = w->plane_key[i];
-            if (w->cells) tree_assign(w->tree, 1, 0, w->cells, w->plane_lo[i], w->plane_hi[i], key);
+            state_assign(w, w->plane_lo[i], w->plane_hi[i], key);
             w->declared[key] = true;
             w->stamp[key] = w->instances;
             w->stamp_phase[key] = phase;
@@ -381,9 +416,17 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
                  "rule D: range [%zu, %zu) runs past the launch table", begin, end);
         return false;
     }
+    /* at: the event at launch i (SIZE_MAX: none); next: the first event past i. */
+    size_t lo = 0, hi = w->events;
+    while (lo < hi) {
+        size_t middle = lo + (hi - lo) / 2;
+        if (w->event_at[middle] <= begin) lo = middle + 1;
+        else hi = middle;
+    }
+    size_t next = lo, at = lo && w->event_at[lo - 1] == begin ? lo - 1 : SIZE_MAX;
     size_t i = begin;
     while (i < end) {
-        size_t q = w->chain_at[i];
+        size_t q = at != SIZE_MAX ? w->event_chain[at] : SIZE_MAX;
         if (i == begin && container != SIZE_MAX) {
             q = container + 1 < plan->repeats_count &&
                         plan->repeats[w->order[container + 1]].first == begin
@@ -409,11 +452,14 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
             --w->depth;
             if (!ok) return false;
             i = rep->first + rep->count;
+            next = w->after_end[q];
+            at = next && w->event_at[next - 1] == i ? next - 1 : SIZE_MAX;
             continue;
         }
-        size_t j = w->next_break[i] < end ? w->next_break[i] : end;
+        size_t j = next < w->events && w->event_at[next] < end ? w->event_at[next] : end;
         if (!walk_run(w, plan->launches[i].phase, j - i)) return false;
         i = j;
+        at = next < w->events && w->event_at[next] == i ? next++ : SIZE_MAX;
     }
     return true;
 }
@@ -463,29 +509,52 @@ ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
         goto out;
     }
     w.order = malloc((r + 1) * sizeof *w.order);
-    w.chain_at = malloc((n + 1) * sizeof *w.chain_at);
-    w.next_break = malloc((n + 1) * sizeof *w.next_break);
+    w.after_end = malloc((r + 1) * sizeof *w.after_end);
     w.plane_key = malloc((p + 1) * sizeof *w.plane_key);
     w.key_plane = malloc((p + 1) * sizeof *w.key_plane);
     w.declared = calloc(p + 1, sizeof *w.declared);
     w.stamp = calloc(p + 1, sizeof *w.stamp);
     w.stamp_phase = calloc(p + 1, sizeof *w.stamp_phase);
     by_identity = malloc((p + 1) * sizeof *by_identity);
-    if (!w.order || !w.chain_at || !w.next_break || !w.plane_key || !w.key_plane || !w.declared ||
+    if (!w.order || !w.after_end || !w.plane_key || !w.key_plane || !w.declared ||
         !w.stamp || !w.stamp_phase || !by_identity)
         goto out;
 
     /* Repeats, outer before inner; the largest starting at each launch. */
     if (sort_repeats(plan, w.order) != ar_status_success_k) goto out;
-    for (size_t i = 0; i < n; ++i) w.chain_at[i] = SIZE_MAX;
-    for (size_t q = r; q-- > 0;) {
-        size_t first = plan->repeats[w.order[q]].first;
-        if (first < n) w.chain_at[first] = q;
+    /* Events: run starts (one pass over the launches) merged with repeat starts (order is
+     * sorted by first launch, outer first). */
+    size_t runs = 0;
+    for (size_t i = 0; i < n; ++i) runs += i == 0 || plan->launches[i].phase != plan->launches[i - 1].phase;
+    w.event_at = malloc((runs + r + 1) * sizeof *w.event_at);
+    w.event_chain = malloc((runs + r + 1) * sizeof *w.event_chain);
+    if (!w.event_at || !w.event_chain) goto out;
+    for (size_t i = 0, q = 0; i < n || q < r;) {
+        while (q < r && plan->repeats[w.order[q]].first >= n) ++q; /* finish rejects these */
+        size_t next_run = i;
+        while (next_run < n && !(next_run == 0 || plan->launches[next_run].phase != plan->launches[next_run - 1].phase))
+            ++next_run;
+        size_t next_repeat = q < r ? plan->repeats[w.order[q]].first : SIZE_MAX;
+        size_t at = next_run < next_repeat ? next_run : next_repeat;
+        if (at >= n) break;
+        w.event_at[w.events] = at;
+        w.event_chain[w.events] = SIZE_MAX;
+        if (next_repeat == at) {
+            w.event_chain[w.events] = q;
+            while (q < r && plan->repeats[w.order[q]].first == at) ++q;
+        }
+        ++w.events;
+        i = at + 1;
     }
-    for (size_t i = n; i-- > 0;) {
-        bool breaks = i + 1 == n || plan->launches[i + 1].phase != plan->launches[i].phase ||
-                      w.chain_at[i + 1] != SIZE_MAX;
-        w.next_break[i] = breaks ? i + 1 : w.next_break[i + 1];
+    for (size_t q = 0; q < r; ++q) {
+        size_t end = plan->repeats[w.order[q]].first + plan->repeats[w.order[q]].count;
+        size_t lo = 0, hi = w.events;
+        while (lo < hi) {
+            size_t middle = lo + (hi - lo) / 2;
+            if (w.event_at[middle] <= end) lo = middle + 1;
+            else hi = middle;
+        }
+        w.after_end[q] = lo;
     }
 
     /* Keys: distinct (name, base, size). */
@@ -504,9 +573,11 @@ ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
     if (status != ar_status_success_k) goto out;
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;
-    w.tree = malloc((4 * w.cells + 4) * sizeof *w.tree);
+    w.flat = w.cells <= FLAT_CELLS;
+    size_t nodes = w.flat ? w.cells + 1 : 4 * w.cells + 4;
+    w.tree = malloc(nodes * sizeof *w.tree);
     if (!w.tree) goto out;
-    for (size_t i = 0; i < 4 * w.cells + 4; ++i) w.tree[i] = KEY_NONE;
+    for (size_t i = 0; i < nodes; ++i) w.tree[i] = KEY_NONE;
 
     bool ok = walk_schedule(&w);
     status = w.status;
@@ -516,7 +587,8 @@ ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
 out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
-    free(w.order), free(w.chain_at), free(w.next_break), free(w.plane_key), free(w.key_plane);
+    free(w.order), free(w.after_end), free(w.event_at), free(w.event_chain), free(w.plane_key),
+        free(w.key_plane);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords), free(by_identity);
     return status;
