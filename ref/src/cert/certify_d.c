@@ -193,6 +193,53 @@ ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count) {
 
 /* ---- The fixed-point walker ----------------------------------------------------------------- */
 
+/* A schedule reference's effect, recorded the first time the reference is walked (flat state
+ * only) and replayed when it comes again: the cells it needs to find holding a key (the
+ * carried-plane checks on cells it has not itself painted by then), the key it leaves in each
+ * cell it paints, the keys it declares (with the instance of their last declaration, relative
+ * to its start), and its counts. Walking a reference depends on the state it meets only
+ * through those needs and through whether its first launch's phase continues the current
+ * instance (a summary is kept for each case): when the needs hold, every check in it passes,
+ * the walk is the recorded one, and the summary is its exact effect. When they do not hold, D
+ * breaks inside it, and it is walked launch run by launch run for the exact k and diagnostic. */
+typedef struct cell_key_t {
+    uint32_t cell;
+    int32_t key;
+} cell_key_t;
+
+typedef struct declared_key_t {
+    int32_t key;
+    int64_t phase;
+    ar_u128_t stamp; /* relative to the reference's first instance */
+} declared_key_t;
+
+typedef struct summary_t {
+    size_t first, count; /* the reference */
+    bool merged;         /* its first launch continued the current instance */
+    size_t needs_first, needs_count, paints_first, paints_count, keys_first, keys_count;
+    ar_u128_t instances, executed;
+    int64_t end_phase;
+} summary_t;
+
+typedef struct summaries_t {
+    bool enabled;
+    summary_t *table; /* open addressing by (first, count, merged); count 0 marks a free slot */
+    size_t capacity, used;
+    cell_key_t *needs, *paints;
+    size_t needs_count, needs_capacity, paints_count, paints_capacity;
+    declared_key_t *keys;
+    size_t keys_count, keys_capacity;
+    /* recording */
+    uint32_t epoch;      /* nonzero while a reference is being recorded: its number */
+    uint32_t last_epoch; /* the number of the last recording (marks of older ones are stale) */
+    uint32_t *painted, *needed, *key_seen; /* per cell, per cell, per key: the epoch last marked */
+    size_t *painted_list;
+    size_t painted_count;
+} summaries_t;
+
+/* Entries kept over all summaries; past this, references are no longer recorded. */
+#define SUMMARY_ENTRIES_MAX ((size_t)1 << 22)
+
 typedef struct walker_t {
     ar_plan_t const *plan;
     size_t *order;      /* repeats, outer before inner */
@@ -217,6 +264,7 @@ typedef struct walker_t {
     int32_t *log;
     size_t log_count, log_capacity;
     unsigned depth;
+    summaries_t sums;
     ar_status_t status;
     ar_rule_d_t *result;
 } walker_t;
@@ -341,6 +389,38 @@ static bool log_key(walker_t *w, int32_t key) {
     return true;
 }
 
+static bool grow(void **array, size_t *capacity, size_t needed, size_t size) {
+    if (needed <= *capacity) return true;
+    size_t next = *capacity ? *capacity : 64;
+    while (next < needed) next *= 2;
+    void *grown = realloc(*array, next * size);
+    if (!grown) return false;
+    *array = grown, *capacity = next;
+    return true;
+}
+
+/* While recording: carried plane i is checked; its cells not yet painted by the reference are
+ * needs (those already painted hold what the reference left, the same every time). */
+static bool record_needs(walker_t *w, size_t i) {
+    summaries_t *m = &w->sums;
+    for (size_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c) {
+        if (m->painted[c] == m->epoch || m->needed[c] == m->epoch) continue;
+        m->needed[c] = m->epoch;
+        if (!grow((void **)&m->needs, &m->needs_capacity, m->needs_count + 1, sizeof *m->needs)) {
+            w->status = ar_status_out_of_memory_k;
+            return false;
+        }
+        m->needs[m->needs_count++] = (cell_key_t){(uint32_t)c, w->plane_key[i]};
+    }
+    return true;
+}
+
+static void record_paint(walker_t *w, size_t i) {
+    summaries_t *m = &w->sums;
+    for (size_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c)
+        if (m->painted[c] != m->epoch) m->painted[c] = m->epoch, m->painted_list[m->painted_count++] = c;
+}
+
 /* A run of `length` launches of `phase`. Returns false when D breaks or on error. */
 static bool walk_run(walker_t *w, int64_t phase, size_t length) {
     w->executed = ar_u128_add_sat(w->executed, length);
@@ -350,6 +430,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         ar_phase_t const *p = &w->plan->phases[phase];
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             if (!w->plan->planes[i].carried) continue;
+            if (w->sums.epoch && !record_needs(w, i)) return false;
             if (!state_uniform(w, w->plane_lo[i], w->plane_hi[i], w->plane_key[i])) {
                 report_break(w, phase, i);
                 w->instances = ar_u128_add_sat(w->instances, 1);
@@ -358,6 +439,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         }
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             int32_t key = w->plane_key[i];
+            if (w->sums.epoch) record_paint(w, i);
             state_assign(w, w->plane_lo[i], w->plane_hi[i], key);
             w->declared[key] = true;
             w->stamp[key] = w->instances;
@@ -371,6 +453,97 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
 
 static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container);
 
+static size_t summary_slot(summaries_t const *m, size_t first, size_t count, bool merged) {
+    uint64_t h = ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full) ^ merged;
+    h ^= h >> 29;
+    size_t slot = (size_t)h & (m->capacity - 1);
+    while (m->table[slot].count &&
+           !(m->table[slot].first == first && m->table[slot].count == count && m->table[slot].merged == merged))
+        slot = (slot + 1) & (m->capacity - 1);
+    return slot;
+}
+
+/* Replays summary `s` when its needs hold; false when they do not (nothing changed then). */
+static bool replay(walker_t *w, summary_t const *s) {
+    summaries_t *m = &w->sums;
+    for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
+        if (w->tree[m->needs[k].cell] != m->needs[k].key) return false;
+    for (size_t k = s->paints_first; k < s->paints_first + s->paints_count; ++k)
+        w->tree[m->paints[k].cell] = m->paints[k].key;
+    for (size_t k = s->keys_first; k < s->keys_first + s->keys_count; ++k) {
+        declared_key_t const *d = &m->keys[k];
+        w->declared[d->key] = true;
+        w->stamp[d->key] = ar_u128_add_sat(w->instances, d->stamp);
+        w->stamp_phase[d->key] = d->phase;
+        if (!log_key(w, d->key)) return true; /* status says out of memory */
+    }
+    w->instances = ar_u128_add_sat(w->instances, s->instances);
+    w->executed = ar_u128_add_sat(w->executed, s->executed);
+    w->current = s->end_phase;
+    return true;
+}
+
+/* Walks schedule reference [first, first + count): replayed from its summary when it has one
+ * whose needs hold, else walked (and recorded, the first time). */
+static bool walk_reference(walker_t *w, size_t first, size_t count) {
+    summaries_t *m = &w->sums;
+    ar_plan_t const *plan = w->plan;
+    if (!m->enabled || count == 0 || first >= plan->launches_count)
+        return walk_range(w, first, first + count, SIZE_MAX);
+    bool merged = plan->launches[first].phase == w->current;
+    size_t slot = summary_slot(m, first, count, merged);
+    if (m->table[slot].count) {
+        if (replay(w, &m->table[slot])) return w->status == ar_status_success_k;
+        return walk_range(w, first, first + count, SIZE_MAX); /* D breaks in it */
+    }
+    if (m->needs_count + m->paints_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
+        m->last_epoch == UINT32_MAX)
+        return walk_range(w, first, first + count, SIZE_MAX);
+    /* Record it. */
+    m->epoch = ++m->last_epoch;
+    m->painted_count = 0;
+    size_t needs_mark = m->needs_count, log_mark = w->log_count;
+    ar_u128_t instances = w->instances, executed = w->executed;
+    bool ok = walk_range(w, first, first + count, SIZE_MAX);
+    uint32_t epoch = m->epoch;
+    m->epoch = 0;
+    if (!ok) return false;
+    summary_t s = {first, count, merged, needs_mark, m->needs_count - needs_mark, m->paints_count,
+                   m->painted_count, m->keys_count, 0, w->instances - instances,
+                   w->executed - executed, w->current};
+    if (!grow((void **)&m->paints, &m->paints_capacity, m->paints_count + m->painted_count, sizeof *m->paints))
+        goto oom;
+    for (size_t k = 0; k < m->painted_count; ++k) {
+        size_t c = m->painted_list[k];
+        m->paints[m->paints_count++] = (cell_key_t){(uint32_t)c, w->tree[c]};
+    }
+    for (size_t k = log_mark; k < w->log_count; ++k) {
+        int32_t key = w->log[k];
+        if (m->key_seen[key] == epoch) continue;
+        m->key_seen[key] = epoch;
+        if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys)) goto oom;
+        m->keys[m->keys_count++] = (declared_key_t){key, w->stamp_phase[key], w->stamp[key] - instances};
+    }
+    s.keys_count = m->keys_count - s.keys_first;
+    if (2 * (m->used + 1) > m->capacity) { /* grow the table */
+        summary_t *old = m->table;
+        size_t old_capacity = m->capacity;
+        summary_t *table = calloc(2 * old_capacity, sizeof *table);
+        if (!table) goto oom;
+        m->table = table, m->capacity = 2 * old_capacity;
+        for (size_t k = 0; k < old_capacity; ++k)
+            if (old[k].count) m->table[summary_slot(m, old[k].first, old[k].count, old[k].merged)] = old[k];
+        free(old);
+        slot = summary_slot(m, first, count, merged);
+    }
+    m->table[slot] = s;
+    ++m->used;
+    return true;
+oom:
+    w->status = ar_status_out_of_memory_k;
+    return false;
+}
+
 /* Runs a body N times: two passes, the rest counted. kind 0: repeat at order position `a`;
  * kind 1: schedule references [a, a + b). */
 static bool walk_body(walker_t *w, int kind, size_t a, size_t b) {
@@ -380,7 +553,7 @@ static bool walk_body(walker_t *w, int kind, size_t a, size_t b) {
     }
     for (size_t s = a; s < a + b; ++s) {
         ar_reference_t const *ref = &w->plan->schedule[s];
-        if (!walk_range(w, ref->first, ref->first + ref->count, SIZE_MAX)) return false;
+        if (!walk_reference(w, ref->first, ref->count)) return false;
     }
     return true;
 }
@@ -579,6 +752,19 @@ ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
     if (!w.tree) goto out;
     for (size_t i = 0; i < nodes; ++i) w.tree[i] = KEY_NONE;
 
+    /* Summaries of references, when the state is flat and some reference comes again. */
+    w.sums.enabled = w.flat && w.cells && plan->schedule_count > 1;
+    if (w.sums.enabled) {
+        w.sums.capacity = 64;
+        w.sums.table = calloc(w.sums.capacity, sizeof *w.sums.table);
+        w.sums.painted = calloc(w.cells, sizeof *w.sums.painted);
+        w.sums.needed = calloc(w.cells, sizeof *w.sums.needed);
+        w.sums.painted_list = malloc(w.cells * sizeof *w.sums.painted_list);
+        w.sums.key_seen = calloc(w.keys_count + 1, sizeof *w.sums.key_seen);
+        if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.painted_list || !w.sums.key_seen)
+            goto out;
+    }
+
     bool ok = walk_schedule(&w);
     status = w.status;
     if (ok || status == ar_status_success_k) status = ar_status_success_k;
@@ -591,6 +777,8 @@ out:
         free(w.key_plane);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords), free(by_identity);
+    free(w.sums.table), free(w.sums.needs), free(w.sums.paints), free(w.sums.keys);
+    free(w.sums.painted), free(w.sums.needed), free(w.sums.painted_list), free(w.sums.key_seen);
     return status;
 }
 
