@@ -407,12 +407,8 @@ static ar_status_t build_namings(ar_cert_t *cert) {
     for (size_t r = 0; r < r_count; ++r) {
         ar_repeat_t const *rep = &plan->repeats[r];
         if (rep->shifts_count == 0) continue;
-        if (!rep->has_frames) {
-            if (deltas_in_order(plan, rep)) {
-                cert->lists[r] = (ar_naming_list_t){plan->shifts + rep->shifts_first, NULL, rep->shifts_count};
-                continue;
-            }
-            summaries += rep->shifts_count;
+        if (!rep->has_frames) { /* checked (and sorted if need be) when the stream opens it */
+            cert->lists[r] = (ar_naming_list_t){plan->shifts + rep->shifts_first, NULL, rep->shifts_count};
             continue;
         }
         bool keep = cert->options.exact || rep->iterations <= cert->options.few;
@@ -439,14 +435,7 @@ static ar_status_t build_namings(ar_cert_t *cert) {
         if (rep->shifts_count == 0 || cert->lists[r].deltas) continue;
         ar_summary_t *list = cert->summaries + used;
         size_t count = 0;
-        if (!rep->has_frames) {
-            ar_shift_t const *s = plan->shifts + rep->shifts_first;
-            for (size_t k = 0; k < rep->shifts_count; ++k)
-                if (valid_site(plan, s[k].launch, s[k].word))
-                    list[count++] = (ar_summary_t){s[k].launch, s[k].word,
-                                                   {r, s[k].shift, s[k].shift, 1, SIZE_MAX}};
-            qsort(list, count, sizeof *list, compare_summaries);
-        } else if (lockstep[r]) {
+        if (lockstep[r]) {
             bool keep = cert->options.exact || rep->iterations <= cert->options.few;
             size_t const *starts = plan->frame_starts + rep->frames_first;
             size_t width = starts[1] - starts[0];
@@ -503,7 +492,8 @@ static inline bool cursor_before(ar_naming_cursor_t const *a, ar_naming_cursor_t
 
 /* Points `c` at entry `next` of its repeat's list; false past the end. */
 static inline bool cursor_load(ar_cert_t const *cert, ar_naming_cursor_t *c) {
-    ar_naming_list_t const *list = &cert->lists[c->repeat];
+    (void)cert;
+    ar_naming_list_t const *list = &c->list;
     if (c->next >= list->count) return false;
     if (list->deltas) c->launch = list->deltas[c->next].launch, c->word = list->deltas[c->next].word;
     else c->launch = list->summary[c->next].launch, c->word = list->summary[c->next].word;
@@ -544,6 +534,8 @@ void ar_cert_stream_begin(ar_cert_t const *cert, ar_naming_stream_t *stream) {
 }
 
 void ar_cert_stream_end(ar_naming_stream_t *stream) {
+    for (size_t i = 0; i < stream->owned_count; ++i) free(stream->owned[i]);
+    free(stream->owned);
     free(stream->heap);
     free(stream->out);
     memset(stream, 0, sizeof *stream);
@@ -557,7 +549,27 @@ ar_status_t ar_cert_stream_fill(ar_cert_t const *cert, ar_naming_stream_t *strea
     while (stream->next_first <= launch) {
         size_t r = cert->repeat_order[stream->opened++];
         stream->next_first = next_first_of(cert, stream->opened);
-        ar_naming_cursor_t c = {0, 0, r, 0};
+        ar_naming_cursor_t c = {0, 0, r, 0, cert->lists[r]};
+        if (c.list.deltas && !deltas_in_order(plan, &plan->repeats[r])) {
+            /* Deltas out of site order: this stream sorts a copy (valid sites only). */
+            ar_repeat_t const *rep = &plan->repeats[r];
+            ar_summary_t *list = malloc((rep->shifts_count + 1) * sizeof *list);
+            ar_summary_t **owned = realloc(stream->owned, (stream->owned_count + 1) * sizeof *owned);
+            if (owned) stream->owned = owned;
+            if (!list || !owned) {
+                free(list);
+                return ar_status_out_of_memory_k;
+            }
+            stream->owned[stream->owned_count++] = list;
+            size_t count = 0;
+            ar_shift_t const *s = plan->shifts + rep->shifts_first;
+            for (size_t k = 0; k < rep->shifts_count; ++k)
+                if (valid_site(plan, s[k].launch, s[k].word))
+                    list[count++] = (ar_summary_t){s[k].launch, s[k].word,
+                                                   {r, s[k].shift, s[k].shift, 1, SIZE_MAX}};
+            qsort(list, count, sizeof *list, compare_summaries);
+            c.list = (ar_naming_list_t){NULL, list, count};
+        }
         if (!cursor_load(cert, &c)) continue;
         if (stream->heap_count == stream->heap_capacity) {
             size_t capacity = stream->heap_capacity ? 2 * stream->heap_capacity : 16;
@@ -570,28 +582,40 @@ ar_status_t ar_cert_stream_fill(ar_cert_t const *cert, ar_naming_stream_t *strea
     }
     while (stream->heap_count && stream->heap[0].launch <= launch) {
         ar_naming_cursor_t *top = &stream->heap[0];
-        if (top->launch == launch) {
-            if (*count == stream->out_capacity) {
-                size_t capacity = stream->out_capacity ? 2 * stream->out_capacity : 64;
-                ar_site_naming_t *grown = realloc(stream->out, capacity * sizeof *grown);
-                if (!grown) return ar_status_out_of_memory_k;
-                stream->out = grown, stream->out_capacity = capacity;
-            }
-            ar_naming_list_t const *list = &cert->lists[top->repeat];
-            ar_site_naming_t *o = &stream->out[(*count)++];
-            o->word = top->word;
-            if (list->deltas) {
-                int64_t d = list->deltas[top->next].shift;
-                o->naming = (ar_naming_t){top->repeat, d, d, 1, SIZE_MAX};
-            } else
-                o->naming = list->summary[top->next].naming;
-        } /* else a launch skipped by the caller: its namings are dropped */
-        ++top->next;
-        if (cursor_load(cert, top)) heap_down(stream->heap, stream->heap_count, 0);
-        else if (--stream->heap_count) {
-            stream->heap[0] = stream->heap[stream->heap_count];
-            heap_down(stream->heap, stream->heap_count, 0);
+        ar_naming_list_t const *list = &top->list;
+        /* Take the top list's entries in a row while they come before every other list's
+         * (with one list open, the usual case, all of this launch's), so the heap is
+         * restored once per switch of list, not once per entry. */
+        ar_naming_cursor_t const *second = NULL;
+        if (stream->heap_count > 1) {
+            second = &stream->heap[1];
+            if (stream->heap_count > 2 && cursor_before(&stream->heap[2], second)) second = &stream->heap[2];
         }
+        bool alive;
+        do {
+            if (top->launch == launch) {
+                if (*count == stream->out_capacity) {
+                    size_t capacity = stream->out_capacity ? 2 * stream->out_capacity : 64;
+                    ar_site_naming_t *grown = realloc(stream->out, capacity * sizeof *grown);
+                    if (!grown) return ar_status_out_of_memory_k;
+                    stream->out = grown, stream->out_capacity = capacity;
+                }
+                ar_site_naming_t *o = &stream->out[(*count)++];
+                o->word = top->word;
+                if (list->deltas) {
+                    int64_t d = list->deltas[top->next].shift;
+                    o->naming = (ar_naming_t){top->repeat, d, d, 1, SIZE_MAX};
+                } else
+                    o->naming = list->summary[top->next].naming;
+            } /* else a launch skipped by the caller: its namings are dropped */
+            ++top->next;
+            alive = cursor_load(cert, top);
+        } while (alive && top->launch <= launch && (!second || cursor_before(top, second)));
+        if (!alive) {
+            if (--stream->heap_count) stream->heap[0] = stream->heap[stream->heap_count];
+            else break;
+        }
+        if (stream->heap_count > 1) heap_down(stream->heap, stream->heap_count, 0);
     }
     (void)plan;
     return ar_status_success_k;
@@ -691,22 +715,29 @@ typedef struct range_set_t {
 #define SCAN_RANGES 8
 
 /* The index of the first range ending at or after v (count when none does): the only range
- * that can hold v, or the first one past it. */
+ * that can hold v, or the first one past it. The arrays hold a sentinel [2^64-1, 2^64-1] at
+ * index count, so the scan needs no bound. */
 static inline size_t set_first_ending(range_set_t const *set, uint64_t v) {
-    size_t i = 0, n = set->count;
-    while (n > SCAN_RANGES) { /* the answer lies in [i, i + n] */
-        size_t half = n / 2;
-        if (set->hi[i + half - 1] < v) i += half, n -= half;
-        else n = half;
+    size_t i = 0;
+    if (set->count > SCAN_RANGES) {
+        size_t n = set->count;
+        while (n > SCAN_RANGES) { /* the answer lies in [i, i + n] */
+            size_t half = n / 2;
+            if (set->hi[i + half - 1] < v) i += half, n -= half;
+            else n = half;
+        }
     }
-    size_t end = i + n;
-    while (i < end && set->hi[i] < v) ++i;
+    while (set->hi[i] < v) ++i;
     return i;
 }
 
 static inline bool set_holds(range_set_t const *set, uint64_t v) {
     size_t i = set_first_ending(set, v);
-    return i < set->count && set->lo[i] <= v;
+    return (i < set->count) & (set->lo[i] <= v);
+}
+
+static void set_sentinel(range_set_t *set) {
+    set->lo[set->count] = UINT64_MAX, set->hi[set->count] = UINT64_MAX;
 }
 
 /* One phase's lookups:
@@ -784,6 +815,8 @@ static phase_table_t const *phase_table(rule_c_t *c, int64_t phase) {
             t->good.lo[g] = lo, t->good.hi[g] = hi, ++g;
     }
     t->good.count = g;
+    set_sentinel(&t->allowed);
+    set_sentinel(&t->good);
     c->tables[phase] = t;
     c->table_state[phase] = 1;
     return t;
@@ -811,6 +844,7 @@ static ar_status_t rule_c_begin(rule_c_t *c, ar_cert_t const *cert) {
         else next = c->spans.hi[i] + 1;
     }
     if (!done) c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = UINT64_MAX;
+    set_sentinel(&c->spans);
     /* Tables for every phase fit unless phases x (globals + windows) is large. */
     c->budget = ((size_t)1 << 20) + 16 * (plan->planes_count + plan->globals_count + s);
     return ar_status_success_k;
@@ -926,13 +960,51 @@ static inline bool launch_passes(rule_c_t *c, phase_table_t const *t, int64_t ph
     return all;
 }
 
+/* site_passes for a site one deltas repeat names, shift `delta`, without the generic loops. */
+static inline bool delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64_t word,
+                                     int64_t delta, uint64_t iterations, tally_t *tally) {
+    if (iterations <= c->cert->options.few) {
+        for (uint64_t i = 0; i < iterations; ++i) {
+            ++tally->points;
+            if (!set_holds(&t->good, word + i * (uint64_t)delta)) return false;
+        }
+        return true;
+    }
+    __int128 last = (__int128)(iterations - 1) * delta;
+    __int128 lo = (__int128)word + (last < 0 ? last : 0), hi = (__int128)word + (last > 0 ? last : 0);
+    bool wrapped = lo < 0 || hi >= (__int128)AR_TWO_64;
+    uint64_t hull_lo = wrapped ? 0 : (uint64_t)lo, hull_hi = wrapped ? UINT64_MAX : (uint64_t)hi;
+    ar_u128_t width = (ar_u128_t)hull_hi - hull_lo + 1;
+    if (width > iterations) tally->slack = ar_u128_add_sat(tally->slack, width - iterations);
+    ++tally->hulls;
+    return table_passes(c, t, hull_lo, hull_hi);
+}
+
+/* launch_passes for a launch whose only namings are `k` entries of one deltas repeat's list,
+ * read in place (the usual case: one repeat open, its deltas sorted). */
+static inline bool launch_passes_deltas(rule_c_t *c, phase_table_t const *t, uint64_t const *words,
+                                        size_t count, ar_shift_t const *named, size_t k,
+                                        uint64_t iterations, tally_t *tally) {
+    bool all = true;
+    size_t w = 0;
+    for (size_t e = 0; e < k && all; ++e) {
+        size_t at = named[e].word;
+        for (; w < at; ++w) all &= set_holds(&t->good, words[w]);
+        all &= delta_site_passes(c, t, words[at], named[e].shift, iterations, tally);
+        w = at + 1;
+    }
+    for (; w < count; ++w) all &= set_holds(&t->good, words[w]);
+    tally->points += count - k;
+    return all;
+}
+
 /* Rule C with points and hulls. Sets report fields; returns the first failing launch through
  * *failed (SIZE_MAX when none).
  *
  * Each launch first takes the fast pass (launch_passes); when every word passes, its sites and
  * intervals are counted at once. A launch that fails (or whose phase has no table) goes word by
  * word, which counts and reports exactly as the reading above says. */
-static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t *report,
+static ar_status_t certificate_rule_c(ar_cert_t *cert, ar_certify_report_t *report,
                                       size_t *failed) {
     ar_plan_t const *plan = cert->plan;
     tally_t tally = {0, 0, 0};
@@ -945,10 +1017,52 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
     for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         int64_t phase = launch->phase;
+        if (li == 0 || phase != plan->launches[li - 1].phase) { /* a run starts: rule D's */
+            if (cert->runs_count == cert->runs_capacity) {
+                size_t capacity = cert->runs_capacity ? 2 * cert->runs_capacity : 1024;
+                size_t *grown = realloc(cert->runs, capacity * sizeof *grown);
+                if (!grown) {
+                    status = ar_status_out_of_memory_k;
+                    break;
+                }
+                cert->runs = grown, cert->runs_capacity = capacity;
+            }
+            cert->runs[cert->runs_count++] = li;
+        }
+        bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
+        uint64_t const *words = plan->words + launch->words_first;
+        size_t count = launch->words_count;
+        phase_table_t const *table = phaseless ? NULL : phase_table(&c, phase);
+        /* The usual case first: at most one deltas list open, read in place, no copies. */
+        if (table && stream.next_first > li &&
+            (stream.heap_count == 0 ||
+             (stream.heap_count == 1 && stream.heap[0].launch >= li &&
+              stream.heap[0].list.deltas))) {
+            ar_shift_t const *named = NULL;
+            size_t k = 0;
+            uint64_t iterations = 0;
+            ar_naming_cursor_t *top = stream.heap_count ? &stream.heap[0] : NULL;
+            ar_naming_list_t const *list = top ? &top->list : NULL;
+            if (top && top->launch == li) {
+                named = list->deltas + top->next;
+                while (top->next + k < list->count && named[k].launch == li) ++k;
+                iterations = plan->repeats[top->repeat].iterations;
+            }
+            tally_t mine = {0, 0, 0};
+            if (launch_passes_deltas(&c, table, words, count, named, k, iterations, &mine)) {
+                sites_checked += count, sites_accepted += count;
+                tally.points += mine.points, tally.hulls += mine.hulls;
+                if (mine.slack) tally.slack = ar_u128_add_sat(tally.slack, mine.slack);
+                if (k) { /* consume them */
+                    top->next += k;
+                    if (!cursor_load(cert, top)) stream.heap_count = 0;
+                }
+                continue;
+            }
+        }
         size_t named = 0;
         status = ar_cert_stream_launch(cert, &stream, li, &named);
         if (status != ar_status_success_k) break;
-        bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
         if (phaseless) {
             if (*failed == SIZE_MAX) {
                 *failed = li;
@@ -967,9 +1081,6 @@ static ar_status_t certificate_rule_c(ar_cert_t const *cert, ar_certify_report_t
             sites_checked += launch->words_count; /* counted, never accepted */
             continue;
         }
-        phase_table_t const *table = phase_table(&c, phase);
-        uint64_t const *words = plan->words + launch->words_first;
-        size_t count = launch->words_count;
         if (table) {
             tally_t mine = {0, 0, 0};
             if (launch_passes(&c, table, phase, words, count, stream.out, named, &mine)) {
@@ -1092,7 +1203,7 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
         naive = executed <= AR_NAIVE_D_LAUNCH_LIMIT;
     }
     status = naive ? ar_cert_rule_d_naive(plan, AR_NAIVE_D_LAUNCH_LIMIT, &d)
-                   : ar_cert_rule_d_fast(plan, &d);
+                   : ar_cert_rule_d_fast_runs(plan, cert.runs, cert.runs_count, &d);
     if (status != ar_status_success_k) {
         snprintf(report->message, sizeof report->message, "%s", d.message);
         goto out;
@@ -1116,6 +1227,7 @@ out:
     free(cert.globals);
     free(cert.planes);
     free(cert.spans);
+    free(cert.runs);
     free(cert.lists);
     free(cert.repeat_order);
     free(cert.summaries);

@@ -669,6 +669,11 @@ static bool walk_schedule(walker_t *w) {
 }
 
 ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
+    return ar_cert_rule_d_fast_runs(plan, NULL, 0, result);
+}
+
+ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_given,
+                                     size_t runs_given_count, ar_rule_d_t *result) {
     memset(result, 0, sizeof *result);
     walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k};
     size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
@@ -695,18 +700,28 @@ ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
 
     /* Repeats, outer before inner; the largest starting at each launch. */
     if (sort_repeats(plan, w.order) != ar_status_success_k) goto out;
-    /* Events: run starts (one pass over the launches) merged with repeat starts (order is
-     * sorted by first launch, outer first). */
-    size_t runs = 0;
-    for (size_t i = 0; i < n; ++i) runs += i == 0 || plan->launches[i].phase != plan->launches[i - 1].phase;
+    /* Events: run starts (given, or found in one pass over the launches) merged with repeat
+     * starts (order is sorted by first launch, outer first). */
+    size_t *runs_found = NULL, runs = runs_given_count;
+    if (!runs_given) {
+        runs = 0;
+        for (size_t i = 0; i < n; ++i) runs += i == 0 || plan->launches[i].phase != plan->launches[i - 1].phase;
+        runs_found = malloc((runs + 1) * sizeof *runs_found);
+        if (!runs_found) goto out;
+        runs = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (i == 0 || plan->launches[i].phase != plan->launches[i - 1].phase) runs_found[runs++] = i;
+        runs_given = runs_found;
+    }
     w.event_at = malloc((runs + r + 1) * sizeof *w.event_at);
     w.event_chain = malloc((runs + r + 1) * sizeof *w.event_chain);
-    if (!w.event_at || !w.event_chain) goto out;
-    for (size_t i = 0, q = 0; i < n || q < r;) {
+    if (!w.event_at || !w.event_chain) {
+        free(runs_found);
+        goto out;
+    }
+    for (size_t k = 0, q = 0; k < runs || q < r;) {
         while (q < r && plan->repeats[w.order[q]].first >= n) ++q; /* finish rejects these */
-        size_t next_run = i;
-        while (next_run < n && !(next_run == 0 || plan->launches[next_run].phase != plan->launches[next_run - 1].phase))
-            ++next_run;
+        size_t next_run = k < runs ? runs_given[k] : SIZE_MAX;
         size_t next_repeat = q < r ? plan->repeats[w.order[q]].first : SIZE_MAX;
         size_t at = next_run < next_repeat ? next_run : next_repeat;
         if (at >= n) break;
@@ -716,9 +731,10 @@ ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
             w.event_chain[w.events] = q;
             while (q < r && plan->repeats[w.order[q]].first == at) ++q;
         }
+        if (next_run == at) ++k;
         ++w.events;
-        i = at + 1;
     }
+    free(runs_found);
     for (size_t q = 0; q < r; ++q) {
         size_t end = plan->repeats[w.order[q]].first + plan->repeats[w.order[q]].count;
         size_t lo = 0, hi = w.events;

@@ -84,9 +84,10 @@ typedef struct ar_site_naming_t {
     ar_naming_t naming;
 } ar_site_naming_t;
 
-/* One repeat's namings sorted by (launch, word), each site once: the repeat's own deltas read in
- * place where they are already so sorted (the usual case, so nothing is copied), else a summary
- * built once (frames repeats, unsorted deltas). */
+/* One repeat's namings sorted by (launch, word), each site once: a frames repeat's summary, built
+ * once; a deltas repeat's own deltas, read in place when the stream opens the repeat and finds
+ * them so sorted (the usual case, so nothing is copied; the check reads them just before they
+ * are used), else sorted then by the stream. */
 typedef struct ar_naming_list_t {
     ar_shift_t const *deltas;     /* in place, or NULL */
     ar_summary_t const *summary;  /* when deltas is NULL */
@@ -108,6 +109,8 @@ typedef struct ar_cert_t {
     size_t *repeat_order; /* repeats by first launch, the order the naming stream opens them */
     ar_summary_t *summaries;
     ar_frame_entry_t *frame_entries;
+    size_t *runs; /* rule C (certificate mode): the launches where a run of one phase starts */
+    size_t runs_count, runs_capacity;
     char error[256]; /* why building these views was refused (ar_status_unsupported_k) */
 } ar_cert_t;
 
@@ -117,11 +120,14 @@ typedef struct ar_cert_t {
  * body and its list is opened when the walk reaches its first launch). */
 typedef struct ar_naming_cursor_t {
     size_t launch, word, repeat, next; /* the key of the list's entry `next` */
+    ar_naming_list_t list;
 } ar_naming_cursor_t;
 
 typedef struct ar_naming_stream_t {
     ar_naming_cursor_t *heap;
     size_t heap_count, heap_capacity;
+    ar_summary_t **owned; /* lists the stream sorted itself (deltas not in site order) */
+    size_t owned_count;
     size_t opened;     /* repeats of cert->repeat_order opened so far */
     size_t next_first; /* the first launch of the next repeat to open; SIZE_MAX: none */
     ar_site_naming_t *out;
@@ -188,6 +194,11 @@ typedef struct ar_rule_d_t {
  * references (certify_d.c). Sound and exact when rule B holds (each phase's planes disjoint),
  * which is always so when the certificate reaches rule D. */
 ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result);
+/* The same, given the launches where a run of one phase starts (sorted, 0 first: launch i with
+ * i == 0 or a phase other than launch i - 1's), which rule C collects as it reads every launch,
+ * so the walker need not read the launch table again; runs NULL: it finds them itself. */
+ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs, size_t runs_count,
+                                     ar_rule_d_t *result);
 /* The naive walker: every executed launch, one by one, with a plain array of "last declared
  * plane" per elementary interval. Refuses (ar_status_unsupported_k) a plan that executes more
  * than `launch_limit` launches. */
