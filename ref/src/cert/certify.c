@@ -335,14 +335,13 @@ static int compare_repeat_firsts(void const *a, void const *b) {
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Whether the repeat's deltas are valid sites in strictly increasing (launch, word) order, so
- * they serve as its list in place. */
+/* Whether the repeat's deltas are in strictly increasing (launch, word) order, so they serve as
+ * its list in place. (Finish checks every delta names a word of a launch of the body; where one
+ * would not, the stream drops it as it hands namings out, as the certificate always has.) */
 static bool deltas_in_order(ar_plan_t const *plan, ar_repeat_t const *rep) {
     ar_shift_t const *s = plan->shifts + rep->shifts_first;
-    for (size_t k = 0; k < rep->shifts_count; ++k) {
-        if (!valid_site(plan, s[k].launch, s[k].word)) return false;
-        if (k && !site_before(s[k - 1].launch, s[k - 1].word, s[k].launch, s[k].word)) return false;
-    }
+    for (size_t k = 1; k < rep->shifts_count; ++k)
+        if (!site_before(s[k - 1].launch, s[k - 1].word, s[k].launch, s[k].word)) return false;
     return true;
 }
 
@@ -593,7 +592,7 @@ ar_status_t ar_cert_stream_fill(ar_cert_t const *cert, ar_naming_stream_t *strea
         }
         bool alive;
         do {
-            if (top->launch == launch) {
+            if (top->launch == launch && top->word < plan->launches[launch].words_count) {
                 if (*count == stream->out_capacity) {
                     size_t capacity = stream->out_capacity ? 2 * stream->out_capacity : 64;
                     ar_site_naming_t *grown = realloc(stream->out, capacity * sizeof *grown);
@@ -607,7 +606,8 @@ ar_status_t ar_cert_stream_fill(ar_cert_t const *cert, ar_naming_stream_t *strea
                     o->naming = (ar_naming_t){top->repeat, d, d, 1, SIZE_MAX};
                 } else
                     o->naming = list->summary[top->next].naming;
-            } /* else a launch skipped by the caller: its namings are dropped */
+            } /* else a launch skipped by the caller (or a word past the launch's, which
+               * finish refuses): dropped */
             ++top->next;
             alive = cursor_load(cert, top);
         } while (alive && top->launch <= launch && (!second || cursor_before(top, second)));
@@ -617,7 +617,6 @@ ar_status_t ar_cert_stream_fill(ar_cert_t const *cert, ar_naming_stream_t *strea
         }
         if (stream->heap_count > 1) heap_down(stream->heap, stream->heap_count, 0);
     }
-    (void)plan;
     return ar_status_success_k;
 }
 
@@ -998,6 +997,45 @@ static inline bool launch_passes_deltas(rule_c_t *c, phase_table_t const *t, uin
     return all;
 }
 
+/* A span: launches of one phase taken in one tight loop, their namings (if any) read in place
+ * from one deltas list; what they tested is counted once the loop ends. */
+typedef struct span_t {
+    ar_shift_t const *named, *named_end; /* the list's entries not yet taken */
+    uint64_t iterations;                 /* the list's repeat's */
+    uint64_t sites;
+    tally_t tally;
+} span_t;
+
+/* Takes launches li, li + 1, ... while they keep li's phase, come before `limit` (where a
+ * repeat opens) and pass whole; returns the first launch not taken (li when none is). A launch
+ * that fails, or names a word it does not have, is left to the general path. */
+static size_t fast_span(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span) {
+    ar_plan_t const *plan = c->cert->plan;
+    ar_launch_t const *launches = plan->launches;
+    int64_t phase = launches[li].phase;
+    ar_shift_t const *named = span->named, *named_end = span->named_end;
+    uint64_t sites = 0;
+    tally_t tally = span->tally;
+    if (limit > plan->launches_count) limit = plan->launches_count;
+    size_t l = li;
+    for (; l < limit; ++l) {
+        ar_launch_t const *launch = &launches[l];
+        if (launch->phase != phase) break;
+        uint64_t const *words = plan->words + launch->words_first;
+        size_t count = launch->words_count, k = 0;
+        while (named + k < named_end && named[k].launch == l) ++k;
+        if (named < named_end && named->launch < l) break; /* a launch behind: general path */
+        if (k && named[k - 1].word >= count) break;
+        tally_t mine = {0, 0, 0};
+        if (!launch_passes_deltas(c, t, words, count, named, k, span->iterations, &mine)) break;
+        sites += count, named += k;
+        tally.points += mine.points, tally.hulls += mine.hulls;
+        if (mine.slack) tally.slack = ar_u128_add_sat(tally.slack, mine.slack);
+    }
+    span->named = named, span->sites = sites, span->tally = tally;
+    return l;
+}
+
 /* Rule C with points and hulls. Sets report fields; returns the first failing launch through
  * *failed (SIZE_MAX when none).
  *
@@ -1033,30 +1071,29 @@ static ar_status_t certificate_rule_c(ar_cert_t *cert, ar_certify_report_t *repo
         uint64_t const *words = plan->words + launch->words_first;
         size_t count = launch->words_count;
         phase_table_t const *table = phaseless ? NULL : phase_table(&c, phase);
-        /* The usual case first: at most one deltas list open, read in place, no copies. */
+        /* The usual case first: at most one deltas list open, read in place, no copies; the
+         * launches that follow in the same phase are taken in the same tight loop (span). */
         if (table && stream.next_first > li &&
             (stream.heap_count == 0 ||
              (stream.heap_count == 1 && stream.heap[0].launch >= li &&
               stream.heap[0].list.deltas))) {
-            ar_shift_t const *named = NULL;
-            size_t k = 0;
-            uint64_t iterations = 0;
             ar_naming_cursor_t *top = stream.heap_count ? &stream.heap[0] : NULL;
-            ar_naming_list_t const *list = top ? &top->list : NULL;
-            if (top && top->launch == li) {
-                named = list->deltas + top->next;
-                while (top->next + k < list->count && named[k].launch == li) ++k;
-                iterations = plan->repeats[top->repeat].iterations;
+            span_t span = {NULL, NULL, 0, 0, {0, 0, 0}};
+            if (top) {
+                span.named = top->list.deltas + top->next;
+                span.named_end = top->list.deltas + top->list.count;
+                span.iterations = plan->repeats[top->repeat].iterations;
             }
-            tally_t mine = {0, 0, 0};
-            if (launch_passes_deltas(&c, table, words, count, named, k, iterations, &mine)) {
-                sites_checked += count, sites_accepted += count;
-                tally.points += mine.points, tally.hulls += mine.hulls;
-                if (mine.slack) tally.slack = ar_u128_add_sat(tally.slack, mine.slack);
-                if (k) { /* consume them */
-                    top->next += k;
+            size_t end = fast_span(&c, table, li, stream.next_first, &span);
+            if (end > li) {
+                sites_checked += span.sites, sites_accepted += span.sites;
+                tally.points += span.tally.points, tally.hulls += span.tally.hulls;
+                if (span.tally.slack) tally.slack = ar_u128_add_sat(tally.slack, span.tally.slack);
+                if (top) { /* consume what the span read */
+                    top->next = (size_t)(span.named - top->list.deltas);
                     if (!cursor_load(cert, top)) stream.heap_count = 0;
                 }
+                li = end - 1;
                 continue;
             }
         }
