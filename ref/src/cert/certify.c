@@ -10,7 +10,12 @@
  * with no search and nothing is built per word. A word's intervals are tested against its
  * phase's table: flat sorted arrays (where a point passes; the allowed ranges; the windows'
  * union) searched branch-free. A launch no repeat names, the usual case, is checked in one
- * tight loop. A hull costs O(naming repeats), never O(iterations); points cost O(few).
+ * tight loop, and so is a run of launches of one phase whose namings come from one deltas list.
+ * A hull costs O(naming repeats), never O(iterations); points cost O(few). The tables of all
+ * phases together are held to about 2^20 entries (plus 16 per plane, global and window): past
+ * that, phases x globals being large, a phase uses the general sorted views (two binary
+ * searches, with a small cache), so memory stays bounded. Rule C hands rule D the launches
+ * where a phase run starts, so D never reads the launch table again.
  *
  * How this file reads the places where CERTIFICATE.md is not explicit:
  *  - (A)/(B): each range is first checked for alignment and non-emptiness in the order written;
@@ -366,9 +371,10 @@ static bool frames_in_lockstep(ar_plan_t const *plan, ar_repeat_t const *rep) {
     return true;
 }
 
-/* Per repeat, its namings sorted by site. Deltas already in order (the usual case) are read in
- * place; other deltas are copied and sorted; a frames repeat is summarised per site (least and
- * greatest offset, frames listing it), by walking its frames in lockstep when they all list the
+/* Per repeat, its namings sorted by site. Deltas are read in place (the stream checks their
+ * order when it opens the repeat, and sorts a copy if need be); a frames repeat is summarised
+ * per site (least and greatest offset, frames listing it), by walking its frames in lockstep
+ * when they all list the
  * same sites in order, else by sorting its entries. Frame entries are kept, in frame order, for
  * frames repeats read one offset at a time (exact mode, or at most `few` iterations). Cost
  * O(shifts) in the usual cases, O(s log s) per repeat otherwise; nothing per word. */

@@ -21,7 +21,11 @@
  * keep the state after pass 2. Nested repeats recurse (two passes per level). A run of
  * identical consecutive schedule references, or of a repeated block of up to 8 references, is
  * the same: two passes, the rest counted. Within a range, runs of same-phase launches are
- * walked whole (precomputed), so cost follows the plan as written: a decode loop of 10^6 token
+ * walked whole: the walker goes from event to event (a sorted list of the launches where a
+ * phase run or a repeat starts; nothing is kept per launch). A schedule reference that comes
+ * again, not next to its last use, is replayed from a summary of its first walk (see
+ * summary_t). Few elementary intervals (the usual case) are a flat array rather than the
+ * segment tree. So cost follows the plan as written: a decode loop of 10^6 token
  * references over a 96-layer repeat takes two passes of one layer. k is counted in 128 bits, so
  * it stays exact a billion instances in. Worst case: two passes per nesting level, so a plan
  * nested d deep costs up to 2^d times its body.
