@@ -2,7 +2,7 @@
  *
  * Our own flags come first and are taken out of argv; the rest goes to Google Benchmark
  * (--benchmark_filter, --benchmark_out, ...). The profile decides sizes and repetitions:
- *   quick (default)  presets tiny..medium; the regression set (certify/, floor/, arena/)
+ *   quick (default)  presets tiny..medium; the regression set (certify/, arena/)
  *                    repeated 9 times, as compare.py's U-test needs; minutes on 2 cores
  *   full             presets tiny..large, more repetitions, longer runs: publication
  * The environment record goes into the JSON context before anything runs. */
