@@ -1079,18 +1079,20 @@ static ar_status_t certificate_rule_c(ar_cert_t *cert, ar_certify_report_t *repo
         phase_table_t const *table = phaseless ? NULL : phase_table(&c, phase);
         /* The usual case first: at most one deltas list open, read in place, no copies; the
          * launches that follow in the same phase are taken in the same tight loop (span). */
+        bool in_place = stream.heap_count == 1 && stream.heap[0].launch >= li && stream.heap[0].list.deltas;
         if (table && stream.next_first > li &&
-            (stream.heap_count == 0 ||
-             (stream.heap_count == 1 && stream.heap[0].launch >= li &&
-              stream.heap[0].list.deltas))) {
-            ar_naming_cursor_t *top = stream.heap_count ? &stream.heap[0] : NULL;
+            (stream.heap_count == 0 || in_place || stream.heap[0].launch > li)) {
+            /* in place: one deltas list; else launches up to the next named one (none named) */
+            ar_naming_cursor_t *top = in_place ? &stream.heap[0] : NULL;
+            size_t limit = stream.next_first;
             span_t span = {NULL, NULL, 0, 0, {0, 0, 0}};
             if (top) {
                 span.named = top->list.deltas + top->next;
                 span.named_end = top->list.deltas + top->list.count;
                 span.iterations = plan->repeats[top->repeat].iterations;
-            }
-            size_t end = fast_span(&c, table, li, stream.next_first, &span);
+            } else if (stream.heap_count && stream.heap[0].launch < limit)
+                limit = stream.heap[0].launch;
+            size_t end = fast_span(&c, table, li, limit, &span);
             if (end > li) {
                 sites_checked += span.sites, sites_accepted += span.sites;
                 tally.points += span.tally.points, tally.hulls += span.tally.hulls;
