@@ -334,13 +334,13 @@ static void run_strategy(gb_state_t *state, void *data) {
     }
     long faults = minor_faults() - faults_before;
     uint64_t allocations = runner.allocations + runner.pool.misses + arena_growths(&runner, &stats) - allocations_before;
-    double per_call = calls ? 1.0 / (double)calls : 0;
+    double calls_divisor = calls ? (double)calls : 1.0; /* divide, so 3n / n is exactly 3 */
     uint64_t reserved = c->strategy == strategy_arena_k ? stats.reserved
                         : c->strategy == strategy_pool_k ? runner.pool.reserved
                                                          : runner.peak_live;
     int node = c->strategy == strategy_arena_k ? stats.numa_node : numa_node_of(runner.last_output, runner.last_output_bytes);
-    gb_set_counter(state, "allocations_per_call", (double)allocations * per_call, gb_counter_default_k);
-    gb_set_counter(state, "minor_faults_per_call", (double)faults * per_call, gb_counter_default_k);
+    gb_set_counter(state, "allocations_per_call", (double)allocations / calls_divisor, gb_counter_default_k);
+    gb_set_counter(state, "minor_faults_per_call", (double)faults / calls_divisor, gb_counter_default_k);
     gb_set_counter(state, "reserved_bytes", (double)reserved, gb_counter_default_k);
     gb_set_counter(state, "high_water_bytes", (double)stream->max_call_bytes, gb_counter_default_k);
     gb_set_counter(state, "reserved_over_high_water", (double)reserved / (double)stream->max_call_bytes,
