@@ -252,6 +252,8 @@ typedef struct walker_t {
      * Walking goes event to event, so nothing is kept per launch. after_end[q]: the first
      * event past the end of the repeat at order position q. */
     size_t *event_at, *event_chain, *after_end;
+    int64_t *event_phase; /* the phase of the launch at each event (read once, not per walk) */
+    size_t *start_event;  /* per order position: the event at the repeat's first launch */
     size_t events;
     int32_t *plane_key;
     size_t *key_plane; /* a plane with that key */
@@ -593,14 +595,22 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
                  "rule D: range [%zu, %zu) runs past the launch table", begin, end);
         return false;
     }
-    /* at: the event at launch i (SIZE_MAX: none); next: the first event past i. */
-    size_t lo = 0, hi = w->events;
-    while (lo < hi) {
-        size_t middle = lo + (hi - lo) / 2;
-        if (w->event_at[middle] <= begin) lo = middle + 1;
-        else hi = middle;
+    /* at: the event at launch i (SIZE_MAX: none); next: the first event past i. A repeat's body
+     * starts at its own event; a reference is looked up. */
+    size_t next;
+    if (container != SIZE_MAX && w->start_event[container] < w->events &&
+        w->event_at[w->start_event[container]] == begin) {
+        next = w->start_event[container] + 1;
+    } else {
+        size_t lo = 0, hi = w->events;
+        while (lo < hi) {
+            size_t middle = lo + (hi - lo) / 2;
+            if (w->event_at[middle] <= begin) lo = middle + 1;
+            else hi = middle;
+        }
+        next = lo;
     }
-    size_t next = lo, at = lo && w->event_at[lo - 1] == begin ? lo - 1 : SIZE_MAX;
+    size_t at = next && w->event_at[next - 1] == begin ? next - 1 : SIZE_MAX;
     size_t i = begin;
     while (i < end) {
         size_t q = at != SIZE_MAX ? w->event_chain[at] : SIZE_MAX;
@@ -634,7 +644,8 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
             continue;
         }
         size_t j = next < w->events && w->event_at[next] < end ? w->event_at[next] : end;
-        if (!walk_run(w, plan->launches[i].phase, j - i)) return false;
+        if (!walk_run(w, at != SIZE_MAX ? w->event_phase[at] : plan->launches[i].phase, j - i))
+            return false;
         i = j;
         at = next < w->events && w->event_at[next] == i ? next++ : SIZE_MAX;
     }
@@ -719,10 +730,13 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_g
     }
     w.event_at = malloc((runs + r + 1) * sizeof *w.event_at);
     w.event_chain = malloc((runs + r + 1) * sizeof *w.event_chain);
-    if (!w.event_at || !w.event_chain) {
+    w.event_phase = malloc((runs + r + 1) * sizeof *w.event_phase);
+    w.start_event = malloc((r + 1) * sizeof *w.start_event);
+    if (!w.event_at || !w.event_chain || !w.event_phase || !w.start_event) {
         free(runs_found);
         goto out;
     }
+    for (size_t q = 0; q < r; ++q) w.start_event[q] = SIZE_MAX;
     for (size_t k = 0, q = 0; k < runs || q < r;) {
         while (q < r && plan->repeats[w.order[q]].first >= n) ++q; /* finish rejects these */
         size_t next_run = k < runs ? runs_given[k] : SIZE_MAX;
@@ -731,9 +745,10 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_g
         if (at >= n) break;
         w.event_at[w.events] = at;
         w.event_chain[w.events] = SIZE_MAX;
+        w.event_phase[w.events] = plan->launches[at].phase;
         if (next_repeat == at) {
             w.event_chain[w.events] = q;
-            while (q < r && plan->repeats[w.order[q]].first == at) ++q;
+            while (q < r && plan->repeats[w.order[q]].first == at) w.start_event[q++] = w.events;
         }
         if (next_run == at) ++k;
         ++w.events;
@@ -793,7 +808,8 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_g
 out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
-    free(w.order), free(w.after_end), free(w.event_at), free(w.event_chain), free(w.plane_key),
+    free(w.order), free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
+        free(w.start_event), free(w.plane_key),
         free(w.key_plane);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords), free(by_identity);
