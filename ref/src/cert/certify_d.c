@@ -218,16 +218,23 @@ typedef struct declared_key_t {
 } declared_key_t;
 
 typedef struct summary_t {
-    size_t first, count; /* the reference */
-    bool merged;         /* its first launch continued the current instance */
+    bool recorded;
     size_t needs_first, needs_count, paints_first, paints_count, keys_first, keys_count;
     ar_u128_t instances, executed;
     int64_t end_phase;
 } summary_t;
 
+/* A reference's summaries: [merged] for when its first launch continues the current instance,
+ * or not. Its first launch's phase is kept here, so a replay reads nothing of the launches. */
+typedef struct summary_entry_t {
+    size_t first, count; /* count 0: a free slot */
+    int64_t first_phase;
+    summary_t as[2];
+} summary_entry_t;
+
 typedef struct summaries_t {
     bool enabled;
-    summary_t *table; /* open addressing by (first, count, merged); count 0 marks a free slot */
+    summary_entry_t *table; /* open addressing by (first, count) */
     size_t capacity, used;
     cell_key_t *needs, *paints;
     size_t needs_count, needs_capacity, paints_count, paints_capacity;
@@ -459,12 +466,11 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
 
 static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container);
 
-static size_t summary_slot(summaries_t const *m, size_t first, size_t count, bool merged) {
-    uint64_t h = ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full) ^ merged;
+static size_t summary_slot(summaries_t const *m, size_t first, size_t count) {
+    uint64_t h = ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full);
     h ^= h >> 29;
     size_t slot = (size_t)h & (m->capacity - 1);
-    while (m->table[slot].count &&
-           !(m->table[slot].first == first && m->table[slot].count == count && m->table[slot].merged == merged))
+    while (m->table[slot].count && !(m->table[slot].first == first && m->table[slot].count == count))
         slot = (slot + 1) & (m->capacity - 1);
     return slot;
 }
@@ -496,10 +502,12 @@ static bool walk_reference(walker_t *w, size_t first, size_t count) {
     ar_plan_t const *plan = w->plan;
     if (!m->enabled || count == 0 || first >= plan->launches_count)
         return walk_range(w, first, first + count, SIZE_MAX);
-    bool merged = plan->launches[first].phase == w->current;
-    size_t slot = summary_slot(m, first, count, merged);
-    if (m->table[slot].count) {
-        if (replay(w, &m->table[slot])) return w->status == ar_status_success_k;
+    size_t slot = summary_slot(m, first, count);
+    summary_entry_t *entry = &m->table[slot];
+    int64_t first_phase = entry->count ? entry->first_phase : plan->launches[first].phase;
+    bool merged = first_phase == w->current;
+    if (entry->count && entry->as[merged].recorded) {
+        if (replay(w, &entry->as[merged])) return w->status == ar_status_success_k;
         return walk_range(w, first, first + count, SIZE_MAX); /* D breaks in it */
     }
     if (m->needs_count + m->paints_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
@@ -514,7 +522,7 @@ static bool walk_reference(walker_t *w, size_t first, size_t count) {
     uint32_t epoch = m->epoch;
     m->epoch = 0;
     if (!ok) return false;
-    summary_t s = {first, count, merged, needs_mark, m->needs_count - needs_mark, m->paints_count,
+    summary_t s = {true, needs_mark, m->needs_count - needs_mark, m->paints_count,
                    m->painted_count, m->keys_count, 0, w->instances - instances,
                    w->executed - executed, w->current};
     if (!grow((void **)&m->paints, &m->paints_capacity, m->paints_count + m->painted_count, sizeof *m->paints))
@@ -531,19 +539,22 @@ static bool walk_reference(walker_t *w, size_t first, size_t count) {
         m->keys[m->keys_count++] = (declared_key_t){key, w->stamp_phase[key], w->stamp[key] - instances};
     }
     s.keys_count = m->keys_count - s.keys_first;
-    if (2 * (m->used + 1) > m->capacity) { /* grow the table */
-        summary_t *old = m->table;
-        size_t old_capacity = m->capacity;
-        summary_t *table = calloc(2 * old_capacity, sizeof *table);
-        if (!table) goto oom;
-        m->table = table, m->capacity = 2 * old_capacity;
-        for (size_t k = 0; k < old_capacity; ++k)
-            if (old[k].count) m->table[summary_slot(m, old[k].first, old[k].count, old[k].merged)] = old[k];
-        free(old);
-        slot = summary_slot(m, first, count, merged);
+    if (!m->table[slot].count) {
+        if (2 * (m->used + 1) > m->capacity) { /* grow the table */
+            summary_entry_t *old = m->table;
+            size_t old_capacity = m->capacity;
+            summary_entry_t *table = calloc(2 * old_capacity, sizeof *table);
+            if (!table) goto oom;
+            m->table = table, m->capacity = 2 * old_capacity;
+            for (size_t k = 0; k < old_capacity; ++k)
+                if (old[k].count) m->table[summary_slot(m, old[k].first, old[k].count)] = old[k];
+            free(old);
+            slot = summary_slot(m, first, count);
+        }
+        m->table[slot] = (summary_entry_t){first, count, first_phase, {{0}, {0}}};
+        ++m->used;
     }
-    m->table[slot] = s;
-    ++m->used;
+    m->table[slot].as[merged] = s;
     return true;
 oom:
     w->status = ar_status_out_of_memory_k;
