@@ -741,6 +741,13 @@ static inline bool set_holds(range_set_t const *set, uint64_t v) {
     return (i < set->count) & (set->lo[i] <= v);
 }
 
+/* The same for a set known to be short (count <= SCAN_RANGES): the scan alone. */
+static inline bool short_set_holds(range_set_t const *set, uint64_t v) {
+    size_t i = 0;
+    while (set->hi[i] < v) ++i;
+    return (i < set->count) & (set->lo[i] <= v);
+}
+
 static void set_sentinel(range_set_t *set) {
     set->lo[set->count] = UINT64_MAX, set->hi[set->count] = UINT64_MAX;
 }
@@ -965,13 +972,18 @@ static inline bool launch_passes(rule_c_t *c, phase_table_t const *t, int64_t ph
     return all;
 }
 
-/* site_passes for a site one deltas repeat names, shift `delta`, without the generic loops. */
-static inline bool delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64_t word,
-                                     int64_t delta, uint64_t iterations, tally_t *tally) {
-    if (iterations <= c->cert->options.few) {
+/* site_passes for a site one deltas repeat names, shift `delta`, without the generic loops;
+ * `points` when the repeat has at most `few` iterations. `short_good`: the phase's good set is
+ * short (a compile-time constant in each copy of the span loop). */
+static inline __attribute__((always_inline)) bool
+delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64_t word, int64_t delta,
+                  uint64_t iterations, bool points, bool short_good, tally_t *tally) {
+    if (points) {
         for (uint64_t i = 0; i < iterations; ++i) {
             ++tally->points;
-            if (!set_holds(&t->good, word + i * (uint64_t)delta)) return false;
+            uint64_t value = word + i * (uint64_t)delta;
+            if (!(short_good ? short_set_holds(&t->good, value) : set_holds(&t->good, value)))
+                return false;
         }
         return true;
     }
@@ -987,18 +999,21 @@ static inline bool delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64
 
 /* launch_passes for a launch whose only namings are `k` entries of one deltas repeat's list,
  * read in place (the usual case: one repeat open, its deltas sorted). */
-static inline bool launch_passes_deltas(rule_c_t *c, phase_table_t const *t, uint64_t const *words,
-                                        size_t count, ar_shift_t const *named, size_t k,
-                                        uint64_t iterations, tally_t *tally) {
+static inline __attribute__((always_inline)) bool
+launch_passes_deltas(rule_c_t *c, phase_table_t const *t, uint64_t const *words, size_t count,
+                     ar_shift_t const *named, size_t k, uint64_t iterations, bool points,
+                     bool short_good, tally_t *tally) {
     bool all = true;
     size_t w = 0;
     for (size_t e = 0; e < k && all; ++e) {
         size_t at = named[e].word;
-        for (; w < at; ++w) all &= set_holds(&t->good, words[w]);
-        all &= delta_site_passes(c, t, words[at], named[e].shift, iterations, tally);
+        for (; w < at; ++w)
+            all &= short_good ? short_set_holds(&t->good, words[w]) : set_holds(&t->good, words[w]);
+        all &= delta_site_passes(c, t, words[at], named[e].shift, iterations, points, short_good, tally);
         w = at + 1;
     }
-    for (; w < count; ++w) all &= set_holds(&t->good, words[w]);
+    for (; w < count; ++w)
+        all &= short_good ? short_set_holds(&t->good, words[w]) : set_holds(&t->good, words[w]);
     tally->points += count - k;
     return all;
 }
@@ -1015,31 +1030,39 @@ typedef struct span_t {
 /* Takes launches li, li + 1, ... while they keep li's phase, come before `limit` (where a
  * repeat opens) and pass whole; returns the first launch not taken (li when none is). A launch
  * that fails, or names a word it does not have, is left to the general path. */
-static size_t fast_span(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span) {
+static inline __attribute__((always_inline)) size_t
+span_loop(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span,
+          bool short_good) {
     ar_plan_t const *plan = c->cert->plan;
     ar_launch_t const *launches = plan->launches;
+    uint64_t const *all_words = plan->words;
     int64_t phase = launches[li].phase;
     ar_shift_t const *named = span->named, *named_end = span->named_end;
-    uint64_t sites = 0;
+    uint64_t sites = 0, iterations = span->iterations;
+    bool points = iterations <= c->cert->options.few;
     tally_t tally = span->tally;
     if (limit > plan->launches_count) limit = plan->launches_count;
     size_t l = li;
     for (; l < limit; ++l) {
         ar_launch_t const *launch = &launches[l];
         if (launch->phase != phase) break;
-        uint64_t const *words = plan->words + launch->words_first;
+        uint64_t const *words = all_words + launch->words_first;
         size_t count = launch->words_count, k = 0;
         while (named + k < named_end && named[k].launch == l) ++k;
         if (named < named_end && named->launch < l) break; /* a launch behind: general path */
         if (k && named[k - 1].word >= count) break;
-        tally_t mine = {0, 0, 0};
-        if (!launch_passes_deltas(c, t, words, count, named, k, span->iterations, &mine)) break;
-        sites += count, named += k;
-        tally.points += mine.points, tally.hulls += mine.hulls;
-        if (mine.slack) tally.slack = ar_u128_add_sat(tally.slack, mine.slack);
+        tally_t mine = tally;
+        if (!launch_passes_deltas(c, t, words, count, named, k, iterations, points, short_good, &mine))
+            break;
+        sites += count, named += k, tally = mine;
     }
     span->named = named, span->sites = sites, span->tally = tally;
     return l;
+}
+
+static size_t fast_span(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span) {
+    if (t->good.count <= SCAN_RANGES) return span_loop(c, t, li, limit, span, true);
+    return span_loop(c, t, li, limit, span, false);
 }
 
 /* Rule C with points and hulls. Sets report fields; returns the first failing launch through
