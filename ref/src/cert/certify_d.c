@@ -50,7 +50,7 @@
 #define NO_PHASE INT64_MIN
 #define BLOCK_PERIOD_MAX 8
 /* Up to this many elementary intervals the state is a flat array, not a segment tree. */
-#define FLAT_CELLS 64
+#define FLAT_CELLS 256
 
 /* ---- Shared helpers ------------------------------------------------------------------------- */
 
@@ -249,7 +249,7 @@ typedef struct summaries_t {
 } summaries_t;
 
 /* Entries kept over all summaries; past this, references are no longer recorded. */
-#define SUMMARY_ENTRIES_MAX ((size_t)1 << 22)
+#define SUMMARY_ENTRIES_MAX ((size_t)1 << 20)
 
 typedef struct walker_t {
     ar_plan_t const *plan;
