@@ -341,7 +341,7 @@ static void run_decode_loop(gb_state_t *state, void *data) {
 
 void bench_register_certify(void) {
     gb_benchmark_t *loop = gb_register("decode_loop/decoder/layers:96/tokens:1000000", run_decode_loop, NULL);
-    if (loop) gb_unit(loop, gb_time_unit_ms_k);
+    if (loop) gb_repetitions(gb_unit(loop, gb_time_unit_ms_k), bench_profile.regression_repetitions);
     static char const *const kinds[] = {"certify", "exact", "load", "jansson", "floor"};
     /* Grouped by plan, so the plan cache generates each plan once. */
     for (char const *const *family = ar_workload_families(); *family; ++family) {
