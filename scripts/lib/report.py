@@ -400,6 +400,7 @@ def arena_section(results, folder):
         k = len(strategies)
         relative = [v for row in data for v in row[1:k + 1] if v > 0]
         low = 0.95 * min(relative + [1.0])
+        top = 1.15 * max([v for row in data for v in row[k + 1:]] + [1.0])
         times = ", ".join(f"'arena.dat' using {i + 2}:xtic(1) title '{s}'" for i, s in enumerate(strategies))
         allocs = ", ".join(f"'arena.dat' using {k + i + 2}:xtic(1) title '{s}'" for i, s in enumerate(strategies))
         ok = gnuplot(folder, "arena.gp", TERMINAL.replace("1000,640", "1300,560") +
@@ -412,7 +413,7 @@ def arena_section(results, folder):
                      f"set ylabel 'time per call / floor time'\nset yrange [{low:.3f}:*]\n"
                      f"plot {times}\n"
                      "set title 'allocations per call after warm-up'\nset ylabel 'allocator calls per call'\n"
-                     f"set yrange [0:*]\nplot {allocs}\nunset multiplot\n")
+                     f"set yrange [0:{top:.2f}]\nplot {allocs}\nunset multiplot\n")
         if ok:
             out += ["![arena strategies](arena.png)", ""]
     gpu = results.names("gpu/")
