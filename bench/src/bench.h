@@ -28,6 +28,9 @@ typedef struct bench_profile_t {
 extern bench_profile_t bench_profile;
 
 double bench_now_ns(void);
+/* CPU time of the whole process (all threads): what the ratio benchmarks measure, since on a
+ * shared machine wall time also counts the time spent waiting for a core. */
+double bench_cpu_now_ns(void);
 double bench_median(double *values, size_t count); /* sorts values */
 /* Keep the compiler from dropping a computed value. */
 void bench_sink_u64(uint64_t value);

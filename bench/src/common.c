@@ -23,6 +23,12 @@ double bench_now_ns(void) {
     return (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
 }
 
+double bench_cpu_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
+}
+
 static int compare_doubles(void const *a, void const *b) {
     double x = *(double const *)a, y = *(double const *)b;
     return (x > y) - (x < y);
