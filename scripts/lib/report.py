@@ -104,7 +104,7 @@ class Results:
 
     def families(self):
         order = ["decoder", "moe", "training", "pipeline", "encoder"]
-        found = {n.split("/")[1] for n in self.names("certify/")} | {n.split("/")[1] for n in self.names("precision/")}
+        found = {n.split("/")[1] for prefix in ("certify/", "precision/", "ratios/") for n in self.names(prefix)}
         return [f for f in order if f in found] + sorted(found - set(order))
 
     def presets(self, family):
