@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
     argv[argc] = NULL;
     if (strcmp(profile, "quick") == 0) {
         bench_profile = (bench_profile_t){.name = "quick", .presets = {"tiny", "small", "medium"}, .presets_count = 3,
-                                          .regression_repetitions = 9, .repetitions = 1, .min_time = 0.02,
+                                          .regression_repetitions = 9, .repetitions = 1, .min_time = 0.1,
                                           .ratio_samples = 5};
     } else if (strcmp(profile, "full") == 0) {
         bench_profile = (bench_profile_t){.name = "full", .presets = {"tiny", "small", "medium", "large"},
