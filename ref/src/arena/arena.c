@@ -16,6 +16,12 @@
 #include "arena_testing.h"
 #include "internal.h"
 
+/* gcc says __SANITIZE_ADDRESS__, clang says __has_feature(address_sanitizer). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
+#define __SANITIZE_ADDRESS__ 1
+#endif
+#endif
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #define AR_POISON(address, size) ASAN_POISON_MEMORY_REGION((address), (size))

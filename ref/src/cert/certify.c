@@ -957,7 +957,7 @@ static inline bool launch_passes(rule_c_t *c, phase_table_t const *t, int64_t ph
                                  size_t named_count, tally_t *tally) {
     bool all = true;
     size_t w = 0, named_words = 0;
-    ar_site_naming_t const *g = named, *end = named + named_count;
+    ar_site_naming_t const *g = named, *end = named_count ? named + named_count : named;
     while (g < end && all) {
         size_t at = g->word;
         ar_site_naming_t const *first = g;
@@ -1047,14 +1047,18 @@ span_loop(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *
         ar_launch_t const *launch = &launches[l];
         if (launch->phase != phase) break;
         uint64_t const *words = all_words + launch->words_first;
+        /* `named` is NULL when the span names nothing: never offset it then (NULL + 0 is
+         * undefined behaviour, which clang's UBSan reports). */
         size_t count = launch->words_count, k = 0;
-        while (named + k < named_end && named[k].launch == l) ++k;
-        if (named < named_end && named->launch < l) break; /* a launch behind: general path */
+        size_t left = named ? (size_t)(named_end - named) : 0;
+        while (k < left && named[k].launch == l) ++k;
+        if (left && named->launch < l) break; /* a launch behind: general path */
         if (k && named[k - 1].word >= count) break;
         tally_t mine = tally;
         if (!launch_passes_deltas(c, t, words, count, named, k, iterations, points, short_good, &mine))
             break;
-        sites += count, named += k, tally = mine;
+        sites += count, tally = mine;
+        if (k) named += k;
     }
     span->named = named, span->sites = sites, span->tally = tally;
     return l;
@@ -1159,7 +1163,7 @@ static ar_status_t certificate_rule_c(ar_cert_t *cert, ar_certify_report_t *repo
             }
         }
         bool launch_ok = true;
-        ar_site_naming_t const *next = stream.out, *end = stream.out + named;
+        ar_site_naming_t const *next = stream.out, *end = named ? stream.out + named : stream.out;
         for (size_t w = 0; w < count; ++w) {
             ++sites_checked;
             ar_site_naming_t const *first = next;

@@ -78,7 +78,7 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
         size_t named = 0;
         status = ar_cert_stream_launch(cert, &stream, li, &named);
         if (status != ar_status_success_k) break;
-        ar_site_naming_t const *next = stream.out, *end = stream.out + named;
+        ar_site_naming_t const *next = stream.out, *end = named ? stream.out + named : stream.out;
         bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
         bool launch_ok = !phaseless;
         if (phaseless && !failed) {
