@@ -11,7 +11,7 @@ set xrange [-0.6:2.6]
 set xlabel 'batch sizes of the stream'
 set title 'time per call relative to caller-owned buffers (floor = 1)'
 set ylabel 'time per call / floor time'
-set yrange [0.950:*]
+set yrange [0.943:*]
 plot 'arena.dat' using 2:xtic(1) title 'arena', 'arena.dat' using 3:xtic(1) title 'glibc', 'arena.dat' using 4:xtic(1) title 'mimalloc', 'arena.dat' using 5:xtic(1) title 'jemalloc', 'arena.dat' using 6:xtic(1) title 'pool', 'arena.dat' using 7:xtic(1) title 'floor'
 set title 'allocations per call after warm-up'
 set ylabel 'allocator calls per call'
