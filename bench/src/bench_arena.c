@@ -1,10 +1,15 @@
 /* Arena steady state on host pages: strategies side by side over the same stream of
- * ar_text_encode calls (stream.c: fixed, uniform and heavy-tailed batch sizes).
+ * ar_text_encode calls (stream.c: fixed, uniform and heavy-tailed batch sizes; small calls whose
+ * compute is ~100 ns; large calls writing MiBs).
  *
  *   arena      ar_text_encode into one arena (NULL executor: the calling thread's host pages)
  *   glibc      a fresh allocation per output per call (three: embeddings, states, offsets),
  *   mimalloc   freed once the caller has consumed it, with glibc's malloc, mimalloc's
  *   jemalloc   mi_malloc_aligned, or jemalloc's mallocx (its non-standard, always-present API)
+ *   mmap       (large stream only) a fresh anonymous mapping per output, unmapped after use:
+ *              what glibc's malloc does for a block above its mmap threshold (128 KiB at start;
+ *              it rises to the largest block freed, up to 32 MiB, so on this stream glibc itself
+ *              stops mapping after the first calls): every call page-faults its outputs in
  *   pool       a size-class caching pool: power-of-two classes with free lists, never returned
  *              to the system, as deep-learning caching allocators keep blocks
  *   floor      caller-owned buffers sized in advance for the largest batch of the stream
@@ -15,13 +20,27 @@
  * before timing (warm-up); after it the counters report, per call: allocations (arena growths,
  * malloc calls, pool misses), minor page faults (getrusage of the thread), and the bytes the
  * strategy holds (reserved) next to the largest bytes one call writes (high water), and the
- * NUMA node its output pages lie on (hwloc, after they were written). */
+ * NUMA node its output pages lie on (hwloc, after they were written).
+ *
+ * The timed loop carries no instrumentation. After it, a probe pass (a whole pass over the
+ * stream, or as many calls as were timed, at most 1024) measures the strategy's own allocation
+ * path per call with CLOCK_MONOTONIC (vDSO, TSC here): around its three allocations and around
+ * its three frees (pool: pops and pushes; floor: the same two intervals around nothing, which
+ * shows the measurement's zero), minus the median cost of an empty interval (`timer_overhead_ns`),
+ * reported as the median and the mean over the probe calls. The arena cannot be taken apart from
+ * outside: its per-call path (argument check, holder CAS, rewind, reserve check, release) is
+ * timed as an ar_text_encode of an empty batch on the same warm arena, interleaved with the
+ * stream's calls; growths are counted separately (none after warm-up). First-touch page faults
+ * of fresh memory are paid where the encoder writes, not in the allocation path: they show in
+ * the total time per call and in `minor_faults_per_call`. */
 #define _GNU_SOURCE
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "arenaref/arena.h"
 #include "bench.h"
@@ -43,12 +62,13 @@ typedef enum strategy_t {
     strategy_glibc_k,
     strategy_mimalloc_k,
     strategy_jemalloc_k,
+    strategy_mmap_k,
     strategy_pool_k,
     strategy_floor_k,
     strategies_k
 } strategy_t;
 
-static char const *const strategy_names[] = {"arena", "glibc", "mimalloc", "jemalloc", "pool", "floor"};
+static char const *const strategy_names[] = {"arena", "glibc", "mimalloc", "jemalloc", "mmap", "pool", "floor"};
 
 /* ---- The size-class caching pool ---------------------------------------------------------- */
 
@@ -118,6 +138,8 @@ typedef struct runner_t {
     uint64_t checksum;
     void *last_output;      /* a page of the latest outputs, for the NUMA node */
     size_t last_output_bytes;
+    bool probing;           /* time the allocation path of each call (the probe pass) */
+    uint64_t probe_ns;      /* the latest call's allocation path: both intervals, raw */
     char error[256];
 } runner_t;
 
@@ -131,6 +153,10 @@ static void *strategy_alloc(runner_t *runner, size_t bytes) {
 #ifdef ARENAREF_BENCH_HAVE_JEMALLOC
     case strategy_jemalloc_k: return mallocx(bytes, JEMALLOC_ALIGN_64);
 #endif
+    case strategy_mmap_k: {
+        void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return mapped == MAP_FAILED ? NULL : mapped;
+    }
     case strategy_pool_k: --runner->allocations; return pool_alloc(&runner->pool, bytes);
     default: return NULL;
     }
@@ -145,6 +171,7 @@ static void strategy_free(runner_t *runner, void *pointer, size_t bytes) {
 #ifdef ARENAREF_BENCH_HAVE_JEMALLOC
     case strategy_jemalloc_k: dallocx(pointer, JEMALLOC_ALIGN_64); return;
 #endif
+    case strategy_mmap_k: munmap(pointer, bytes); return;
     case strategy_pool_k: pool_release(&runner->pool, pointer, bytes); return;
     default: return;
     }
@@ -154,19 +181,27 @@ static void strategy_free(runner_t *runner, void *pointer, size_t bytes) {
 static void consume(runner_t *runner, float const *embeddings, float const *states, size_t rows) {
     uint32_t a, b = 0;
     memcpy(&a, embeddings, sizeof a);
-    if (rows) memcpy(&b, states + (rows - 1) * STREAM_DIMENSIONS, sizeof b);
+    if (rows) memcpy(&b, states + (rows - 1) * runner->stream->dimensions, sizeof b);
     runner->checksum += a ^ b;
+}
+
+/* CLOCK_MONOTONIC in ns as an integer: the probe's clock (vDSO, no system call with the TSC). */
+static inline uint64_t probe_clock_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
 static bool run_call(runner_t *runner) {
     stream_batch_t const *batch = &runner->stream->batches[runner->next];
-    runner->next = (runner->next + 1) % STREAM_BATCHES;
+    size_t const dimensions = runner->stream->dimensions;
+    runner->next = (runner->next + 1) % runner->stream->batches_count;
     if (runner->strategy == strategy_arena_k) {
         ar_outcome_t outcome = {0};
         ar_rows_view_t embeddings;
         ar_rows_tape_view_t states;
         ar_text_encode(&(ar_text_encode_t){.arena = runner->arena, .texts = stream_tape(batch),
-                                           .dimensions = STREAM_DIMENSIONS, .embeddings = &embeddings,
+                                           .dimensions = dimensions, .embeddings = &embeddings,
                                            .states = &states, .outcome = &outcome});
         if (outcome.status != ar_status_success_k) {
             snprintf(runner->error, sizeof runner->error, "ar_text_encode failed: %s (%s)",
@@ -180,8 +215,10 @@ static bool run_call(runner_t *runner) {
     }
     float *embeddings, *states;
     size_t *offsets;
+    uint64_t alloc_start = runner->probing ? probe_clock_ns() : 0;
     if (runner->strategy == strategy_floor_k) {
         embeddings = runner->floor_buffers[0], states = runner->floor_buffers[1], offsets = runner->floor_buffers[2];
+        __asm__ volatile("" : : "r"(embeddings), "r"(states), "r"(offsets) : "memory");
     } else {
         embeddings = strategy_alloc(runner, batch->embeddings_bytes);
         states = strategy_alloc(runner, batch->states_bytes);
@@ -193,16 +230,19 @@ static bool run_call(runner_t *runner) {
         uint64_t live = batch->embeddings_bytes + batch->states_bytes + batch->offsets_bytes;
         if (live > runner->peak_live) runner->peak_live = live;
     }
-    stream_encode(batch, STREAM_DIMENSIONS, embeddings, states, offsets);
+    uint64_t alloc_ns = runner->probing ? probe_clock_ns() - alloc_start : 0;
+    stream_encode(batch, dimensions, embeddings, states, offsets);
     consume(runner, embeddings, states, batch->tokens_count);
     runner->last_output = batch->tokens_count ? (void *)states : (void *)embeddings;
-    runner->last_output_bytes = batch->tokens_count ? batch->tokens_count * STREAM_DIMENSIONS * sizeof(float) : 64;
+    runner->last_output_bytes = batch->tokens_count ? batch->tokens_count * dimensions * sizeof(float) : 64;
+    uint64_t free_start = runner->probing ? probe_clock_ns() : 0;
     if (runner->strategy != strategy_floor_k) {
         bench_sink_u64((uint64_t)(uintptr_t)runner->last_output);
         strategy_free(runner, embeddings, batch->embeddings_bytes);
         strategy_free(runner, states, batch->states_bytes);
         strategy_free(runner, offsets, batch->offsets_bytes);
     }
+    if (runner->probing) runner->probe_ns = alloc_ns + (probe_clock_ns() - free_start);
     return true;
 }
 
@@ -253,26 +293,96 @@ static int matches_library(stream_t const *stream, char *error, size_t capacity)
         size_t *offsets = malloc(batch->offsets_bytes);
         ar_rows_view_t e;
         ar_rows_tape_view_t s;
-        ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = stream_tape(batch), .dimensions = STREAM_DIMENSIONS,
+        ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = stream_tape(batch), .dimensions = stream->dimensions,
                                            .embeddings = &e, .states = &s, .outcome = &outcome});
         if (!embeddings || !states || !offsets || outcome.status != ar_status_success_k) {
             snprintf(error, capacity, "ar_text_encode failed: %s (%s)", ar_status_name(outcome.status),
                      outcome.message ? outcome.message : "no message");
             same = -1;
         } else {
-            stream_encode(batch, STREAM_DIMENSIONS, embeddings, states, offsets);
+            stream_encode(batch, stream->dimensions, embeddings, states, offsets);
             for (size_t i = 0; i != batch->count && same == 1; ++i)
-                same = memcmp((char *)e.data + i * e.stride, embeddings + i * STREAM_DIMENSIONS,
-                              STREAM_DIMENSIONS * sizeof(float)) == 0;
+                same = memcmp((char *)e.data + i * e.stride, embeddings + i * stream->dimensions,
+                              stream->dimensions * sizeof(float)) == 0;
             for (size_t r = 0; r != s.rows && same == 1; ++r)
-                same = memcmp((char *)s.data + r * s.stride, states + r * STREAM_DIMENSIONS,
-                              STREAM_DIMENSIONS * sizeof(float)) == 0;
+                same = memcmp((char *)s.data + r * s.stride, states + r * stream->dimensions,
+                              stream->dimensions * sizeof(float)) == 0;
             for (size_t i = 0; i <= batch->count && same == 1; ++i) same = s.offsets[i] == offsets[i];
         }
         free(embeddings), free(states), free(offsets);
     }
     ar_arena_free(arena);
     return same;
+}
+
+/* ---- The probe pass: each strategy's own allocation path, per call ----------------------- */
+
+enum { probe_calls_max_k = 1024 };
+
+typedef struct probe_t {
+    double median_ns, mean_ns, timer_overhead_ns, timer_resolution_ns;
+    size_t calls;
+} probe_t;
+
+/* The median cost of an empty interval (two back-to-back reads of the probe's clock), and the
+ * smallest step the clock was seen to take (its effective resolution). */
+static double timer_overhead(double *resolution) {
+    static double samples[1001];
+    uint64_t smallest = UINT64_MAX;
+    for (size_t i = 0; i != 1001; ++i) {
+        uint64_t start = probe_clock_ns(), end = probe_clock_ns();
+        samples[i] = (double)(end - start);
+        if (end != start && end - start < smallest) smallest = end - start;
+    }
+    *resolution = smallest == UINT64_MAX ? 0 : (double)smallest;
+    return bench_median(samples, 1001);
+}
+
+/* One empty-batch ar_text_encode on the runner's arena, timed: the arena's fixed per-call path. */
+static bool arena_empty_call(runner_t *runner, uint64_t *ns) {
+    ar_outcome_t outcome = {0};
+    ar_rows_view_t embeddings;
+    ar_rows_tape_view_t states;
+    ar_text_encode_t call = {.arena = runner->arena, .dimensions = runner->stream->dimensions,
+                             .embeddings = &embeddings, .states = &states, .outcome = &outcome};
+    uint64_t start = probe_clock_ns();
+    ar_text_encode(&call);
+    *ns = probe_clock_ns() - start;
+    if (outcome.status != ar_status_success_k) {
+        snprintf(runner->error, sizeof runner->error, "ar_text_encode of an empty batch failed: %s (%s)",
+                 ar_status_name(outcome.status), outcome.message ? outcome.message : "no message");
+        return false;
+    }
+    return true;
+}
+
+/* Runs max(one pass over the stream, min(timed calls, 1024)) more calls, timing each one's
+ * allocation path (the arena: an empty call before each of the stream's calls). The intervals
+ * are raw clock differences less the clock's own cost (two intervals for the allocators, one
+ * for the arena's single call), clamped at 0. */
+static bool probe_allocation_path(runner_t *runner, uint64_t timed_calls, probe_t *probe) {
+    static double samples[probe_calls_max_k > STREAM_BATCHES ? probe_calls_max_k : STREAM_BATCHES];
+    size_t calls = timed_calls < probe_calls_max_k ? (size_t)timed_calls : probe_calls_max_k;
+    if (calls < runner->stream->batches_count) calls = runner->stream->batches_count;
+    double resolution;
+    double overhead = timer_overhead(&resolution);
+    bool arena = runner->strategy == strategy_arena_k;
+    double sum = 0;
+    runner->probing = !arena;
+    for (size_t i = 0; i != calls; ++i) {
+        uint64_t ns = 0;
+        if (arena && !arena_empty_call(runner, &ns)) return runner->probing = false, false;
+        if (!run_call(runner)) return runner->probing = false, false;
+        if (!arena) ns = runner->probe_ns;
+        double net = (double)ns - (arena ? 1 : 2) * overhead;
+        samples[i] = net > 0 ? net : 0;
+        sum += samples[i];
+    }
+    runner->probing = false;
+    *probe = (probe_t){.mean_ns = sum / (double)calls, .timer_overhead_ns = overhead,
+                       .timer_resolution_ns = resolution, .calls = calls};
+    probe->median_ns = bench_median(samples, calls);
+    return true;
 }
 
 typedef struct arena_case_t {
@@ -312,13 +422,16 @@ static void run_strategy(gb_state_t *state, void *data) {
         runner.peak_live = sizes[0] + sizes[1] + sizes[2];
         runner.allocations = 3;
     }
-    /* Warm-up: the whole stream once, so every strategy has met the largest batch. */
-    for (size_t i = 0; i != STREAM_BATCHES; ++i) {
+    /* Warm-up: the whole stream once, so every strategy has met the largest batch. Its faults
+     * are the cold start's first touches (in a process that has run other benchmarks before). */
+    long warmup_faults_before = minor_faults();
+    for (size_t i = 0; i != stream->batches_count; ++i) {
         if (!run_call(&runner)) {
             gb_skip_with_error(state, runner.error);
             goto done;
         }
     }
+    double warmup_faults = (double)(minor_faults() - warmup_faults_before) / (double)stream->batches_count;
     ar_arena_stats_t stats;
     uint64_t allocations_before = runner.allocations + runner.pool.misses + arena_growths(&runner, &stats);
     long faults_before = minor_faults();
@@ -334,6 +447,11 @@ static void run_strategy(gb_state_t *state, void *data) {
     }
     long faults = minor_faults() - faults_before;
     uint64_t allocations = runner.allocations + runner.pool.misses + arena_growths(&runner, &stats) - allocations_before;
+    probe_t probe;
+    if (!probe_allocation_path(&runner, calls, &probe)) {
+        gb_skip_with_error(state, runner.error);
+        goto done;
+    }
     double calls_divisor = calls ? (double)calls : 1.0; /* divide, so 3n / n is exactly 3 */
     uint64_t reserved = c->strategy == strategy_arena_k ? stats.reserved
                         : c->strategy == strategy_pool_k ? runner.pool.reserved
@@ -341,14 +459,23 @@ static void run_strategy(gb_state_t *state, void *data) {
     int node = c->strategy == strategy_arena_k ? stats.numa_node : numa_node_of(runner.last_output, runner.last_output_bytes);
     gb_set_counter(state, "allocations_per_call", (double)allocations / calls_divisor, gb_counter_default_k);
     gb_set_counter(state, "minor_faults_per_call", (double)faults / calls_divisor, gb_counter_default_k);
+    gb_set_counter(state, "warmup_minor_faults_per_call", warmup_faults, gb_counter_default_k);
     gb_set_counter(state, "reserved_bytes", (double)reserved, gb_counter_default_k);
     gb_set_counter(state, "high_water_bytes", (double)stream->max_call_bytes, gb_counter_default_k);
     gb_set_counter(state, "reserved_over_high_water", (double)reserved / (double)stream->max_call_bytes,
                    gb_counter_default_k);
     gb_set_counter(state, "numa_node", node, gb_counter_default_k);
     gb_set_counter(state, "bits_match_library", same, gb_counter_default_k);
-    gb_set_counter(state, "tokens_per_second", (double)calls * (double)stream->tokens_total / STREAM_BATCHES,
+    gb_set_counter(state, "tokens_per_second", (double)calls * (double)stream->tokens_total / (double)stream->batches_count,
                    gb_counter_rate_k);
+    gb_set_counter(state, "alloc_path_ns", probe.median_ns, gb_counter_default_k);
+    gb_set_counter(state, "alloc_path_mean_ns", probe.mean_ns, gb_counter_default_k);
+    gb_set_counter(state, "timer_overhead_ns", probe.timer_overhead_ns, gb_counter_default_k);
+    gb_set_counter(state, "timer_resolution_ns", probe.timer_resolution_ns, gb_counter_default_k);
+    gb_set_counter(state, "probe_calls", (double)probe.calls, gb_counter_default_k);
+    gb_set_counter(state, "dimensions", (double)stream->dimensions, gb_counter_default_k);
+    gb_set_counter(state, "bytes_per_call", (double)stream->bytes_total / (double)stream->batches_count,
+                   gb_counter_default_k);
     if (c->strategy == strategy_arena_k) {
         gb_set_counter(state, "arena_growths_total", (double)stats.growths, gb_counter_default_k);
         gb_set_counter(state, "arena_high_water_bytes", (double)stats.high_water, gb_counter_default_k);
@@ -375,6 +502,7 @@ void bench_register_arena(void) {
     for (int kind = 0; kind != stream_kinds_k; ++kind) {
         for (int strategy = 0; strategy != strategies_k; ++strategy) {
             if (!strategy_available((strategy_t)strategy)) continue;
+            if (strategy == strategy_mmap_k && kind != stream_large_k) continue; /* the page-fault case */
             arena_case_t *c = malloc(sizeof *c);
             if (!c) return;
             *c = (arena_case_t){(strategy_t)strategy, (stream_kind_t)kind};

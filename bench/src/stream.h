@@ -1,5 +1,7 @@
 /* The arena benchmarks' input: a seeded stream of ar_text_encode batches, and the reference
- * encoder (arena.h's exact formula) the non-arena strategies compute with. */
+ * encoder (arena.h's exact formula) the non-arena strategies compute with. Each stream has its
+ * own dimensions and number of batches (the GPU benchmarks use fixed and heavy, which keep
+ * STREAM_DIMENSIONS and STREAM_BATCHES). */
 #ifndef ARENAREF_BENCH_STREAM_H
 #define ARENAREF_BENCH_STREAM_H
 
@@ -9,10 +11,18 @@
 
 #include "arenaref/arena.h"
 
-#define STREAM_DIMENSIONS 32u
-#define STREAM_BATCHES 256u
+#define STREAM_DIMENSIONS 32u /* fixed, uniform, heavy */
+#define STREAM_BATCHES 256u   /* the most batches a stream has (fixed, uniform, heavy, small) */
 
-typedef enum stream_kind_t { stream_fixed_k, stream_uniform_k, stream_heavy_k, stream_kinds_k } stream_kind_t;
+/* New kinds go last: a kind's seed depends on its index, so the older streams stay the same. */
+typedef enum stream_kind_t {
+    stream_fixed_k,
+    stream_uniform_k,
+    stream_heavy_k,
+    stream_small_k, /* 1-4 items of 1-8 tokens, 4 dimensions: allocation dominates the call */
+    stream_large_k, /* 8 items of 2048-16384 tokens, 16 dimensions: ~4.5 MiB per call, 16 batches */
+    stream_kinds_k
+} stream_kind_t;
 
 typedef struct stream_batch_t {
     uint32_t *tokens;
@@ -23,9 +33,12 @@ typedef struct stream_batch_t {
 
 typedef struct stream_t {
     stream_kind_t kind;
+    size_t dimensions;    /* D of every call */
+    size_t batches_count; /* <= STREAM_BATCHES; a pass over the stream */
     stream_batch_t batches[STREAM_BATCHES];
     size_t max_embeddings_bytes, max_states_bytes, max_offsets_bytes, max_call_bytes;
     uint64_t tokens_total;
+    uint64_t bytes_total; /* output bytes over one pass (embeddings, states, offsets) */
 } stream_t;
 
 char const *stream_kind_name(stream_kind_t kind);

@@ -66,6 +66,9 @@ with tempfile.TemporaryDirectory() as tmp:
         if run:
             expect(run["allocations_per_call"] == 0, f"{strategy}: no allocation per call after warm-up")
             expect(run["bits_match_library"] == 1, f"{strategy}: the reference encoder matches ar_text_encode")
+            expect(run.get("alloc_path_ns", -1) >= 0 and run.get("alloc_path_mean_ns", -1) >= 0,
+                   f"{strategy}: the allocation path was probed")
+            expect(run.get("probe_calls", 0) >= 256, f"{strategy}: the probe covers a pass over the stream")
     run = runs.get("ratios/training/tiny")
     if run:
         for key in ("certify_over_load", "certify_over_floor", "load_over_jansson", "d_scaling_x8"):
