@@ -466,7 +466,7 @@ def arena_section(results, folder):
                      f"set ylabel 'time per call / floor time'\nset yrange [0:{top_ratio * 1.12:.2f}]\n"
                      "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\n" +
                      plot(1) + "\nunset arrow 1\n"
-                     "set title 'allocator calls per call after warm-up (arena: growths; pool: misses)'\n"
+                     "set title 'allocator calls per call after warm-up (0: arena growths, pool misses, floor)'\n"
                      f"set ylabel 'allocations per call'\nset yrange [0:{top_allocs * 1.15:.2f}]\n" + plot(2) + "\n"
                      "set title 'bytes held vs the most bytes one call writes'\n"
                      f"set ylabel 'reserved / high water'\nset yrange [0:{top_reserved * 1.12:.2f}]\n" + plot(3) +
