@@ -561,7 +561,8 @@ def main():
              f"{context.get('library_build_type', '?')}; GPUs: {context.get('gpus', '?')}.", ""]
     digest, count = deterministic_digest(results)
     lines += [f"Deterministic figures (verdicts, plan sizes, precision, workspace; {count} counters) digest: "
-              f"`{digest}`. Two runs of one commit show the same digest.", ""]
+              f"`{digest}`. These figures do not depend on timing: another run of the same commit "
+              f"must print the same digest (compare two reports to check).", ""]
     lines += ratios_section(results)
     lines += certificate_section(results, folder)
     lines += precision_section(results, folder)
