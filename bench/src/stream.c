@@ -101,20 +101,6 @@ ar_tape_view_t stream_tape(stream_batch_t const *batch) {
     return (ar_tape_view_t){.data = batch->tokens, .offsets = batch->offsets, .count = batch->count};
 }
 
-static inline uint32_t fmix32(uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
-    return h;
-}
-
-static inline float value_of(uint32_t token, uint32_t j, uint32_t d) {
-    uint32_t mix = fmix32(token * 0x9E3779B1u ^ (j + 1) * 0x85EBCA77u ^ (d + 1) * 0xC2B2AE3Du);
-    return (float)((int32_t)(mix >> 8) - 8388608) * 0x1p-23f;
-}
-
 void stream_encode(stream_batch_t const *batch, size_t dimensions, float *embeddings, float *states,
                    size_t *row_offsets) {
     size_t row = 0;
@@ -126,7 +112,7 @@ void stream_encode(stream_batch_t const *batch, size_t dimensions, float *embedd
         for (size_t j = 0; j != n; ++j, ++row) {
             uint32_t token = batch->tokens[first + j];
             for (size_t d = 0; d != dimensions; ++d) {
-                float value = value_of(token, (uint32_t)j, (uint32_t)d);
+                float value = ar_text_encode_value(token, j, d);
                 if (states) states[row * dimensions + d] = value;
                 sum[d] += value;
             }

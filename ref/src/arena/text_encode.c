@@ -41,21 +41,7 @@ ar_status_t ar_outcome_wait(ar_outcome_t *outcome) {
     return status;
 }
 
-/* ---- Values -------------------------------------------------------------------------------- */
-
-static inline uint32_t fmix32(uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
-    return h;
-}
-
-static inline float token_value(uint32_t token, size_t position, size_t column) {
-    uint32_t h = token * 0x9E3779B1u ^ (uint32_t)(position + 1) * 0x85EBCA77u ^ (uint32_t)(column + 1) * 0xC2B2AE3Du;
-    return (float)((int32_t)(fmix32(h) >> 8) - 8388608) * 0x1p-23f;
-}
+/* Values: ar_text_encode_value in arena.h, the definition as code, shared with callers. */
 
 /* ---- Layout -------------------------------------------------------------------------------- */
 
@@ -122,7 +108,7 @@ static void encode_on_cpu(ar_text_encode_t const *call, layout_t const *layout, 
             memcpy(&token, item_data + j * sizeof token, sizeof token); /* tapes need not be aligned */
             float *state = call->states ? (float *)(block + layout->states + (starts[item] + j) * layout->row_bytes) : NULL;
             for (size_t d = 0; d < dimensions; ++d) {
-                float value = token_value(token, j, d);
+                float value = ar_text_encode_value(token, j, d);
                 if (state) state[d] = value;
                 embedding[d] += value;
             }
