@@ -9,6 +9,7 @@
  * in AddressSanitizer builds it also poisons what the previous call wrote, and the unused rest
  * of the pages stays poisoned, so a raw read of a stale row that the next call did not rewrite
  * is reported. Pages are unpoisoned before they go back to the OS. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,10 +103,20 @@ static void release_host(struct ar_arena_handle_t *arena) {
 
 void ar_arena_free(ar_arena_t arena) {
     if (!arena) return;
-    /* Wait for the holder: a deferred call naming the arena, or a blocking one. */
+    /* Wait for the holder (a deferred call naming the arena, or a blocking one) and for the
+     * worker-run calls' last touch. A taken holder is marked watched before sleeping, so its
+     * release comes here through `lock` and wakes us; a release that won the race leaves it
+     * free, and we look again. The holder only reads free once its releaser is done. */
     pthread_mutex_lock(&arena->lock);
-    while (__atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0 || arena->in_flight != 0)
+    for (;;) {
+        int holder = __atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE);
+        if (holder == ar_holder_free_k && arena->in_flight == 0) break;
+        if (holder == ar_holder_taken_k &&
+            !__atomic_compare_exchange_n(&arena->holder, &holder, ar_holder_watched_k, false, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            continue; /* released (or retaken) meanwhile */
         pthread_cond_wait(&arena->released, &arena->lock);
+    }
     pthread_mutex_unlock(&arena->lock);
 
     release_host(arena);
@@ -120,9 +131,21 @@ bool ar_testing_arena_held(ar_arena_t arena) {
     return arena && __atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0;
 }
 
+bool ar_arena_take_holder(struct ar_arena_handle_t *arena) {
+    int expected = ar_holder_free_k;
+    return __atomic_compare_exchange_n(&arena->holder, &expected, ar_holder_taken_k, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
 void ar_arena_release_holder(struct ar_arena_handle_t *arena) {
+    int expected = ar_holder_taken_k;
+    if (__atomic_compare_exchange_n(&arena->holder, &expected, ar_holder_free_k, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED))
+        return; /* nobody watched: nothing to wake, and the arena is not touched again */
+    /* ar_arena_free watches: it reads the holder under `lock`, so it cannot see it free (and
+     * destroy the lock) before this unlock, the release's last touch. */
     pthread_mutex_lock(&arena->lock);
-    __atomic_store_n(&arena->holder, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&arena->holder, ar_holder_free_k, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&arena->released);
     pthread_mutex_unlock(&arena->lock);
 }
@@ -141,7 +164,9 @@ void ar_arena_call_final(struct ar_arena_handle_t *arena) {
 }
 
 void ar_arena_rewind(struct ar_arena_handle_t *arena) {
-    __atomic_add_fetch(&arena->epoch, 1, __ATOMIC_ACQ_REL);
+    /* Only the holder writes the epoch (taking the holder acquired the previous one's value):
+     * a plain increment published with a release store, no read-modify-write needed. */
+    __atomic_store_n(&arena->epoch, __atomic_load_n(&arena->epoch, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
     if (arena->host.data && arena->host_written) AR_POISON(arena->host.data, arena->host_written);
     arena->host_written = 0;
 }
@@ -156,21 +181,21 @@ ar_status_t ar_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size) 
     release_host(arena);
     ar_host_pages_t pages;
     ar_status_t status = ar_host_pages_alloc(arena->requested_node, size, &pages);
-    pthread_mutex_lock(&arena->lock);
+    ar_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->host = pages;
         AR_POISON(pages.data, pages.size); /* nothing written yet */
-        arena->stats.growths++;
+        AR_STAT_SET(arena, growths, arena->stats.growths + 1);
         if (arena->residency == ar_residency_ram_k) {
             /* A GPU arena's host part (row offsets) is bound nowhere in particular. */
-            arena->stats.strict_binding = pages.strict;
-            arena->stats.binding_fallback |= pages.fallback;
+            AR_STAT_SET(arena, strict_binding, pages.strict);
+            AR_STAT_SET(arena, binding_fallback, arena->stats.binding_fallback || pages.fallback);
         }
-        arena->stats.huge_pages |= pages.huge;
+        AR_STAT_SET(arena, huge_pages, arena->stats.huge_pages || pages.huge);
         arena->numa_known = false;
     }
-    arena->stats.reserved = arena->host.size + arena->device_size;
-    pthread_mutex_unlock(&arena->lock);
+    AR_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
+    ar_arena_stats_end(arena);
     return status;
 }
 
@@ -182,14 +207,14 @@ ar_status_t ar_arena_reserve_device(struct ar_arena_handle_t *arena, size_t size
     arena->device_size = 0;
     void *block = NULL;
     ar_status_t status = ar_gpu_alloc(gpu, size, &block);
-    pthread_mutex_lock(&arena->lock);
+    ar_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->device_block = block;
         arena->device_size = size;
-        arena->stats.growths++;
+        AR_STAT_SET(arena, growths, arena->stats.growths + 1);
     }
-    arena->stats.reserved = arena->host.size + arena->device_size;
-    pthread_mutex_unlock(&arena->lock);
+    AR_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
+    ar_arena_stats_end(arena);
     return status;
 }
 
@@ -207,11 +232,53 @@ void ar_arena_describe(ar_arena_describe_t *arguments) {
     report(arguments->outcome, ar_status_success_k, NULL);
 }
 
+/* The sequence lock (Boehm, "Can seqlocks get along with programming language memory
+ * models?", 2012), in its fence-free form (ThreadSanitizer does not model fences): the writer
+ * makes the sequence odd, stores each field with release (so a reader that sees a new field has
+ * seen the odd sequence before it), then makes it even with release; the reader loads the
+ * sequence, each field with acquire (so its second load of the sequence cannot come before
+ * them), and the sequence again, and retries unless both were the same even value. On x86
+ * every one of these is a plain move. One writer at a time: the holder. */
+void ar_arena_stats_begin(struct ar_arena_handle_t *arena) {
+    __atomic_store_n(&arena->stats_sequence, __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+}
+
+void ar_arena_stats_end(struct ar_arena_handle_t *arena) {
+    __atomic_store_n(&arena->stats_sequence, __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELEASE);
+}
+
 ar_status_t ar_arena_stats(ar_arena_t arena, ar_arena_stats_t *stats) {
     if (!arena || !stats) return ar_status_invalid_argument_k;
-    pthread_mutex_lock(&arena->lock);
-    *stats = arena->stats;
-    pthread_mutex_unlock(&arena->lock);
+    ar_arena_stats_t const *from = &arena->stats;
+    ar_arena_stats_t copy;
+    for (unsigned attempt = 0;; ++attempt) {
+        uint64_t before = __atomic_load_n(&arena->stats_sequence, __ATOMIC_ACQUIRE);
+        copy = (ar_arena_stats_t){
+#define AR_STAT_GET(field) .field = __atomic_load_n(&from->field, __ATOMIC_ACQUIRE)
+            AR_STAT_GET(calls),
+            AR_STAT_GET(failed_calls),
+            AR_STAT_GET(contended),
+            AR_STAT_GET(growths),
+            AR_STAT_GET(reserved),
+            AR_STAT_GET(high_water),
+            AR_STAT_GET(bytes_written_last_call),
+            AR_STAT_GET(numa_node),
+            AR_STAT_GET(strict_binding),
+            AR_STAT_GET(binding_fallback),
+            AR_STAT_GET(huge_pages),
+#undef AR_STAT_GET
+            /* fixed at init, before the arena was published */
+            .requested_node = from->requested_node,
+            .residency = from->residency,
+            .device = from->device,
+        };
+        uint64_t after = __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED);
+        if (before == after && before % 2 == 0) break;
+        if (attempt >= 16) sched_yield(); /* the writer may have been preempted mid-write */
+    }
+    *stats = copy;
     return ar_status_success_k;
 }
 

@@ -40,7 +40,7 @@ static void *worker_main(void *argument) {
         executor->head = job->next;
         if (!executor->head) executor->tail = NULL;
         pthread_mutex_unlock(&executor->lock);
-        ar_job_run(job);
+        ar_job_run(job, true);
         pthread_mutex_lock(&executor->lock);
     }
     pthread_mutex_unlock(&executor->lock);

@@ -41,27 +41,41 @@ struct ar_executor_handle_t {
     pthread_t worker;
 };
 
+/* The arena's holder word. A call takes it free -> taken and gives it back taken -> free with
+ * compare-and-swap, touching nothing else: no lock, no wake-up, in the common case. Only
+ * ar_arena_free waits for a holder; it marks the word watched (under `lock`) before it sleeps,
+ * so the release finds watched instead, and then releases under `lock` and wakes it. */
+enum { ar_holder_free_k = 0, ar_holder_taken_k = 1, ar_holder_watched_k = 2 };
+
 struct ar_arena_handle_t {
     ar_residency_t residency;
     int32_t device;
     int32_t requested_node;                   /* node its host pages bind to, -1 unbound */
     struct ar_executor_handle_t *gpu_executor; /* VRAM: the executor that made it (referenced) */
 
-    int holder;     /* 0 free, 1 held by a call: taken by compare-and-swap (atomic) */
-    uint64_t epoch; /* bumped at each rewind; views remember theirs (atomic) */
-    int in_flight;  /* accepted calls not yet final; guarded by `lock`. A call releases the
-                       holder before it publishes its status (so a caller who sees it final can
-                       call again at once), and drops this after: free waits for both. */
+    int holder;     /* ar_holder_*_k: taken by compare-and-swap (atomic) */
+    uint64_t epoch; /* bumped at each rewind, by the holder only; views remember theirs (atomic) */
+    int in_flight;  /* calls run by an executor's worker, accepted and not yet final; guarded by
+                       `lock`. Such a call releases the holder before it publishes its status
+                       (so a caller who sees it final can call again at once), and drops this
+                       after: free waits for both. A call run inline on the caller's thread
+                       is not counted: releasing the holder is its last touch of the arena. */
 
     ar_host_pages_t host; /* RAM: all outputs; VRAM: the row offsets (host memory) */
     void *device_block;   /* VRAM: embeddings, states and input staging */
     size_t device_size;
     size_t host_written; /* bytes of `host` the latest call wrote (ASan poisoning) */
 
-    pthread_mutex_t lock;   /* guards stats; with `released`, lets free wait for the holder */
+    pthread_mutex_t lock;   /* guards in_flight; with `released`, lets free wait */
     pthread_cond_t released;
+    /* Stats: written only by the holder (which excludes other writers), each field with a
+     * release store (AR_STAT_SET) between ar_arena_stats_begin and _end (a sequence lock: odd while
+     * the holder writes), so ar_arena_stats reads a consistent snapshot, retrying while a write
+     * is in progress, and a call pays no lock for them. `contended` is the exception: refused
+     * callers add to it atomically, outside the sequence (no other field depends on it). */
+    uint64_t stats_sequence;
     ar_arena_stats_t stats;
-    bool numa_known;        /* numa_node read back since the latest host growth */
+    bool numa_known;        /* numa_node read back since the latest host growth (holder only) */
 
     ar_job_t job;
 };
@@ -72,17 +86,23 @@ void ar_executor_release(struct ar_executor_handle_t *executor); /* drop one ref
 void ar_executor_retain(struct ar_executor_handle_t *executor);
 
 /* arena.c */
+bool ar_arena_take_holder(struct ar_arena_handle_t *arena); /* false: held (contended) */
 void ar_arena_release_holder(struct ar_arena_handle_t *arena);
 void ar_arena_call_begins(struct ar_arena_handle_t *arena); /* in_flight++ (holder taken) */
 void ar_arena_call_final(struct ar_arena_handle_t *arena);  /* in_flight--, wakes free */
 void ar_arena_rewind(struct ar_arena_handle_t *arena); /* epoch++, poison the old outputs */
+void ar_arena_stats_begin(struct ar_arena_handle_t *arena); /* holder only; then AR_STAT_SET */
+void ar_arena_stats_end(struct ar_arena_handle_t *arena);
+#define AR_STAT_SET(arena, field, value) __atomic_store_n(&(arena)->stats.field, (value), __ATOMIC_RELEASE)
 /* Grows the host part to `size` bytes if it holds less; out_of_memory leaves it empty. */
 ar_status_t ar_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size);
 ar_status_t ar_arena_reserve_device(struct ar_arena_handle_t *arena, size_t size);
 void ar_arena_mark_written(struct ar_arena_handle_t *arena, size_t host_bytes); /* unpoison */
 
 /* text_encode.c */
-void ar_job_run(ar_job_t *job); /* runs a taken call to the end and makes it final */
+/* Runs a taken call to the end and makes it final; `on_worker`: an executor's worker runs it
+ * (counted in in_flight by ar_arena_call_begins), else the caller's thread, inline. */
+void ar_job_run(ar_job_t *job, bool on_worker);
 void ar_outcome_finish(ar_outcome_t *outcome, ar_status_t status, char const *message);
 
 /* Traps: message to stderr and abort. */

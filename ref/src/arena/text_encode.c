@@ -7,8 +7,11 @@
  * (a blocking call waits for it there, a deferred one returns). Running sizes the outputs,
  * grows the arena if they outsize it, writes them, updates the stats, releases the arena, and
  * only then publishes the final status (release store), so a caller that sees the status final
- * may call on the arena again at once; ar_arena_free also waits for the call's last touch of
- * the arena, which comes after the status (the in-flight count).
+ * may call on the arena again at once. ar_arena_free waits for the holder, and for a worker's
+ * last touch of the arena, which comes after the status (the in-flight count); a call run
+ * inline touches the arena last when it releases the holder, so it is not counted. The common
+ * blocking call thus takes no lock: two compare-and-swaps on the holder, the stats under a
+ * sequence lock (arena.c), and no wake-up unless someone waits.
  *
  * The values are integer hashes turned into exact floats and summed in token order, so the
  * CPU loop here and the CUDA kernels (ref/src/cuda/) give the same bits (arena.h defines them).
@@ -20,13 +23,29 @@
 /* ---- Outcomes ------------------------------------------------------------------------------ */
 
 /* One condition variable for every waiter: completions are rare next to the work they end, and
- * a waiter re-checks its own status. */
+ * a waiter re-checks its own status. Most calls finish with nobody waiting (a blocking call, a
+ * failed argument check), so a finisher wakes only when a waiter registered: the waiter counts
+ * itself, then re-reads the status; the finisher stores the status, then reads the count. Both
+ * pairs are sequentially consistent, so at least one side sees the other (either the waiter
+ * reads the final status and does not sleep, or the finisher sees it and broadcasts under the
+ * lock it sleeps with): no wake-up is lost. */
 static pthread_mutex_t outcome_lock_ = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t outcome_final_ = PTHREAD_COND_INITIALIZER;
+static int outcome_waiters_; /* threads inside ar_outcome_wait's loop (atomic) */
 
 void ar_outcome_finish(ar_outcome_t *outcome, ar_status_t status, char const *message) {
+    /* Only a status that reads deferred can keep a waiter asleep. An outcome serves one call at
+     * a time, and the library stores deferred only into the outcome of a call it then queues
+     * (before queuing it, so the worker finishing it sees deferred here); a call that never
+     * returned deferred (inline, refused, invalid) finds a final status and needs no wake-up. */
+    bool watched = __atomic_load_n((int *)&outcome->status, __ATOMIC_RELAXED) == (int)ar_status_deferred_k;
     __atomic_store_n(&outcome->message, message, __ATOMIC_RELAXED);
-    __atomic_store_n((int *)&outcome->status, (int)status, __ATOMIC_RELEASE);
+    if (!watched) {
+        __atomic_store_n((int *)&outcome->status, (int)status, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n((int *)&outcome->status, (int)status, __ATOMIC_SEQ_CST); /* also a release */
+    if (__atomic_load_n(&outcome_waiters_, __ATOMIC_SEQ_CST) == 0) return;
     pthread_mutex_lock(&outcome_lock_);
     pthread_cond_broadcast(&outcome_final_);
     pthread_mutex_unlock(&outcome_lock_);
@@ -34,9 +53,13 @@ void ar_outcome_finish(ar_outcome_t *outcome, ar_status_t status, char const *me
 
 ar_status_t ar_outcome_wait(ar_outcome_t *outcome) {
     if (!outcome) return ar_status_invalid_argument_k;
+    ar_status_t status = ar_outcome_status(outcome);
+    if (status != ar_status_deferred_k) return status;
     pthread_mutex_lock(&outcome_lock_);
-    ar_status_t status;
-    while ((status = ar_outcome_status(outcome)) == ar_status_deferred_k) pthread_cond_wait(&outcome_final_, &outcome_lock_);
+    __atomic_add_fetch(&outcome_waiters_, 1, __ATOMIC_SEQ_CST);
+    while ((status = (ar_status_t)__atomic_load_n((int *)&outcome->status, __ATOMIC_SEQ_CST)) == ar_status_deferred_k)
+        pthread_cond_wait(&outcome_final_, &outcome_lock_);
+    __atomic_sub_fetch(&outcome_waiters_, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&outcome_lock_);
     return status;
 }
@@ -118,8 +141,16 @@ static void encode_on_cpu(ar_text_encode_t const *call, layout_t const *layout, 
     }
 }
 
+/* What a call reports to the arena's stats, gathered so they are written in one go. */
+typedef struct call_report_t {
+    uint64_t written; /* bytes written, on success */
+    bool numa_read;   /* numa_node was read back: store it */
+    int32_t numa_node;
+} call_report_t;
+
 /* Sizes, grows, writes; fills the views on success. Runs with the arena held. */
-static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t const *call, char const **message) {
+static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t const *call, char const **message,
+                          call_report_t *report) {
     size_t count = call->count;
     size_t const *offsets = call->texts.offsets;
     size_t tokens = count ? (offsets[count] - offsets[0]) / sizeof(uint32_t) : 0;
@@ -190,21 +221,19 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
             .epoch_ = epoch,
         };
 
-    uint64_t written = layout.host_bytes + layout.device_bytes;
-    pthread_mutex_lock(&arena->lock);
-    arena->stats.bytes_written_last_call = written;
-    if (written > arena->stats.high_water) arena->stats.high_water = written;
+    report->written = layout.host_bytes + layout.device_bytes;
     if (arena->residency == ar_residency_ram_k && !arena->numa_known) {
         /* Read back where the pages landed, now that they are written (hwloc reports untouched
-         * pages as nowhere). One megabyte is enough to see the binding. */
-        arena->stats.numa_node = ar_host_pages_node(host, layout.host_bytes < (1u << 20) ? layout.host_bytes : (1u << 20));
+         * pages as nowhere). One megabyte is enough to see the binding. numa_known is the
+         * holder's alone (it and ar_arena_reserve_host run with the arena held). */
+        report->numa_node = ar_host_pages_node(host, layout.host_bytes < (1u << 20) ? layout.host_bytes : (1u << 20));
+        report->numa_read = true;
         arena->numa_known = true;
     }
-    pthread_mutex_unlock(&arena->lock);
     return ar_status_success_k;
 }
 
-void ar_job_run(ar_job_t *job) {
+void ar_job_run(ar_job_t *job, bool on_worker) {
     /* Everything the job needs after the arena is released is read now: the job lives in the
      * arena, which may be freed or taken the moment it is released. */
     struct ar_arena_handle_t *arena = job->call.arena;
@@ -212,18 +241,25 @@ void ar_job_run(ar_job_t *job) {
     ar_rows_view_t *embeddings = job->call.embeddings;
     ar_rows_tape_view_t *states = job->call.states;
     char const *message = NULL;
-    ar_status_t status = encode(arena, &job->call, &message);
+    call_report_t report = {0};
+    ar_status_t status = encode(arena, &job->call, &message, &report);
     if (status != ar_status_success_k) {
         *embeddings = (ar_rows_view_t){0};
         if (states) *states = (ar_rows_tape_view_t){0};
     }
-    pthread_mutex_lock(&arena->lock);
-    arena->stats.calls++;
-    if (status != ar_status_success_k) arena->stats.failed_calls++;
-    pthread_mutex_unlock(&arena->lock);
-    ar_arena_release_holder(arena);
+    ar_arena_stats_begin(arena);
+    AR_STAT_SET(arena, calls, arena->stats.calls + 1);
+    if (status != ar_status_success_k) {
+        AR_STAT_SET(arena, failed_calls, arena->stats.failed_calls + 1);
+    } else {
+        AR_STAT_SET(arena, bytes_written_last_call, report.written);
+        if (report.written > arena->stats.high_water) AR_STAT_SET(arena, high_water, report.written);
+    }
+    if (report.numa_read) AR_STAT_SET(arena, numa_node, report.numa_node);
+    ar_arena_stats_end(arena);
+    ar_arena_release_holder(arena); /* inline: the last touch; ar_arena_free may go on */
     if (outcome) ar_outcome_finish(outcome, status, message);
-    ar_arena_call_final(arena); /* the last touch: ar_arena_free may go on from here */
+    if (on_worker) ar_arena_call_final(arena); /* the worker's last touch */
 }
 
 /* ---- The verb ------------------------------------------------------------------------------ */
@@ -283,15 +319,11 @@ void ar_text_encode(ar_text_encode_t *arguments) {
         return;
     }
 
-    int expected = 0;
-    if (!__atomic_compare_exchange_n(&arena->holder, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        pthread_mutex_lock(&arena->lock);
-        arena->stats.contended++;
-        pthread_mutex_unlock(&arena->lock);
+    if (!ar_arena_take_holder(arena)) {
+        __atomic_add_fetch(&arena->stats.contended, 1, __ATOMIC_RELAXED);
         ar_outcome_finish(outcome, ar_status_contended_k, "ar_text_encode: the arena is held by another call");
         return;
     }
-    ar_arena_call_begins(arena);
     /* Held: the arena's blocks cannot move now, so the overlap check is exact. */
     size_t const *offsets = arguments->texts.offsets;
     bool inside = (count && inside_arena(arena, offsets, (count + 1) * sizeof *offsets)) ||
@@ -300,10 +332,9 @@ void ar_text_encode(ar_text_encode_t *arguments) {
                   (arguments->states && inside_arena(arena, arguments->states, sizeof *arguments->states)) ||
                   (arguments->outcome && inside_arena(arena, arguments->outcome, sizeof *arguments->outcome));
     if (inside) {
-        ar_arena_release_holder(arena);
+        ar_arena_release_holder(arena); /* the last touch (outcome is not in the arena) */
         ar_outcome_finish(outcome, ar_status_invalid_argument_k,
                           "ar_text_encode: an input or output lies inside the arena this call would rewind");
-        ar_arena_call_final(arena);
         return;
     }
 
@@ -314,9 +345,10 @@ void ar_text_encode(ar_text_encode_t *arguments) {
     job->call.texts.count = count;
     if (!executor) {
         job->outcome = outcome; /* runs here, to the end, deferred or not */
-        ar_job_run(job);
+        ar_job_run(job, false);
         return;
     }
+    ar_arena_call_begins(arena); /* the worker's run is counted until its last touch */
     /* Deferred until the worker publishes the final status; stored before the job is queued so
      * the worker's final store always comes after it. */
     __atomic_store_n((int *)&outcome->status, (int)ar_status_deferred_k, __ATOMIC_RELEASE);
