@@ -20,7 +20,7 @@ unset logscale y
 set format y '%g'
 set title 'total time per call relative to caller-owned buffers (floor = 1)'
 set ylabel 'time per call / floor time'
-set yrange [0:2.78]
+set yrange [0:2.74]
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'
 plot 'arena.dat' using 9:xtic(1) title 'arena' lc rgb '#9400d3', 'arena.dat' using 10:xtic(1) title 'glibc' lc rgb '#009e73', 'arena.dat' using 11:xtic(1) title 'mimalloc' lc rgb '#56b4e9', 'arena.dat' using 12:xtic(1) title 'jemalloc' lc rgb '#e69f00', 'arena.dat' using 13:xtic(1) title 'mmap' lc rgb '#555555', 'arena.dat' using 14:xtic(1) title 'pool' lc rgb '#cc79a7', 'arena.dat' using 15:xtic(1) title 'floor' lc rgb '#d55e00'
 unset arrow 1
