@@ -81,6 +81,19 @@ void ar_u128_hex(ar_u128_t value, char *text, size_t size) {
         snprintf(text, size, "0x%" PRIx64, (uint64_t)value);
 }
 
+void ar_cert_report_phaseless(ar_certify_report_t *report, ar_plan_t const *plan, size_t li) {
+    ar_launch_t const *launch = &plan->launches[li];
+    report->launch = li, report->word = 0, report->lo = report->hi = 0;
+    if (launch->phase_name)
+        snprintf(report->message, sizeof report->message,
+                 "rule C: launch %zu (kernel \"%s\") names phase \"%s\", which is not declared", li,
+                 launch->kernel ? launch->kernel : "", launch->phase_name);
+    else
+        snprintf(report->message, sizeof report->message,
+                 "rule C: launch %zu (kernel \"%s\") carries no phase", li,
+                 launch->kernel ? launch->kernel : "");
+}
+
 void ar_certify_options_default(ar_certify_options_t *options) {
     if (!options) return;
     memset(options, 0, sizeof *options);
@@ -1138,16 +1151,7 @@ static ar_status_t certificate_rule_c(ar_cert_t *cert, ar_certify_report_t *repo
         if (phaseless) {
             if (*failed == SIZE_MAX) {
                 *failed = li;
-                report->launch = li, report->word = 0, report->lo = report->hi = 0;
-                if (launch->phase_name)
-                    snprintf(report->message, sizeof report->message,
-                             "rule C: launch %zu (kernel \"%s\") names phase \"%s\", which is not "
-                             "declared",
-                             li, launch->kernel ? launch->kernel : "", launch->phase_name);
-                else
-                    snprintf(report->message, sizeof report->message,
-                             "rule C: launch %zu (kernel \"%s\") carries no phase",
-                             li, launch->kernel ? launch->kernel : "");
+                ar_cert_report_phaseless(report, plan, li);
             }
             if (!cert->options.all_sites) break;
             sites_checked += launch->words_count; /* counted, never accepted */

@@ -207,4 +207,8 @@ ar_status_t ar_cert_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
 /* Launches the schedule executes, by prefix sums over the launch table (saturated). */
 ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count);
 
+/* Rule C's diagnostic for launch `li`, whose phase is absent or names no declared phase: one
+ * message for the certificate and the exact oracle. */
+void ar_cert_report_phaseless(ar_certify_report_t *report, ar_plan_t const *plan, size_t li);
+
 #endif

@@ -84,16 +84,7 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
         if (phaseless && !failed) {
             failed = true;
             report->rule = ar_rule_c_k;
-            report->launch = li, report->word = 0, report->lo = report->hi = 0;
-            if (launch->phase_name)
-                snprintf(report->message, sizeof report->message,
-                         "rule C: launch %zu (kernel \"%s\") names phase \"%s\", which is not "
-                         "declared",
-                         li, launch->kernel ? launch->kernel : "", launch->phase_name);
-            else
-                snprintf(report->message, sizeof report->message,
-                         "rule C: launch %zu (kernel \"%s\") carries no phase", li,
-                         launch->kernel ? launch->kernel : "");
+            ar_cert_report_phaseless(report, plan, li);
         }
         if (phaseless && !cert->options.all_sites) break;
         for (size_t w = 0; w < launch->words_count; ++w) {
