@@ -24,11 +24,17 @@
  * walked whole: the walker goes from event to event (a sorted list of the launches where a
  * phase run or a repeat starts; nothing is kept per launch). A schedule reference that comes
  * again, not next to its last use, is replayed from a summary of its first walk (see
- * summary_t). Few elementary intervals (the usual case) are a flat array rather than the
+ * summary_t), and so is a repeat's whole run (all its iterations) when it comes again, as an
+ * inner repeat does in every pass of the repeat around it: recordings nest, so each repeat is
+ * walked (two passes) once per way of entering it (merging into the instance before it, or
+ * not) and replayed after, and a plan nested d deep costs about d summaries, not 2^d walks of
+ * its innermost body. Few elementary intervals (the usual case) are a flat array rather than the
  * segment tree. So cost follows the plan as written: a decode loop of 10^6 token
  * references over a 96-layer repeat takes two passes of one layer. k is counted in 128 bits, so
- * it stays exact a billion instances in. Worst case: two passes per nesting level, so a plan
- * nested d deep costs up to 2^d times its body.
+ * it stays exact a billion instances in. Worst case: summaries are kept only for the flat state
+ * (at most FLAT_CELLS elementary intervals) and up to SUMMARY_ENTRIES_MAX entries in all; past
+ * either, repeats are walked two passes per nesting level, so a plan nested d deep costs up to
+ * 2^d times its body.
  *
  * The diagnostic names the instance, its phase, the carried plane, and either "never declared"
  * or the plane whose declaration clobbered it and the instance that last declared that plane
@@ -197,15 +203,16 @@ ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count) {
 
 /* ---- The fixed-point walker ----------------------------------------------------------------- */
 
-/* A schedule reference's effect, recorded the first time the reference is walked (flat state
- * only) and replayed when it comes again: the cells it needs to find holding a key (the
- * carried-plane checks on cells it has not itself painted by then), the key it leaves in each
- * cell it paints, the keys it declares (with the instance of their last declaration, relative
- * to its start), and its counts. Walking a reference depends on the state it meets only
- * through those needs and through whether its first launch's phase continues the current
- * instance (a summary is kept for each case): when the needs hold, every check in it passes,
- * the walk is the recorded one, and the summary is its exact effect. When they do not hold, D
- * breaks inside it, and it is walked launch run by launch run for the exact k and diagnostic. */
+/* A schedule reference's effect (or a repeat's, all its iterations: a "unit"), recorded the
+ * first time the unit is walked (flat state only) and replayed when it comes again: the cells
+ * it needs to find holding a key (the carried-plane checks on cells it has not itself painted
+ * by then), the key it leaves in each cell it paints, the keys it declares (with the instance
+ * of their last declaration, relative to its start), and its counts. Walking a unit depends on
+ * the state it meets only through those needs and through whether its first launch's phase
+ * continues the current instance (a summary is kept for each case): when the needs hold, every
+ * check in it passes, the walk is the recorded one, and the summary is its exact effect. When
+ * they do not hold, D breaks inside it, and it is walked launch run by launch run (its inner
+ * units replayed where their own needs hold) for the exact k and diagnostic. */
 typedef struct cell_key_t {
     uint32_t cell;
     int32_t key;
@@ -228,24 +235,43 @@ typedef struct summary_t {
  * or not. Its first launch's phase is kept here, so a replay reads nothing of the launches. */
 typedef struct summary_entry_t {
     size_t first, count; /* count 0: a free slot */
+    bool repeat;         /* a repeat's whole run (first: its order position), not a reference */
     int64_t first_phase;
     summary_t as[2];
 } summary_entry_t;
 
+/* A need found while recording, before the recording ends: `prior` is the cell's paint mark
+ * when it was checked (the epoch of the innermost recording that had painted it), so the
+ * recording around it can tell whether it had painted the cell itself. */
+typedef struct pending_need_t {
+    uint32_t cell;
+    int32_t key;
+    uint32_t prior;
+} pending_need_t;
+
 typedef struct summaries_t {
     bool enabled;
-    summary_entry_t *table; /* open addressing by (first, count) */
+    summary_entry_t *table; /* open addressing by (first, count, repeat) */
     size_t capacity, used;
     cell_key_t *needs, *paints;
     size_t needs_count, needs_capacity, paints_count, paints_capacity;
     declared_key_t *keys;
     size_t keys_count, keys_capacity;
-    /* recording */
-    uint32_t epoch;      /* nonzero while a reference is being recorded: its number */
-    uint32_t last_epoch; /* the number of the last recording (marks of older ones are stale) */
-    uint32_t *painted, *needed, *key_seen; /* per cell, per cell, per key: the epoch last marked */
-    size_t *painted_list;
-    size_t painted_count;
+    /* Recording nests (a repeat inside a repeat inside a reference): each recording has an
+     * epoch, larger than any before it, and `top` is the innermost one in progress (0: none).
+     * painted[c] is the epoch of the innermost recording that painted cell c last, so recording
+     * e has painted c so far iff painted[c] >= e (those that start inside e have larger epochs,
+     * those before it smaller). Needs and painted cells pile up on two stacks; a recording that
+     * ends keeps its own (deduplicated) and hands on to the one around it the needs that one had
+     * not painted, and the cells it painted. */
+    uint32_t top, last_epoch;
+    uint32_t *painted, *needed; /* per cell: paint mark; the epoch that last listed it a need */
+    pending_need_t *pending;
+    size_t pending_count, pending_capacity;
+    uint32_t *painted_stack;
+    size_t painted_count, painted_capacity;
+    uint32_t scratch;              /* a fresh mark per deduplication */
+    uint32_t *cell_seen, *key_seen; /* per cell, per key: the scratch mark last set */
 } summaries_t;
 
 /* Entries kept over all summaries; past this, references are no longer recorded. */
@@ -412,26 +438,44 @@ static bool grow(void **array, size_t *capacity, size_t needed, size_t size) {
     return true;
 }
 
-/* While recording: carried plane i is checked; its cells not yet painted by the reference are
- * needs (those already painted hold what the reference left, the same every time). */
-static bool record_needs(walker_t *w, size_t i) {
+/* While recording: cell c is checked for `key`. Unless the innermost recording has painted it
+ * by now (then it holds what the recording left, the same every time), it is a need. */
+static bool record_need_cell(walker_t *w, uint32_t c, int32_t key) {
     summaries_t *m = &w->sums;
-    for (size_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c) {
-        if (m->painted[c] == m->epoch || m->needed[c] == m->epoch) continue;
-        m->needed[c] = m->epoch;
-        if (!grow((void **)&m->needs, &m->needs_capacity, m->needs_count + 1, sizeof *m->needs)) {
-            w->status = ar_status_out_of_memory_k;
-            return false;
-        }
-        m->needs[m->needs_count++] = (cell_key_t){(uint32_t)c, w->plane_key[i]};
+    if (m->painted[c] >= m->top || m->needed[c] == m->top) return true;
+    m->needed[c] = m->top;
+    if (!grow((void **)&m->pending, &m->pending_capacity, m->pending_count + 1, sizeof *m->pending)) {
+        w->status = ar_status_out_of_memory_k;
+        return false;
     }
+    m->pending[m->pending_count++] = (pending_need_t){c, key, m->painted[c]};
     return true;
 }
 
-static void record_paint(walker_t *w, size_t i) {
+static bool record_paint_cell(walker_t *w, uint32_t c) {
     summaries_t *m = &w->sums;
-    for (size_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c)
-        if (m->painted[c] != m->epoch) m->painted[c] = m->epoch, m->painted_list[m->painted_count++] = c;
+    if (m->painted[c] >= m->top) return true;
+    m->painted[c] = m->top;
+    if (!grow((void **)&m->painted_stack, &m->painted_capacity, m->painted_count + 1,
+              sizeof *m->painted_stack)) {
+        w->status = ar_status_out_of_memory_k;
+        return false;
+    }
+    m->painted_stack[m->painted_count++] = c;
+    return true;
+}
+
+/* While recording: carried plane i is checked, plane i is painted. */
+static bool record_needs(walker_t *w, size_t i) {
+    for (uint32_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c)
+        if (!record_need_cell(w, c, w->plane_key[i])) return false;
+    return true;
+}
+
+static bool record_paint(walker_t *w, size_t i) {
+    for (uint32_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c)
+        if (!record_paint_cell(w, c)) return false;
+    return true;
 }
 
 /* A run of `length` launches of `phase`. Returns false when D breaks or on error. */
@@ -443,7 +487,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         ar_phase_t const *p = &w->plan->phases[phase];
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             if (!w->plan->planes[i].carried) continue;
-            if (w->sums.epoch && !record_needs(w, i)) return false;
+            if (w->sums.top && !record_needs(w, i)) return false;
             if (!state_uniform(w, w->plane_lo[i], w->plane_hi[i], w->plane_key[i])) {
                 report_break(w, phase, i);
                 w->instances = ar_u128_add_sat(w->instances, 1);
@@ -452,7 +496,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         }
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             int32_t key = w->plane_key[i];
-            if (w->sums.epoch) record_paint(w, i);
+            if (w->sums.top && !record_paint(w, i)) return false;
             state_assign(w, w->plane_lo[i], w->plane_hi[i], key);
             w->declared[key] = true;
             w->stamp[key] = w->instances;
@@ -466,20 +510,30 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
 
 static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container);
 
-static size_t summary_slot(summaries_t const *m, size_t first, size_t count) {
+static size_t summary_slot(summaries_t const *m, size_t first, size_t count, bool repeat) {
     uint64_t h = ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full);
+    h ^= repeat ? 0x5851f42d4c957f2dull : 0;
     h ^= h >> 29;
     size_t slot = (size_t)h & (m->capacity - 1);
-    while (m->table[slot].count && !(m->table[slot].first == first && m->table[slot].count == count))
+    while (m->table[slot].count &&
+           !(m->table[slot].first == first && m->table[slot].count == count &&
+             m->table[slot].repeat == repeat))
         slot = (slot + 1) & (m->capacity - 1);
     return slot;
 }
 
-/* Replays summary `s` when its needs hold; false when they do not (nothing changed then). */
+/* Replays summary `s` when its needs hold; false when they do not (nothing changed then). While
+ * a recording is in progress, the replay's needs and paints are its too. */
 static bool replay(walker_t *w, summary_t const *s) {
     summaries_t *m = &w->sums;
     for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
         if (w->tree[m->needs[k].cell] != m->needs[k].key) return false;
+    if (m->top) {
+        for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
+            if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key)) return true;
+        for (size_t k = s->paints_first; k < s->paints_first + s->paints_count; ++k)
+            if (!record_paint_cell(w, m->paints[k].cell)) return true; /* status: out of memory */
+    }
     for (size_t k = s->paints_first; k < s->paints_first + s->paints_count; ++k)
         w->tree[m->paints[k].cell] = m->paints[k].key;
     for (size_t k = s->keys_first; k < s->keys_first + s->keys_count; ++k) {
@@ -495,50 +549,83 @@ static bool replay(walker_t *w, summary_t const *s) {
     return true;
 }
 
-/* Walks schedule reference [first, first + count): replayed from its summary when it has one
- * whose needs hold, else walked (and recorded, the first time). */
-static bool walk_reference(walker_t *w, size_t first, size_t count) {
+static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t passes);
+
+/* The walk a summary stands for: repeat at order position `first` (all its iterations), or
+ * schedule reference [first, first + count). */
+static bool walk_unit(walker_t *w, bool repeat, size_t first, size_t count) {
+    if (repeat) return walk_passes(w, 0, first, 0, w->plan->repeats[w->order[first]].iterations);
+    return walk_range(w, first, first + count, SIZE_MAX);
+}
+
+/* Walks a unit (see walk_unit) whose first launch has phase `first_phase`: replayed from its
+ * summary when it has one whose needs hold, else walked (and recorded, the first time). A
+ * recording may run inside another (a repeat in a repeat): each inner unit is then recorded on
+ * its first walk and replayed after, so every unit is walked (two passes) at most twice (merged
+ * or not), whatever the nesting depth. */
+static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int64_t first_phase) {
     summaries_t *m = &w->sums;
-    ar_plan_t const *plan = w->plan;
-    if (!m->enabled || count == 0 || first >= plan->launches_count)
-        return walk_range(w, first, first + count, SIZE_MAX);
-    size_t slot = summary_slot(m, first, count);
+    size_t slot = summary_slot(m, first, count, repeat);
     summary_entry_t *entry = &m->table[slot];
-    int64_t first_phase = entry->count ? entry->first_phase : plan->launches[first].phase;
     bool merged = first_phase == w->current;
     if (entry->count && entry->as[merged].recorded) {
         if (replay(w, &entry->as[merged])) return w->status == ar_status_success_k;
-        return walk_range(w, first, first + count, SIZE_MAX); /* D breaks in it */
+        return walk_unit(w, repeat, first, count); /* D breaks in it */
     }
     if (m->needs_count + m->paints_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
-        m->last_epoch == UINT32_MAX)
-        return walk_range(w, first, first + count, SIZE_MAX);
+        m->last_epoch == UINT32_MAX || m->scratch > UINT32_MAX - 2)
+        return walk_unit(w, repeat, first, count);
     /* Record it. */
-    m->epoch = ++m->last_epoch;
-    m->painted_count = 0;
-    size_t needs_mark = m->needs_count, log_mark = w->log_count;
+    uint32_t parent = m->top, epoch = ++m->last_epoch;
+    m->top = epoch;
+    size_t pending_mark = m->pending_count, painted_mark = m->painted_count, log_mark = w->log_count;
     ar_u128_t instances = w->instances, executed = w->executed;
-    bool ok = walk_range(w, first, first + count, SIZE_MAX);
-    uint32_t epoch = m->epoch;
-    m->epoch = 0;
+    bool ok = walk_unit(w, repeat, first, count);
+    m->top = parent;
     if (!ok) return false;
-    summary_t s = {true, needs_mark, m->needs_count - needs_mark, m->paints_count,
-                   m->painted_count, m->keys_count, 0, w->instances - instances,
-                   w->executed - executed, w->current};
-    if (!grow((void **)&m->paints, &m->paints_capacity, m->paints_count + m->painted_count, sizeof *m->paints))
-        goto oom;
-    for (size_t k = 0; k < m->painted_count; ++k) {
-        size_t c = m->painted_list[k];
-        m->paints[m->paints_count++] = (cell_key_t){(uint32_t)c, w->tree[c]};
+    summary_t s = {true, m->needs_count, 0, m->paints_count, 0, m->keys_count, 0,
+                   w->instances - instances, w->executed - executed, w->current};
+    /* Needs: each cell once; those the recording around had not painted are its needs too. */
+    uint32_t seen = ++m->scratch;
+    size_t kept = pending_mark;
+    for (size_t k = pending_mark; k < m->pending_count; ++k) {
+        pending_need_t need = m->pending[k];
+        if (m->cell_seen[need.cell] == seen) continue;
+        m->cell_seen[need.cell] = seen;
+        if (!grow((void **)&m->needs, &m->needs_capacity, m->needs_count + 1, sizeof *m->needs))
+            goto oom;
+        m->needs[m->needs_count++] = (cell_key_t){need.cell, need.key};
+        if (parent && need.prior < parent) {
+            m->pending[kept++] = need;
+            m->needed[need.cell] = parent;
+        }
     }
+    m->pending_count = kept;
+    s.needs_count = m->needs_count - s.needs_first;
+    /* Paints: each painted cell once, with the key it holds now; the recording around painted
+     * them too (their marks are this epoch's, above its own). */
+    seen = ++m->scratch;
+    kept = painted_mark;
+    for (size_t k = painted_mark; k < m->painted_count; ++k) {
+        uint32_t c = m->painted_stack[k];
+        if (m->cell_seen[c] == seen) continue;
+        m->cell_seen[c] = seen;
+        if (!grow((void **)&m->paints, &m->paints_capacity, m->paints_count + 1, sizeof *m->paints))
+            goto oom;
+        m->paints[m->paints_count++] = (cell_key_t){c, w->tree[c]};
+        m->painted_stack[kept++] = c;
+    }
+    m->painted_count = parent ? kept : painted_mark;
+    s.paints_count = m->paints_count - s.paints_first;
     for (size_t k = log_mark; k < w->log_count; ++k) {
         int32_t key = w->log[k];
-        if (m->key_seen[key] == epoch) continue;
-        m->key_seen[key] = epoch;
+        if (m->key_seen[key] == seen) continue;
+        m->key_seen[key] = seen;
         if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys)) goto oom;
         m->keys[m->keys_count++] = (declared_key_t){key, w->stamp_phase[key], w->stamp[key] - instances};
     }
     s.keys_count = m->keys_count - s.keys_first;
+    slot = summary_slot(m, first, count, repeat); /* inner recordings may have grown the table */
     if (!m->table[slot].count) {
         if (2 * (m->used + 1) > m->capacity) { /* grow the table */
             summary_entry_t *old = m->table;
@@ -547,11 +634,12 @@ static bool walk_reference(walker_t *w, size_t first, size_t count) {
             if (!table) goto oom;
             m->table = table, m->capacity = 2 * old_capacity;
             for (size_t k = 0; k < old_capacity; ++k)
-                if (old[k].count) m->table[summary_slot(m, old[k].first, old[k].count)] = old[k];
+                if (old[k].count)
+                    m->table[summary_slot(m, old[k].first, old[k].count, old[k].repeat)] = old[k];
             free(old);
-            slot = summary_slot(m, first, count);
+            slot = summary_slot(m, first, count, repeat);
         }
-        m->table[slot] = (summary_entry_t){first, count, first_phase, {{0}, {0}}};
+        m->table[slot] = (summary_entry_t){first, count, repeat, first_phase, {{0}, {0}}};
         ++m->used;
     }
     m->table[slot].as[merged] = s;
@@ -559,6 +647,17 @@ static bool walk_reference(walker_t *w, size_t first, size_t count) {
 oom:
     w->status = ar_status_out_of_memory_k;
     return false;
+}
+
+/* Walks schedule reference [first, first + count), through its summary when summaries are on. */
+static bool walk_reference(walker_t *w, size_t first, size_t count) {
+    summaries_t *m = &w->sums;
+    ar_plan_t const *plan = w->plan;
+    if (!m->enabled || count == 0 || first >= plan->launches_count)
+        return walk_range(w, first, first + count, SIZE_MAX);
+    size_t slot = summary_slot(m, first, count, false);
+    int64_t first_phase = m->table[slot].count ? m->table[slot].first_phase : plan->launches[first].phase;
+    return walk_memo(w, false, first, count, first_phase);
 }
 
 /* Runs a body N times: two passes, the rest counted. kind 0: repeat at order position `a`;
@@ -646,7 +745,9 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
                          AR_MAX_REPEAT_DEPTH);
                 return false;
             }
-            bool ok = walk_passes(w, 0, q, 0, rep->iterations);
+            bool ok = w->sums.enabled
+                          ? walk_memo(w, true, q, rep->count, plan->launches[rep->first].phase)
+                          : walk_passes(w, 0, q, 0, rep->iterations);
             --w->depth;
             if (!ok) return false;
             i = rep->first + rep->count;
@@ -799,15 +900,15 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_g
     for (size_t i = 0; i < nodes; ++i) w.tree[i] = KEY_NONE;
 
     /* Summaries of references, when the state is flat and some reference comes again. */
-    w.sums.enabled = w.flat && w.cells && plan->schedule_count > 1;
+    w.sums.enabled = w.flat && w.cells && (plan->schedule_count > 1 || r > 0);
     if (w.sums.enabled) {
         w.sums.capacity = 64;
         w.sums.table = calloc(w.sums.capacity, sizeof *w.sums.table);
         w.sums.painted = calloc(w.cells, sizeof *w.sums.painted);
         w.sums.needed = calloc(w.cells, sizeof *w.sums.needed);
-        w.sums.painted_list = malloc(w.cells * sizeof *w.sums.painted_list);
+        w.sums.cell_seen = calloc(w.cells, sizeof *w.sums.cell_seen);
         w.sums.key_seen = calloc(w.keys_count + 1, sizeof *w.sums.key_seen);
-        if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.painted_list || !w.sums.key_seen)
+        if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.cell_seen || !w.sums.key_seen)
             goto out;
     }
 
@@ -825,7 +926,8 @@ out:
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords), free(by_identity);
     free(w.sums.table), free(w.sums.needs), free(w.sums.paints), free(w.sums.keys);
-    free(w.sums.painted), free(w.sums.needed), free(w.sums.painted_list), free(w.sums.key_seen);
+    free(w.sums.painted), free(w.sums.needed), free(w.sums.cell_seen), free(w.sums.key_seen);
+    free(w.sums.pending), free(w.sums.painted_stack);
     return status;
 }
 
