@@ -3,7 +3,8 @@
  * 60 repeats of 2 iterations (a tiny plan) and must certify, or break (D) at a k computed by
  * arithmetic; small versions are checked against the naive walker, and so are a few thousand
  * seeded random plans with repeats nested up to 6 deep (siblings, shared first launches,
- * repeated references).
+ * repeated references). Each with few elementary intervals and, padded, with over 256 (the
+ * walker's other state representation).
  *
  * The chain of depth D: launch 0 "init" (phase "prod", declares "buf"); launch 1 "use" (phase
  * "use", buf carried); launch 2 "prod"; launches 3 .. D+1 "tail" (phase "prod", or "evict" at
@@ -27,10 +28,18 @@ typedef unsigned __int128 u128;
 
 #define NO_EVICT UINT64_MAX
 
+/* A phase no launch runs, with `count` small planes: 2 x count more elementary intervals. 200
+ * puts the walker's state in its segment tree rather than its flat array; 2100 past the cells
+ * it summarises (then it walks two passes per nesting level). */
+static void add_padding(ar_plan_t *plan, uint64_t count) {
+    ar_plan_add_phase(plan, "padding");
+    for (uint64_t i = 0; i < count; ++i) ar_plan_add_plane(plan, "pad", 0x100000 + 0x20 * i, 0x10, false);
+}
+
 /* `evict_level`: the repeat whose tail clobbers buf (NO_EVICT: none). `again`: after the first
  * reference [0, D+2), a reference to an "evict" launch and one to [1, D+2) (which starts with a
  * use of the clobbered buf). */
-static ar_plan_t *chain(uint64_t depth, uint64_t evict_level, bool again) {
+static ar_plan_t *chain(uint64_t depth, uint64_t evict_level, bool again, uint64_t padding) {
     ar_plan_t *plan = NULL;
     require_true(ar_plan_create(&plan) == ar_status_success_k);
     ar_plan_set_alignment(plan, 16);
@@ -41,6 +50,7 @@ static ar_plan_t *chain(uint64_t depth, uint64_t evict_level, bool again) {
     ar_plan_add_plane(plan, "buf", 0x1000, 0x100, true);
     ar_plan_add_phase(plan, "evict");
     ar_plan_add_plane(plan, "junk", 0x1040, 0x10, false);
+    if (padding) add_padding(plan, padding);
     ar_plan_add_launch(plan, "init", "prod", NULL, 0, NULL);
     ar_plan_add_launch(plan, "use", "use", NULL, 0, NULL);
     ar_plan_add_launch(plan, "prod", "prod", NULL, 0, NULL);
@@ -92,8 +102,8 @@ static void expect_u128_eq(u128 a, u128 b) {
     expect_str_eq(x, y);
 }
 
-static void check_chain(uint64_t depth, uint64_t evict_level, bool again) {
-    ar_plan_t *plan = chain(depth, evict_level, again);
+static void check_chain(uint64_t depth, uint64_t evict_level, bool again, uint64_t padding) {
+    ar_plan_t *plan = chain(depth, evict_level, again, padding);
     bool broken = evict_level != NO_EVICT || again;
     u128 k = evict_level != NO_EVICT ? 2 + ((u128)1 << (depth - evict_level))
                                      : 1 + ((u128)1 << (depth + 1)) + 1;
@@ -103,8 +113,9 @@ static void check_chain(uint64_t depth, uint64_t evict_level, bool again) {
     double seconds = now() - start;
     char k_text[48];
     decimal(fast.instance, k_text);
-    printf("depth %" PRIu64 ", evict level %" PRId64 ", again %d: %s k %s in %.4f s\n", depth,
-           evict_level == NO_EVICT ? (int64_t)-1 : (int64_t)evict_level, again,
+    printf("depth %" PRIu64 ", evict level %" PRId64 ", again %d, padding %" PRIu64
+           ": %s k %s in %.4f s\n",
+           depth, evict_level == NO_EVICT ? (int64_t)-1 : (int64_t)evict_level, again, padding,
            fast.broken ? "broken at" : "certified,", fast.broken ? k_text : "-", seconds);
     expect_int_eq(fast.broken, broken);
     if (broken) {
@@ -213,6 +224,7 @@ static ar_plan_t *random_plan(void) {
             ar_plan_add_plane(plan, s->name, s->base, s->size, chance(50));
         }
     }
+    if (chance(10)) add_padding(plan, 200);
     size_t launches = 1 + below(10);
     for (size_t l = 0; l < launches; ++l)
         ar_plan_add_launch(plan, "k", chance(4) ? "ghost" : phase_ids[below(phases)], NULL, 0, NULL);
@@ -281,21 +293,29 @@ int main(int argc, char **argv) {
     uint64_t first_seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
     uint64_t count = argc > 2 ? strtoull(argv[2], NULL, 0) : 4000;
 
-    for (uint64_t depth = 1; depth <= 12; ++depth) {
-        check_chain(depth, NO_EVICT, false);
-        check_chain(depth, NO_EVICT, true);
-        if (depth >= 2) {
-            check_chain(depth, 0, false);
-            check_chain(depth, (depth - 2) / 2, false);
-            check_chain(depth, depth - 2, false);
+    for (uint64_t padded = 0; padded < 2; ++padded) {
+        for (uint64_t depth = 1; depth <= 12; ++depth) {
+            check_chain(depth, NO_EVICT, false, 200 * padded);
+            check_chain(depth, NO_EVICT, true, 200 * padded);
+            if (depth >= 2) {
+                check_chain(depth, 0, false, 200 * padded);
+                check_chain(depth, (depth - 2) / 2, false, 200 * padded);
+                check_chain(depth, depth - 2, false, 200 * padded);
+            }
+        }
+        for (uint64_t depth = 20; depth <= 60; depth += 20) {
+            check_chain(depth, NO_EVICT, false, 200 * padded);
+            check_chain(depth, NO_EVICT, true, 200 * padded);
+            check_chain(depth, 0, false, 200 * padded);
+            check_chain(depth, depth / 2, false, 200 * padded);
+            check_chain(depth, depth - 2, false, 200 * padded);
         }
     }
-    for (uint64_t depth = 20; depth <= 60; depth += 20) {
-        check_chain(depth, NO_EVICT, false);
-        check_chain(depth, NO_EVICT, true);
-        check_chain(depth, 0, false);
-        check_chain(depth, depth / 2, false);
-        check_chain(depth, depth - 2, false);
+
+    /* Past the summarised cells: the fallback, checked on small depths. */
+    for (uint64_t depth = 1; depth <= 10; depth += 3) {
+        check_chain(depth, NO_EVICT, true, 2100);
+        if (depth >= 2) check_chain(depth, depth / 2 - 1, false, 2100);
     }
 
     size_t compared = 0, broken = 0;

@@ -31,8 +31,8 @@
  * its innermost body. Few elementary intervals (the usual case) are a flat array rather than the
  * segment tree. So cost follows the plan as written: a decode loop of 10^6 token
  * references over a 96-layer repeat takes two passes of one layer. k is counted in 128 bits, so
- * it stays exact a billion instances in. Worst case: summaries are kept only for the flat state
- * (at most FLAT_CELLS elementary intervals) and up to SUMMARY_ENTRIES_MAX entries in all; past
+ * it stays exact a billion instances in. Worst case: summaries are kept only up to
+ * SUMMARY_CELLS_MAX elementary intervals and (about) SUMMARY_ENTRIES_MAX entries in all; past
  * either, repeats are walked two passes per nesting level, so a plan nested d deep costs up to
  * 2^d times its body.
  *
@@ -57,6 +57,8 @@
 #define BLOCK_PERIOD_MAX 8
 /* Up to this many elementary intervals the state is a flat array, not a segment tree. */
 #define FLAT_CELLS 256
+/* Up to this many, units are summarised (recording marks cells one by one). */
+#define SUMMARY_CELLS_MAX 4096
 
 /* ---- Shared helpers ------------------------------------------------------------------------- */
 
@@ -204,10 +206,11 @@ ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count) {
 /* ---- The fixed-point walker ----------------------------------------------------------------- */
 
 /* A schedule reference's effect (or a repeat's, all its iterations: a "unit"), recorded the
- * first time the unit is walked (flat state only) and replayed when it comes again: the cells
- * it needs to find holding a key (the carried-plane checks on cells it has not itself painted
- * by then), the key it leaves in each cell it paints, the keys it declares (with the instance
- * of their last declaration, relative to its start), and its counts. Walking a unit depends on
+ * first time the unit is walked (up to SUMMARY_CELLS_MAX cells) and replayed when it comes
+ * again: the cells it needs to find holding a key (the carried-plane checks on cells it has not
+ * itself painted by then), the keys it declares in the order of their last declaration (with
+ * the instance of that declaration, relative to its start: repainting their planes in that
+ * order leaves each cell as the walk left it), and its counts. Walking a unit depends on
  * the state it meets only through those needs and through whether its first launch's phase
  * continues the current instance (a summary is kept for each case): when the needs hold, every
  * check in it passes, the walk is the recorded one, and the summary is its exact effect. When
@@ -226,7 +229,7 @@ typedef struct declared_key_t {
 
 typedef struct summary_t {
     bool recorded;
-    size_t needs_first, needs_count, paints_first, paints_count, keys_first, keys_count;
+    size_t needs_first, needs_count, keys_first, keys_count;
     ar_u128_t instances, executed;
     int64_t end_phase;
 } summary_t;
@@ -253,23 +256,20 @@ typedef struct summaries_t {
     bool enabled;
     summary_entry_t *table; /* open addressing by (first, count, repeat) */
     size_t capacity, used;
-    cell_key_t *needs, *paints;
-    size_t needs_count, needs_capacity, paints_count, paints_capacity;
+    cell_key_t *needs;
+    size_t needs_count, needs_capacity;
     declared_key_t *keys;
     size_t keys_count, keys_capacity;
     /* Recording nests (a repeat inside a repeat inside a reference): each recording has an
      * epoch, larger than any before it, and `top` is the innermost one in progress (0: none).
      * painted[c] is the epoch of the innermost recording that painted cell c last, so recording
      * e has painted c so far iff painted[c] >= e (those that start inside e have larger epochs,
-     * those before it smaller). Needs and painted cells pile up on two stacks; a recording that
-     * ends keeps its own (deduplicated) and hands on to the one around it the needs that one had
-     * not painted, and the cells it painted. */
+     * those before it smaller). Needs pile up on a stack; a recording that ends keeps its own
+     * (deduplicated) and hands on to the one around it the needs that one had not painted. */
     uint32_t top, last_epoch;
     uint32_t *painted, *needed; /* per cell: paint mark; the epoch that last listed it a need */
     pending_need_t *pending;
     size_t pending_count, pending_capacity;
-    uint32_t *painted_stack;
-    size_t painted_count, painted_capacity;
     uint32_t scratch;              /* a fresh mark per deduplication */
     uint32_t *cell_seen, *key_seen; /* per cell, per key: the scratch mark last set */
 } summaries_t;
@@ -452,19 +452,6 @@ static bool record_need_cell(walker_t *w, uint32_t c, int32_t key) {
     return true;
 }
 
-static bool record_paint_cell(walker_t *w, uint32_t c) {
-    summaries_t *m = &w->sums;
-    if (m->painted[c] >= m->top) return true;
-    m->painted[c] = m->top;
-    if (!grow((void **)&m->painted_stack, &m->painted_capacity, m->painted_count + 1,
-              sizeof *m->painted_stack)) {
-        w->status = ar_status_out_of_memory_k;
-        return false;
-    }
-    m->painted_stack[m->painted_count++] = c;
-    return true;
-}
-
 /* While recording: carried plane i is checked, plane i is painted. */
 static bool record_needs(walker_t *w, size_t i) {
     for (uint32_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c)
@@ -472,10 +459,8 @@ static bool record_needs(walker_t *w, size_t i) {
     return true;
 }
 
-static bool record_paint(walker_t *w, size_t i) {
-    for (uint32_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c)
-        if (!record_paint_cell(w, c)) return false;
-    return true;
+static void record_paint(walker_t *w, size_t i) {
+    for (uint32_t c = w->plane_lo[i]; c < w->plane_hi[i]; ++c) w->sums.painted[c] = w->sums.top;
 }
 
 /* A run of `length` launches of `phase`. Returns false when D breaks or on error. */
@@ -496,7 +481,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         }
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             int32_t key = w->plane_key[i];
-            if (w->sums.top && !record_paint(w, i)) return false;
+            if (w->sums.top) record_paint(w, i);
             state_assign(w, w->plane_lo[i], w->plane_hi[i], key);
             w->declared[key] = true;
             w->stamp[key] = w->instances;
@@ -522,22 +507,22 @@ static size_t summary_slot(summaries_t const *m, size_t first, size_t count, boo
     return slot;
 }
 
-/* Replays summary `s` when its needs hold; false when they do not (nothing changed then). While
- * a recording is in progress, the replay's needs and paints are its too. */
+/* Replays summary `s` when its needs hold; false when they do not (nothing changed then). Its
+ * paints are its keys' planes, assigned in the order of their last declaration (last writer
+ * wins, so that leaves every cell as the walk left it). While a recording is in progress, the
+ * replay's needs and paints are its too. */
 static bool replay(walker_t *w, summary_t const *s) {
     summaries_t *m = &w->sums;
     for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
-        if (w->tree[m->needs[k].cell] != m->needs[k].key) return false;
-    if (m->top) {
+        if (!state_uniform(w, m->needs[k].cell, m->needs[k].cell + 1, m->needs[k].key)) return false;
+    if (m->top)
         for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
-            if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key)) return true;
-        for (size_t k = s->paints_first; k < s->paints_first + s->paints_count; ++k)
-            if (!record_paint_cell(w, m->paints[k].cell)) return true; /* status: out of memory */
-    }
-    for (size_t k = s->paints_first; k < s->paints_first + s->paints_count; ++k)
-        w->tree[m->paints[k].cell] = m->paints[k].key;
+            if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key)) return true; /* no memory */
     for (size_t k = s->keys_first; k < s->keys_first + s->keys_count; ++k) {
         declared_key_t const *d = &m->keys[k];
+        size_t plane = w->key_plane[d->key];
+        if (m->top) record_paint(w, plane);
+        state_assign(w, w->plane_lo[plane], w->plane_hi[plane], d->key);
         w->declared[d->key] = true;
         w->stamp[d->key] = ar_u128_add_sat(w->instances, d->stamp);
         w->stamp_phase[d->key] = d->phase;
@@ -572,18 +557,18 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
         if (replay(w, &entry->as[merged])) return w->status == ar_status_success_k;
         return walk_unit(w, repeat, first, count); /* D breaks in it */
     }
-    if (m->needs_count + m->paints_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
+    if (m->needs_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
         m->last_epoch == UINT32_MAX || m->scratch > UINT32_MAX - 2)
         return walk_unit(w, repeat, first, count);
     /* Record it. */
     uint32_t parent = m->top, epoch = ++m->last_epoch;
     m->top = epoch;
-    size_t pending_mark = m->pending_count, painted_mark = m->painted_count, log_mark = w->log_count;
+    size_t pending_mark = m->pending_count, log_mark = w->log_count;
     ar_u128_t instances = w->instances, executed = w->executed;
     bool ok = walk_unit(w, repeat, first, count);
     m->top = parent;
     if (!ok) return false;
-    summary_t s = {true, m->needs_count, 0, m->paints_count, 0, m->keys_count, 0,
+    summary_t s = {true, m->needs_count, 0, m->keys_count, 0,
                    w->instances - instances, w->executed - executed, w->current};
     /* Needs: each cell once; those the recording around had not painted are its needs too. */
     uint32_t seen = ++m->scratch;
@@ -602,27 +587,19 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     }
     m->pending_count = kept;
     s.needs_count = m->needs_count - s.needs_first;
-    /* Paints: each painted cell once, with the key it holds now; the recording around painted
-     * them too (their marks are this epoch's, above its own). */
+    /* Keys: each once, in the order of its last declaration (the log read backwards, then the
+     * list turned around). */
     seen = ++m->scratch;
-    kept = painted_mark;
-    for (size_t k = painted_mark; k < m->painted_count; ++k) {
-        uint32_t c = m->painted_stack[k];
-        if (m->cell_seen[c] == seen) continue;
-        m->cell_seen[c] = seen;
-        if (!grow((void **)&m->paints, &m->paints_capacity, m->paints_count + 1, sizeof *m->paints))
-            goto oom;
-        m->paints[m->paints_count++] = (cell_key_t){c, w->tree[c]};
-        m->painted_stack[kept++] = c;
-    }
-    m->painted_count = parent ? kept : painted_mark;
-    s.paints_count = m->paints_count - s.paints_first;
-    for (size_t k = log_mark; k < w->log_count; ++k) {
+    for (size_t k = w->log_count; k-- > log_mark;) {
         int32_t key = w->log[k];
         if (m->key_seen[key] == seen) continue;
         m->key_seen[key] = seen;
         if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys)) goto oom;
         m->keys[m->keys_count++] = (declared_key_t){key, w->stamp_phase[key], w->stamp[key] - instances};
+    }
+    for (size_t x = s.keys_first, y = m->keys_count; x + 1 < y; ++x, --y) {
+        declared_key_t t = m->keys[x];
+        m->keys[x] = m->keys[y - 1], m->keys[y - 1] = t;
     }
     s.keys_count = m->keys_count - s.keys_first;
     slot = summary_slot(m, first, count, repeat); /* inner recordings may have grown the table */
@@ -900,7 +877,7 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_g
     for (size_t i = 0; i < nodes; ++i) w.tree[i] = KEY_NONE;
 
     /* Summaries of references, when the state is flat and some reference comes again. */
-    w.sums.enabled = w.flat && w.cells && (plan->schedule_count > 1 || r > 0);
+    w.sums.enabled = w.cells && w.cells <= SUMMARY_CELLS_MAX && (plan->schedule_count > 1 || r > 0);
     if (w.sums.enabled) {
         w.sums.capacity = 64;
         w.sums.table = calloc(w.sums.capacity, sizeof *w.sums.table);
@@ -925,9 +902,9 @@ out:
         free(w.key_plane);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords), free(by_identity);
-    free(w.sums.table), free(w.sums.needs), free(w.sums.paints), free(w.sums.keys);
+    free(w.sums.table), free(w.sums.needs), free(w.sums.keys);
     free(w.sums.painted), free(w.sums.needed), free(w.sums.cell_seen), free(w.sums.key_seen);
-    free(w.sums.pending), free(w.sums.painted_stack);
+    free(w.sums.pending);
     return status;
 }
 
