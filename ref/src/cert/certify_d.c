@@ -25,7 +25,8 @@
  * phase run or a repeat starts; nothing is kept per launch). A schedule reference that comes
  * again, not next to its last use, is replayed from a summary of its first walk (see
  * summary_t), and so is a repeat's whole run (all its iterations) when it comes again, as an
- * inner repeat does in every pass of the repeat around it: recordings nest, so each repeat is
+ * inner repeat does in every pass of the repeat around it (recording costs, so a repeat is
+ * recorded only where it can come again, see walk_repeat): recordings nest, so each repeat is
  * walked (two passes) once per way of entering it (merging into the instance before it, or
  * not) and replayed after, and a plan nested d deep costs about d summaries, not 2^d walks of
  * its innermost body. Few elementary intervals (the usual case) are a flat array rather than the
@@ -59,6 +60,13 @@
 #define FLAT_CELLS 256
 /* Up to this many, units are summarised (recording marks cells one by one). */
 #define SUMMARY_CELLS_MAX 4096
+/* A repeat with no repeat inside it and up to this many launches is always walked: its walk (two
+ * passes of a few runs) costs less than recording it, and a walk with nothing nested inside
+ * cannot compound. */
+#define SMALL_LEAF_LAUNCHES 8
+
+/* When a repeat is recorded (see walk_repeat). */
+enum { MEMO_NEVER, MEMO_FIRST, MEMO_SECOND };
 
 /* ---- Shared helpers ------------------------------------------------------------------------- */
 
@@ -287,6 +295,9 @@ typedef struct walker_t {
     size_t *event_at, *event_chain, *after_end;
     int64_t *event_phase; /* the phase of the launch at each event (read once, not per walk) */
     size_t *start_event;  /* per order position: the event at the repeat's first launch */
+    /* Per order position: when the repeat is recorded (MEMO_*), and whether it was met yet. */
+    unsigned char *memo_rule;
+    bool *met;
     size_t events;
     int32_t *plane_key;
     size_t *key_plane; /* a plane with that key */
@@ -494,6 +505,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
 }
 
 static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container);
+static bool walk_repeat(walker_t *w, size_t q);
 
 static size_t summary_slot(summaries_t const *m, size_t first, size_t count, bool repeat) {
     uint64_t h = ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full);
@@ -626,6 +638,25 @@ oom:
     return false;
 }
 
+/* Walks the repeat at order position q (all its iterations). Recording costs a mark per cell
+ * per declaration or check in it, so a repeat is recorded only where that can pay: one inside a
+ * repeat that iterates (met in both passes of it) on its first meeting, since nesting compounds
+ * there; a repeat that nothing iterating encloses is met only when a schedule reference around
+ * it is walked, which is once per reference (and way of entering it) when the references are
+ * summarised, so it is recorded only when it is met a second time; a small repeat with none
+ * inside it never (see SMALL_LEAF_LAUNCHES). Replaying and walking give the same effect, so the
+ * choice changes the cost only. */
+static bool walk_repeat(walker_t *w, size_t q) {
+    ar_repeat_t const *rep = &w->plan->repeats[w->order[q]];
+    if (w->sums.enabled) {
+        unsigned char rule = w->memo_rule[q];
+        if (rule == MEMO_FIRST || (rule == MEMO_SECOND && w->met[q]))
+            return walk_memo(w, true, q, rep->count, w->plan->launches[rep->first].phase);
+        w->met[q] = true;
+    }
+    return walk_passes(w, 0, q, 0, rep->iterations);
+}
+
 /* Walks schedule reference [first, first + count), through its summary when summaries are on. */
 static bool walk_reference(walker_t *w, size_t first, size_t count) {
     summaries_t *m = &w->sums;
@@ -722,9 +753,7 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
                          AR_MAX_REPEAT_DEPTH);
                 return false;
             }
-            bool ok = w->sums.enabled
-                          ? walk_memo(w, true, q, rep->count, plan->launches[rep->first].phase)
-                          : walk_passes(w, 0, q, 0, rep->iterations);
+            bool ok = walk_repeat(w, q);
             --w->depth;
             if (!ok) return false;
             i = rep->first + rep->count;
@@ -769,6 +798,39 @@ static bool walk_schedule(walker_t *w) {
         s += best_period * best_reps;
         w->log_count = 0; /* no pass is pending at the top level */
     }
+    return true;
+}
+
+/* Each repeat's MEMO_* rule (see walk_repeat), in one sweep over the repeats, outer before
+ * inner, with a stack of those open around the current one. A plan whose repeats overlap without
+ * nesting is refused by the walk; whatever rule they get here changes only the cost. */
+static bool choose_memo_rules(walker_t *w) {
+    ar_plan_t const *plan = w->plan;
+    size_t r = plan->repeats_count, n = plan->launches_count;
+    w->memo_rule = malloc(r + 1);
+    w->met = calloc(r + 1, sizeof *w->met);
+    size_t *open_end = malloc((r + 1) * sizeof *open_end);
+    bool *open_iterates = malloc((r + 1) * sizeof *open_iterates);
+    if (!w->memo_rule || !w->met || !open_end || !open_iterates) {
+        free(open_end), free(open_iterates);
+        return false;
+    }
+    size_t depth = 0;
+    for (size_t q = 0; q < r; ++q) {
+        ar_repeat_t const *rep = &plan->repeats[w->order[q]];
+        size_t end = rep->first < n && rep->count <= n - rep->first ? rep->first + rep->count : n;
+        /* Open repeats start at or before this one (sorted by first): one encloses it iff it
+         * ends at or after its end. */
+        while (depth && open_end[depth - 1] < end) --depth;
+        bool enclosed_iterating = depth && open_iterates[depth - 1];
+        bool leaf = !(q + 1 < r && plan->repeats[w->order[q + 1]].first < end);
+        if (leaf && rep->count <= SMALL_LEAF_LAUNCHES) w->memo_rule[q] = MEMO_NEVER;
+        else w->memo_rule[q] = enclosed_iterating ? MEMO_FIRST : MEMO_SECOND;
+        open_end[depth] = end;
+        open_iterates[depth] = enclosed_iterating || rep->iterations >= 2;
+        ++depth;
+    }
+    free(open_end), free(open_iterates);
     return true;
 }
 
@@ -887,6 +949,7 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_g
         w.sums.key_seen = calloc(w.keys_count + 1, sizeof *w.sums.key_seen);
         if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.cell_seen || !w.sums.key_seen)
             goto out;
+        if (!choose_memo_rules(&w)) goto out;
     }
 
     bool ok = walk_schedule(&w);
@@ -904,7 +967,7 @@ out:
     free(w.tree), free(w.log), free(coords), free(by_identity);
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);
     free(w.sums.painted), free(w.sums.needed), free(w.sums.cell_seen), free(w.sums.key_seen);
-    free(w.sums.pending);
+    free(w.sums.pending), free(w.memo_rule), free(w.met);
     return status;
 }
 

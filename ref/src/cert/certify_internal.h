@@ -192,7 +192,7 @@ typedef struct ar_rule_d_t {
 
 /* The fixed-point walker: never proportional to iterations or to runs of identical schedule
  * references, nor (with few elementary intervals, see certify_d.c) exponential in the nesting
- * depth of repeats: a repeat met again is replayed from a summary of its first walk. Sound and exact when rule B holds (each phase's planes disjoint),
+ * depth of repeats: a repeat met again is replayed from a summary of an earlier walk. Sound and exact when rule B holds (each phase's planes disjoint),
  * which is always so when the certificate reaches rule D. */
 ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result);
 /* The same, given the launches where a run of one phase starts (sorted, 0 first: launch i with
