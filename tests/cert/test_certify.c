@@ -6,6 +6,7 @@
 
 #include "arenaref/plan.h"
 #include "expect.h"
+#include "cert_test_util.h"
 
 #define WINDOW 0x10000u
 #define GLOBAL_END 0x11000u
@@ -19,12 +20,6 @@ static ar_plan_t *plan_new(void) {
     return plan;
 }
 
-static void finish(ar_plan_t *plan) {
-    ar_plan_error_t error;
-    ar_status_t status = ar_plan_finish(plan, &error);
-    if (status != ar_status_success_k) fprintf(stderr, "finish: %s\n", error.message);
-    require_true(status == ar_status_success_k);
-}
 
 static void launch(ar_plan_t *plan, char const *phase, uint64_t const *words, size_t count) {
     require_true(ar_plan_add_launch(plan, "k", phase, words, count, NULL) == ar_status_success_k);
@@ -59,7 +54,7 @@ static void test_arguments(void) {
     expect_int_eq(ar_certify(plan, NULL, NULL), ar_status_invalid_argument_k);
     expect_int_eq(ar_certify(plan, NULL, &report), ar_status_invalid_argument_k);
     expect_str_contains(report.message, "not finished");
-    finish(plan);
+    require_finished(plan);
     expect_int_eq(ar_certify(plan, NULL, &report), ar_status_success_k);
     expect_u64_eq(report.verdict, 0);
     expect_str_eq(report.verdict_text, "0");
@@ -74,7 +69,7 @@ static void test_arguments(void) {
 static void test_rule_a(void) {
     ar_plan_t *plan = plan_new();
     require_true(ar_plan_add_global(plan, "bias", WINDOW + 0x1080, 0x100) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 1);
     expect_int_eq(r.rule, ar_rule_a_k);
@@ -84,7 +79,7 @@ static void test_rule_a(void) {
 
     plan = plan_new();
     require_true(ar_plan_add_global(plan, "empty", WINDOW + 0x2000, 0) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 1);
     expect_str_contains(r.message, "empty");
@@ -92,7 +87,7 @@ static void test_rule_a(void) {
 
     plan = plan_new();
     require_true(ar_plan_add_global(plan, "late", WINDOW + 0x0f00, 0x200) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 1);
     expect_int_eq(r.rule, ar_rule_a_k);
@@ -103,7 +98,7 @@ static void test_rule_a(void) {
     /* Touching globals are disjoint. */
     plan = plan_new();
     require_true(ar_plan_add_global(plan, "next", GLOBAL_END, 0x100) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     expect_both(plan, 0);
     ar_plan_free(plan);
 }
@@ -113,7 +108,7 @@ static void test_rule_b(void) {
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "x", GLOBAL_END, 0x200, false) == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "y", GLOBAL_END + 0x100, 0x200, false) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 1);
     expect_int_eq(r.rule, ar_rule_b_k);
@@ -124,7 +119,7 @@ static void test_rule_b(void) {
     plan = plan_new();
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "x", WINDOW + 0xf00, 0x200, false) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 1);
     expect_int_eq(r.rule, ar_rule_b_k);
@@ -137,7 +132,7 @@ static void test_rule_b(void) {
     require_true(ar_plan_add_plane(plan, "x", GLOBAL_END, 0x200, false) == ar_status_success_k);
     require_true(ar_plan_add_phase(plan, "q") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "y", GLOBAL_END, 0x200, false) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     expect_both(plan, 0);
     ar_plan_free(plan);
 }
@@ -155,7 +150,7 @@ static void test_rule_c_points(void) {
     launch(plan, "p", below, 1);
     launch(plan, "p", past_end, 1);
     launch(plan, "p", fine, 5);
-    finish(plan);
+    require_finished(plan);
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 2 + 2);
     expect_int_eq(r.rule, ar_rule_c_k);
@@ -175,7 +170,7 @@ static void test_rule_c_phaseless(void) {
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     launch(plan, "p", NULL, 0);
     launch(plan, NULL, NULL, 0);
-    finish(plan);
+    require_finished(plan);
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 3);
     expect_str_contains(r.message, "carries no phase");
@@ -184,7 +179,7 @@ static void test_rule_c_phaseless(void) {
     plan = plan_new();
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     launch(plan, "nope", NULL, 0);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 2);
     expect_str_contains(r.message, "\"nope\"");
@@ -202,7 +197,7 @@ static ar_plan_t *walking_plan(uint64_t iterations, int64_t delta, uint64_t plan
     ar_shift_t d = {0, 0, delta};
     require_true(ar_plan_add_repeat_deltas(plan, 0, 1, iterations, &d, 1) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 0, 1) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     return plan;
 }
 
@@ -263,7 +258,7 @@ static void test_rule_c_frames(void) {
     for (int f = 0; f < 4; ++f)
         require_true(ar_plan_add_frame(plan, f % 2 ? &to_pong : NULL, f % 2 ? 1 : 0) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 0, 1) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     /* Points pass; the hull [ping, pong] spans three planes and fails. */
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 0);
@@ -288,7 +283,7 @@ static void test_rule_c_nested(void) {
     require_true(ar_plan_add_repeat_deltas(plan, 0, 1, 2, &inner, 1) == ar_status_success_k);
     require_true(ar_plan_add_repeat_deltas(plan, 0, 2, 4, &outer, 1) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 0, 2) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     /* Values: 0x11300 + {0, 0x100} - {0..3}*0x100 = [0x11000, 0x11400]: 0x11400 is past x. */
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 2);
@@ -321,7 +316,7 @@ static void test_rule_d(void) {
     char const *ok[] = {"a", "b", "b", "a", "b"};
     ar_plan_t *plan = carry_plan(ok, 5, 0x200);
     require_true(ar_plan_add_reference(plan, 0, 5) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 0);
     expect_u64_eq(r.instances, 4);
@@ -332,7 +327,7 @@ static void test_rule_d(void) {
     char const *early[] = {"b", "a"};
     plan = carry_plan(early, 2, 0x200);
     require_true(ar_plan_add_reference(plan, 0, 2) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 2 + 2 + 0);
     expect_int_eq(r.rule, ar_rule_d_k);
@@ -345,7 +340,7 @@ static void test_rule_d(void) {
     char const *clobber[] = {"a", "c", "b"};
     plan = carry_plan(clobber, 3, 0x200);
     require_true(ar_plan_add_reference(plan, 0, 3) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 2 + 3 + 2);
     expect_str_eq(r.instance_text, "2");
@@ -357,7 +352,7 @@ static void test_rule_d(void) {
     char const *resized[] = {"a", "b"};
     plan = carry_plan(resized, 2, 0x100);
     require_true(ar_plan_add_reference(plan, 0, 2) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 2 + 2 + 1);
     expect_str_contains(r.message, "name, base and size");
@@ -370,7 +365,7 @@ static void test_rule_d(void) {
     require_true(ar_plan_add_reference(plan, 0, 1) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 1, 1) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 0, 2) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 0);
     expect_u64_eq(r.instances, 4); /* a | b a | b */
@@ -384,7 +379,7 @@ static void test_rule_d_repeat(void) {
     ar_plan_t *plan = carry_plan(phases, 3, 0x200);
     require_true(ar_plan_add_repeat_deltas(plan, 1, 2, 1000, NULL, 0) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 0, 3) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 2 + 3 + 2);
     ar_plan_free(plan);
@@ -396,7 +391,7 @@ static void test_rule_d_repeat(void) {
     require_true(ar_plan_add_repeat_deltas(plan, 1, 2, 1000, NULL, 0) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 0, 3) == ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 3, 2) == ar_status_success_k);
-    finish(plan);
+    require_finished(plan);
     r = certify(plan);
     expect_u64_eq(r.verdict, 2 + 5 + 2002);
     expect_str_eq(r.instance_text, "2002");
@@ -429,7 +424,7 @@ static void test_all_sites(void) {
     uint64_t bad[] = {GLOBAL_END + 0x800, GLOBAL_END, GLOBAL_END + 0x900};
     launch(plan, "p", bad, 3);
     launch(plan, "p", bad, 3);
-    finish(plan);
+    require_finished(plan);
     ar_certify_options_t options;
     ar_certify_options_default(&options);
     ar_certify_report_t r;
@@ -454,7 +449,7 @@ static void test_deep_nesting(void) {
         for (size_t j = 0; j < depth; ++j)
             require_true(ar_plan_add_repeat_deltas(plan, 0, depth + 1 - j, 1, NULL, 0) == ar_status_success_k);
         require_true(ar_plan_add_reference(plan, 0, depth + 1) == ar_status_success_k);
-        finish(plan);
+        require_finished(plan);
         ar_certify_report_t report;
         ar_status_t status = ar_certify(plan, NULL, &report);
         if (depth <= 4096) {

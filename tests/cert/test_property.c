@@ -22,32 +22,11 @@
 #include "../../ref/src/cert/certify_internal.h"
 #include "arenaref/plan.h"
 #include "expect.h"
+#include "cert_test_util.h"
 
 #define PLANS 20000
 
-static uint64_t rng_state;
-static uint64_t next_random(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static uint64_t below(uint64_t n) { return n ? next_random() % n : 0; }
-static bool chance(unsigned percent) { return below(100) < percent; }
 
-typedef struct slot_t {
-    char const *name;
-    uint64_t base, size;
-} slot_t;
-
-/* Named slots the phases draw planes from: the same name at two places, and overlapping
- * slots, so phases share bytes and redeclare names elsewhere. */
-static slot_t const slots[] = {
-    {"kv", 0x2000, 0x100}, {"kv", 0x2000, 0x80},  {"kv", 0x2100, 0x100}, {"act", 0x2080, 0x100},
-    {"tmp", 0x2200, 0x40}, {"out", 0x2240, 0x40}, {"res", 0x2300, 0x100}, {"act", 0x2300, 0x80},
-};
-#define SLOTS (sizeof slots / sizeof slots[0])
-static char const *const phase_ids[] = {"p0", "p1", "p2", "p3"};
 
 typedef struct generated_t {
     ar_plan_t *plan;

@@ -23,8 +23,8 @@
 #include "../../ref/src/cert/certify_internal.h"
 #include "arenaref/plan.h"
 #include "expect.h"
+#include "cert_test_util.h"
 
-typedef unsigned __int128 u128;
 
 #define NO_EVICT UINT64_MAX
 
@@ -67,27 +67,10 @@ static ar_plan_t *chain(uint64_t depth, uint64_t evict_level, bool again, uint64
         ar_plan_add_reference(plan, evict_launch, 1);
         ar_plan_add_reference(plan, 1, depth + 1);
     }
-    ar_plan_error_t error;
-    ar_status_t status = ar_plan_finish(plan, &error);
-    if (status != ar_status_success_k) fprintf(stderr, "finish: %s\n", error.message);
-    require_true(status == ar_status_success_k);
+    require_finished(plan);
     return plan;
 }
 
-static void decimal(u128 value, char *text) {
-    char digits[48];
-    int n = 0;
-    do digits[n++] = (char)('0' + (int)(value % 10)), value /= 10;
-    while (value);
-    for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-    text[n] = '\0';
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Executed launches of E(0) for depth D: X(D-1) = 4, X(j) = 2 (X(j+1) + 1). */
 static u128 chain_launches(uint64_t depth) {
@@ -153,27 +136,7 @@ static void check_chain(uint64_t depth, uint64_t evict_level, bool again, uint64
 
 /* ---- Random nested plans against the naive walker ------------------------------------------ */
 
-static uint64_t rng_state;
-static uint64_t next_random(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static uint64_t below(uint64_t n) { return n ? next_random() % n : 0; }
-static bool chance(unsigned percent) { return below(100) < percent; }
 
-typedef struct slot_t {
-    char const *name;
-    uint64_t base, size;
-} slot_t;
-
-static slot_t const slots[] = {
-    {"kv", 0x2000, 0x100}, {"kv", 0x2000, 0x80},  {"kv", 0x2100, 0x100}, {"act", 0x2080, 0x100},
-    {"tmp", 0x2200, 0x40}, {"out", 0x2240, 0x40}, {"res", 0x2300, 0x100}, {"act", 0x2300, 0x80},
-};
-#define SLOTS (sizeof slots / sizeof slots[0])
-static char const *const phase_ids[] = {"p0", "p1", "p2", "p3"};
 
 typedef struct ranges_t {
     size_t r[64][2];

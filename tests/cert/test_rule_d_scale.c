@@ -19,12 +19,12 @@
 #include "../../ref/src/cert/certify_internal.h"
 #include "arenaref/plan.h"
 #include "expect.h"
+#include "cert_test_util.h"
 
 #define CACHE 0x100000u
 #define SCRATCH 0x200000u
 #define LAUNCHES 6u
 
-typedef unsigned __int128 u128;
 
 /* tokens_as_references: each token is two references ([1,4) and [4,5)); otherwise one
  * reference [1,5) to a token repeat of `tokens_before` iterations (and another after evict). */
@@ -63,27 +63,10 @@ static ar_plan_t *decoder(uint64_t layers, uint64_t tokens_before, uint64_t toke
         if (evict) ar_plan_add_reference(plan, 5, 1);
         if (tokens_after) ar_plan_add_reference(plan, 1, 4); /* the same repeat again */
     }
-    ar_plan_error_t error;
-    ar_status_t status = ar_plan_finish(plan, &error);
-    if (status != ar_status_success_k) fprintf(stderr, "finish: %s\n", error.message);
-    require_true(status == ar_status_success_k);
+    require_finished(plan);
     return plan;
 }
 
-static void decimal(u128 value, char *text) {
-    char digits[48];
-    int n = 0;
-    do digits[n++] = (char)('0' + (int)(value % 10)), value /= 10;
-    while (value);
-    for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-    text[n] = '\0';
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static ar_certify_report_t certify(ar_plan_t const *plan, bool exact) {
     ar_certify_options_t options;
