@@ -5,7 +5,7 @@ ARENAREF_PACKAGES=(
   libhwloc-dev hwloc libjansson-dev
   libbenchmark-dev libbenchmark-tools
   libmimalloc-dev libjemalloc-dev
-  clang python3 python3-scipy gnuplot-nox
+  clang python3 python3-scipy python3-venv gnuplot-nox valgrind
 )
 
 ensure_packages() {

@@ -1,0 +1,33 @@
+# Shared by the scripts that need Python packages from PyPI: one virtual environment under the
+# build folder (build/venv, or $ARENAREF_VENV), made with Debian's python3, never system-wide.
+# Each group is a pinned requirements file in scripts/lib/requirements/GROUP.txt, installed once
+# (a stamp per group records the file's digest, so editing a pin reinstalls). Sourced, not run.
+#   source scripts/lib/venv.sh; ensure_venv tflite consumers; "$ARENAREF_VENV/bin/python" ...
+_arenaref_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ARENAREF_VENV=${ARENAREF_VENV:-$_arenaref_root/build/venv}
+export ARENAREF_VENV
+
+ensure_venv() {
+  local group req stamp digest
+  if [ ! -x "$ARENAREF_VENV/bin/python" ]; then
+    if ! /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null; then
+      source "$_arenaref_root/scripts/lib/deps.sh"
+      ensure_packages python3-venv
+    fi
+    echo "arenaref: creating the Python environment $ARENAREF_VENV" >&2
+    mkdir -p "$(dirname "$ARENAREF_VENV")"
+    /usr/bin/python3 -m venv "$ARENAREF_VENV" || { echo "arenaref: python3 -m venv $ARENAREF_VENV failed" >&2; return 1; }
+  fi
+  for group in "$@"; do
+    req="$_arenaref_root/scripts/lib/requirements/$group.txt"
+    [ -f "$req" ] || { echo "arenaref: no requirements group '$group' ($req)" >&2; return 2; }
+    digest=$(sha256sum "$req" | cut -c1-16)
+    stamp="$ARENAREF_VENV/.arenaref-$group-$digest"
+    [ -f "$stamp" ] && continue
+    echo "arenaref: installing Python group '$group' into $ARENAREF_VENV" >&2
+    "$ARENAREF_VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$req" \
+      || { echo "arenaref: pip install -r $req failed" >&2; return 1; }
+    rm -f "$ARENAREF_VENV/.arenaref-$group-"*
+    touch "$stamp"
+  done
+}
