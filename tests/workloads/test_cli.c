@@ -65,15 +65,20 @@ int main(int argc, char **argv) {
     free(listing);
 
     snprintf(command, sizeof command,
-             "%s gen moe --preset small --layers 3 --batch 3 --seed 9 --fault carried-clobbered", tool);
+             "%s gen moe --preset small --layers 3 --batch 3 --seed 9 --fault carried-clobbered",
+             tool);
     char *json = run(command, &status);
     require_true(json);
     expect_int_eq(status, 0);
     ar_plan_t *loaded = NULL, *built = NULL;
     ar_plan_error_t error;
     expect_int_eq(ar_plan_load_buffer(json, strlen(json), &loaded, &error), ar_status_success_k);
-    ar_workload_options_t options = {.family = "moe", .preset = "small", .layers = 3, .batch = 3,
-                                     .seed = 9, .fault = "carried-clobbered"};
+    ar_workload_options_t options = {.family = "moe",
+                                     .preset = "small",
+                                     .layers = 3,
+                                     .batch = 3,
+                                     .seed = 9,
+                                     .fault = "carried-clobbered"};
     ar_workload_info_t info;
     expect_int_eq(ar_workload_generate(&options, &built, &info, &error), ar_status_success_k);
     expect_true(loaded && built && ar_plan_equal(loaded, built));
@@ -97,7 +102,8 @@ int main(int argc, char **argv) {
     expect_usage_error(tool, "decoder --model gpt5", "unknown model 'gpt5'");
     expect_usage_error(tool, "decoder --preset huge", "unknown preset");
     expect_usage_error(tool, "moe --model gpt2-small", "needs a model with experts");
-    expect_usage_error(tool, "decoder --layers 1 --fault delta-off-bank-last-layer", "at least 2 layers");
+    expect_usage_error(tool, "decoder --layers 1 --fault delta-off-bank-last-layer",
+                       "at least 2 layers");
     expect_usage_error(tool, "decoder encoder", "one family only");
     expect_usage_error(tool, "", "which family");
     return expect_finish();

@@ -19,12 +19,13 @@ static void check(ar_workload_options_t const *options) {
     ar_plan_error_t error;
     ar_status_t status = ar_workload_generate(options, &plan, &info, &error);
     if (status) {
-        bool too_small = options->fault && strcmp(options->fault, "delta-off-bank-last-layer") == 0 &&
+        bool too_small = options->fault &&
+                         strcmp(options->fault, "delta-off-bank-last-layer") == 0 &&
                          options->layers == 1;
         if (!too_small)
             expect_fail_("%s %s L%" PRIu64 " B%" PRIu64 " S%" PRIu64 ": %s", options->family,
-                         options->fault ? options->fault : "clean", options->layers,
-                         options->batch, options->seq, error.message);
+                         options->fault ? options->fault : "clean", options->layers, options->batch,
+                         options->seq, error.message);
         else
             expect_str_contains(error.message, "at least 2 layers");
         return;
@@ -40,8 +41,8 @@ static void check(ar_workload_options_t const *options) {
         expect_fail_("%s %s L%" PRIu64 " B%" PRIu64 " S%" PRIu64 " D%" PRIu64 " E%" PRIu64
                      " M%" PRIu64 ": certificate %s exact %s, expected %s / %s (%s)",
                      options->family, options->fault ? options->fault : "clean", options->layers,
-                     options->batch, options->seq, options->decode, options->epochs,
-                     options->micro, report.verdict_text, exact.verdict_text, info.expect_text,
+                     options->batch, options->seq, options->decode, options->epochs, options->micro,
+                     report.verdict_text, exact.verdict_text, info.expect_text,
                      info.expect_exact_text, report.message);
     else
         ++expect_checks_;
@@ -62,10 +63,14 @@ int main(void) {
         for (size_t l = 0; l < 3; ++l)
             for (size_t b = 0; b < 2; ++b)
                 for (size_t s = 0; s < 2; ++s) {
-                    ar_workload_options_t options = {
-                        .family = families[f], .layers = layers[l], .batch = batches[b],
-                        .seq = seqs[s], .decode = 3, .epochs = 2, .micro = 1 + 2 * b,
-                        .seed = 11 * l + 3 * b + s};
+                    ar_workload_options_t options = {.family = families[f],
+                                                     .layers = layers[l],
+                                                     .batch = batches[b],
+                                                     .seq = seqs[s],
+                                                     .decode = 3,
+                                                     .epochs = 2,
+                                                     .micro = 1 + 2 * b,
+                                                     .seed = 11 * l + 3 * b + s};
                     check(&options);
                     for (size_t k = 0; faults[k]; ++k) {
                         options.fault = faults[k];
@@ -76,8 +81,8 @@ int main(void) {
     char const *const dense[] = {"decoder", "training", "pipeline", "encoder"};
     for (char const *const *m = ar_workload_models(); *m; ++m)
         for (size_t f = 0; f < 4; ++f) {
-            ar_workload_options_t options = {.family = dense[f], .model = *m, .layers = 2,
-                                             .batch = 2, .seq = 4, .decode = 2};
+            ar_workload_options_t options = {
+                .family = dense[f], .model = *m, .layers = 2, .batch = 2, .seq = 4, .decode = 2};
             check(&options);
         }
 

@@ -25,7 +25,8 @@ int main(void) {
         expect_u64_eq(info.launches, plan->launches_count);
         expect_true(plan->finished);
         printf("%-8s launches %" PRIu64 " words %" PRIu64 " executed %" PRIu64 " instances %" PRIu64
-               "\n", *f, info.launches, info.words, info.executed_launches, info.instances);
+               "\n",
+               *f, info.launches, info.words, info.executed_launches, info.instances);
         ar_plan_free(plan);
     }
     return expect_finish();

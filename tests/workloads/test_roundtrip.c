@@ -9,9 +9,10 @@
 #include "arenaref/workloads.h"
 #include "expect.h"
 
-static char *generate_json(char const *family, char const *preset, char const *fault,
-                           uint64_t seed, size_t *length) {
-    ar_workload_options_t options = {.family = family, .preset = preset, .fault = fault, .seed = seed};
+static char *generate_json(char const *family, char const *preset, char const *fault, uint64_t seed,
+                           size_t *length) {
+    ar_workload_options_t options = {
+        .family = family, .preset = preset, .fault = fault, .seed = seed};
     ar_plan_t *plan = NULL;
     ar_plan_error_t error;
     ar_status_t status = ar_workload_generate(&options, &plan, NULL, &error);
@@ -25,8 +26,9 @@ static char *generate_json(char const *family, char const *preset, char const *f
 
     ar_plan_t *loaded = NULL;
     status = ar_plan_load_buffer(text, *length, &loaded, &error);
-    if (status) expect_fail_("%s/%s/%s: reload failed: %s", family, preset, fault ? fault : "clean",
-                             error.message);
+    if (status)
+        expect_fail_("%s/%s/%s: reload failed: %s", family, preset, fault ? fault : "clean",
+                     error.message);
     else {
         expect_true(ar_plan_equal(plan, loaded));
         expect_ptr_not_null(loaded->meta_json);
@@ -44,8 +46,12 @@ static char *generate_json(char const *family, char const *preset, char const *f
 }
 
 int main(void) {
-    char const *const faults[] = {NULL, "overlapping-globals", "stray-pointer", "carried-clobbered",
-                                  "pingpong-frames", "two-repeat-word"};
+    char const *const faults[] = {NULL,
+                                  "overlapping-globals",
+                                  "stray-pointer",
+                                  "carried-clobbered",
+                                  "pingpong-frames",
+                                  "two-repeat-word"};
     for (char const *const *f = ar_workload_families(); *f; ++f) {
         for (size_t k = 0; k < sizeof faults / sizeof *faults; ++k) {
             size_t length = 0;

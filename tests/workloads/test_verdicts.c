@@ -30,7 +30,8 @@ static void check(char const *family, char const *preset, char const *fault) {
     expect_int_eq(status, ar_status_success_k);
     if (report.verdict != info.expect)
         expect_fail_("%s/%s/%s: certificate %s, expected %s (%s)", family, preset,
-                     fault ? fault : "clean", report.verdict_text, info.expect_text, report.message);
+                     fault ? fault : "clean", report.verdict_text, info.expect_text,
+                     report.message);
     else
         ++expect_checks_;
     certify.exact = true;
@@ -43,8 +44,8 @@ static void check(char const *family, char const *preset, char const *fault) {
                      exact.message);
     else
         ++expect_checks_;
-    printf("%-8s %-6s %-26s expect %-8s certificate %-8s exact %-8s launches %" PRIu64 "\n",
-           family, preset, fault ? fault : "clean", info.expect_text, report.verdict_text,
+    printf("%-8s %-6s %-26s expect %-8s certificate %-8s exact %-8s launches %" PRIu64 "\n", family,
+           preset, fault ? fault : "clean", info.expect_text, report.verdict_text,
            exact.verdict_text, info.launches);
     if (!fault) {
         /* A clean plan runs rule (D) to the end: the counts must agree. */

@@ -10,18 +10,18 @@
  * plane sizes live at one position; the workspace is the planner's high-water mark. */
 #include <stdlib.h>
 
-#include "wl_internal.h"
+#include "wl.h"
 
-static void lifetimes(wl_t *wl) {
+static void lifetimes(arp_wl_t *wl) {
     for (int n = 0; n < wl->planes_count; ++n) wl->planes[n].first = -1;
     for (int p = 0; p < wl->phases_count; ++p)
         for (int j = 0; j < wl->phases[p].count; ++j) {
-            wl_plane_t *plane = &wl->planes[wl->phases[p].planes[j]];
+            arp_wl_plane_t *plane = &wl->planes[wl->phases[p].planes[j]];
             if (plane->first < 0) plane->first = p;
             plane->last = p;
         }
     for (int n = 0; n < wl->planes_count; ++n) {
-        wl_plane_t *plane = &wl->planes[n];
+        arp_wl_plane_t *plane = &wl->planes[n];
         if (plane->first < 0) plane->first = plane->last = 0;
         if (plane->persistent) plane->last = wl->phases_count - 1;
     }
@@ -30,12 +30,11 @@ static void lifetimes(wl_t *wl) {
         moved = false;
         for (int n = 0; n < wl->planes_count; ++n)
             for (int l = 0; l < wl->loops_count; ++l) {
-                wl_plane_t *plane = &wl->planes[n];
-                wl_loop_t loop = wl->loops[l];
+                arp_wl_plane_t *plane = &wl->planes[n];
+                arp_wl_loop_t loop = wl->loops[l];
                 bool meets = plane->first <= loop.last && loop.first <= plane->last;
                 bool inside = loop.first <= plane->first && plane->last <= loop.last;
-                if (meets && !inside &&
-                    (plane->first > loop.first || plane->last < loop.last)) {
+                if (meets && !inside && (plane->first > loop.first || plane->last < loop.last)) {
                     if (plane->first > loop.first) plane->first = loop.first;
                     if (plane->last < loop.last) plane->last = loop.last;
                     moved = true;
@@ -53,16 +52,16 @@ static int by_offset(void const *a, void const *b) {
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-void wl_place(wl_t *wl) {
-    uint64_t cursor = WL_WINDOW_BASE;
+void arp_wl_place(arp_wl_t *wl) {
+    uint64_t cursor = ARP_WL_WINDOW_BASE;
     for (int g = 0; g < wl->globals_count; ++g) {
-        wl->globals[g].base = wl_align(cursor, WL_ALIGNMENT);
+        wl->globals[g].base = arp_wl_align(cursor, ARP_WL_ALIGNMENT);
         cursor = wl->globals[g].base + wl->globals[g].size + wl->globals[g].gap_after;
     }
-    wl->workspace_base = wl_align(cursor, 1u << 20);
+    wl->workspace_base = arp_wl_align(cursor, 1u << 20);
 
     lifetimes(wl);
-    int order[WL_MAX_NAMES], count = 0;
+    int order[ARP_WL_MAX_NAMES], count = 0;
     for (int n = 0; n < wl->planes_count; ++n)
         if (!wl->planes[n].unplanned) order[count++] = n;
     /* Sort by size, non-increasing; ties keep declaration order (insertion sort: stable). */
@@ -72,15 +71,15 @@ void wl_place(wl_t *wl) {
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
-    uint64_t offsets[WL_MAX_NAMES] = {0};
-    bool done[WL_MAX_NAMES] = {false};
+    uint64_t offsets[ARP_WL_MAX_NAMES] = {0};
+    bool done[ARP_WL_MAX_NAMES] = {false};
     uint64_t high = 0;
     for (int i = 0; i < count; ++i) {
-        wl_plane_t *plane = &wl->planes[order[i]];
-        placed_t conflicts[WL_MAX_NAMES];
+        arp_wl_plane_t *plane = &wl->planes[order[i]];
+        placed_t conflicts[ARP_WL_MAX_NAMES];
         int c = 0;
         for (int j = 0; j < i; ++j) {
-            wl_plane_t const *other = &wl->planes[order[j]];
+            arp_wl_plane_t const *other = &wl->planes[order[j]];
             if (other->first <= plane->last && plane->first <= other->last)
                 conflicts[c++] = (placed_t){offsets[order[j]], offsets[order[j]] + other->size};
         }
@@ -88,7 +87,8 @@ void wl_place(wl_t *wl) {
         uint64_t candidate = 0;
         for (int j = 0; j < c; ++j) {
             if (candidate + plane->size <= conflicts[j].offset) break;
-            if (conflicts[j].end > candidate) candidate = wl_align(conflicts[j].end, WL_ALIGNMENT);
+            if (conflicts[j].end > candidate)
+                candidate = arp_wl_align(conflicts[j].end, ARP_WL_ALIGNMENT);
         }
         offsets[order[i]] = candidate;
         done[order[i]] = true;
@@ -107,7 +107,7 @@ void wl_place(wl_t *wl) {
         if (live > bound) bound = live;
     }
     wl->lower_bound = bound;
-    wl->slack_base = wl_align(wl->workspace_base + high, 1u << 20);
-    wl->window_base = WL_WINDOW_BASE;
-    wl->window_size = wl->slack_base + (1u << 20) - WL_WINDOW_BASE;
+    wl->slack_base = arp_wl_align(wl->workspace_base + high, 1u << 20);
+    wl->window_base = ARP_WL_WINDOW_BASE;
+    wl->window_size = wl->slack_base + (1u << 20) - ARP_WL_WINDOW_BASE;
 }

@@ -91,16 +91,26 @@ int arenacert_gen_main(int argc, char **argv) {
         }
         char const *value = argv[++i];
         int bad = 0;
-        if (strcmp(arg, "--preset") == 0) options.preset = value;
-        else if (strcmp(arg, "--model") == 0) options.model = value;
-        else if (strcmp(arg, "--fault") == 0) options.fault = value;
-        else if (strcmp(arg, "--layers") == 0) bad = parse_count(arg, value, &options.layers);
-        else if (strcmp(arg, "--batch") == 0) bad = parse_count(arg, value, &options.batch);
-        else if (strcmp(arg, "--seq") == 0) bad = parse_count(arg, value, &options.seq);
-        else if (strcmp(arg, "--decode") == 0) bad = parse_count(arg, value, &options.decode);
-        else if (strcmp(arg, "--epochs") == 0) bad = parse_count(arg, value, &options.epochs);
-        else if (strcmp(arg, "--micro") == 0) bad = parse_count(arg, value, &options.micro);
-        else if (strcmp(arg, "--seed") == 0) bad = parse_count(arg, value, &options.seed);
+        if (strcmp(arg, "--preset") == 0)
+            options.preset = value;
+        else if (strcmp(arg, "--model") == 0)
+            options.model = value;
+        else if (strcmp(arg, "--fault") == 0)
+            options.fault = value;
+        else if (strcmp(arg, "--layers") == 0)
+            bad = parse_count(arg, value, &options.layers);
+        else if (strcmp(arg, "--batch") == 0)
+            bad = parse_count(arg, value, &options.batch);
+        else if (strcmp(arg, "--seq") == 0)
+            bad = parse_count(arg, value, &options.seq);
+        else if (strcmp(arg, "--decode") == 0)
+            bad = parse_count(arg, value, &options.decode);
+        else if (strcmp(arg, "--epochs") == 0)
+            bad = parse_count(arg, value, &options.epochs);
+        else if (strcmp(arg, "--micro") == 0)
+            bad = parse_count(arg, value, &options.micro);
+        else if (strcmp(arg, "--seed") == 0)
+            bad = parse_count(arg, value, &options.seed);
         else {
             fprintf(stderr, "arenacert gen: unknown option '%s'\n", arg);
             usage(stderr);
@@ -125,7 +135,8 @@ int arenacert_gen_main(int argc, char **argv) {
         fprintf(stderr, "arenacert gen: %s: %s\n", error.path, error.message);
         return 2;
     }
-    double seconds = (double)(stop.tv_sec - start.tv_sec) + 1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
+    double seconds =
+        (double)(stop.tv_sec - start.tv_sec) + 1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
     if (info_wanted)
         fprintf(stderr,
                 "family %s model %s preset %s fault %s expect %s expect_exact %s\n"

@@ -28,7 +28,7 @@ typedef struct ar_workload_options_t {
     char const *model;  /* a model name from ar_workload_models(); NULL: the preset's */
     uint64_t layers, batch, seq, decode; /* override the preset; 0 keeps it */
     uint64_t seed;
-    char const *fault;  /* NULL or "" for a clean plan */
+    char const *fault; /* NULL or "" for a clean plan */
     /* Added: bodies written for the loop (decode epochs, training steps, shape buckets), and
      * the pipeline's micro-batches; 0 keeps the preset's. `decode` is the loop's references:
      * generated tokens (decoder, moe), steps (training, pipeline), batches (encoder). */
@@ -37,15 +37,15 @@ typedef struct ar_workload_options_t {
 
 typedef struct ar_workload_info_t {
     char family[32], model[32], preset[16], fault[48]; /* fault "" when clean */
-    uint64_t expect;          /* the verdict by construction (0 clean), saturated */
-    char expect_text[48];     /* the same in exact decimal */
-    bool has_expect_exact;    /* a precision probe: the exact oracle's verdict differs */
+    uint64_t expect;       /* the verdict by construction (0 clean), saturated */
+    char expect_text[48];  /* the same in exact decimal */
+    bool has_expect_exact; /* a precision probe: the exact oracle's verdict differs */
     uint64_t expect_exact;
     char expect_exact_text[48];
     uint64_t launches, words, repeats, references; /* as written */
     uint64_t executed_launches, instances;         /* executed, saturated */
-    uint64_t workspace_bytes;    /* bytes the planner's workspace spans */
-    uint64_t lower_bound_bytes;  /* the largest sum of planes live at once */
+    uint64_t workspace_bytes;                      /* bytes the planner's workspace spans */
+    uint64_t lower_bound_bytes;                    /* the largest sum of planes live at once */
 } ar_workload_info_t;
 
 /* NULL-terminated lists of names, static. */

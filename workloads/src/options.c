@@ -1,0 +1,113 @@
+/* Options against the tables: the family, its preset, the model and the fault by name, each knob
+ * from the options or else the preset, and the limits that keep every tensor below 2^56 bytes
+ * and generation proportional to what is written. A refusal names the option and why. */
+#include <stdio.h>
+#include <string.h>
+
+#include "wl.h"
+
+static ar_status_t refuse(ar_plan_error_t *error, char const *path, char const *message) {
+    if (error) {
+        memset(error, 0, sizeof *error);
+        error->status = ar_status_invalid_argument_k;
+        snprintf(error->path, sizeof error->path, "%s", path);
+        snprintf(error->message, sizeof error->message, "%s", message);
+    }
+    return ar_status_invalid_argument_k;
+}
+
+/* "a, b or c" from a NULL-terminated list, into `text`. */
+static void list_names(char const *const *names, char *text, size_t size) {
+    size_t used = 0, count = 0;
+    while (names[count]) ++count;
+    text[0] = '\0';
+    for (size_t i = 0; i < count && used < size; ++i) {
+        char const *glue = i == 0 ? "" : i + 1 == count ? " or " : ", ";
+        int n = snprintf(text + used, size - used, "%s%s", glue, names[i]);
+        if (n > 0) used += (size_t)n;
+    }
+}
+
+/* The limits (the presets sit far below them); NULL when the knobs are within them. */
+static char const *over_limit(arp_wl_t const *wl) {
+    arp_u128_t tokens = (arp_u128_t)wl->batch * wl->seq;
+    if (wl->layers > 1024) return "layers must be at most 1024";
+    if (wl->batch > (1u << 20)) return "batch must be at most 1048576";
+    if (wl->seq > (1u << 24)) return "seq must be at most 16777216";
+    if (tokens > (1ull << 32)) return "batch x seq must be at most 2^32 tokens";
+    if (wl->micro > 4096) return "micro must be at most 4096";
+    if (tokens * wl->micro * wl->layers > (1ull << 40))
+        return "micro x layers x batch x seq must be at most 2^40";
+    if (wl->decode > (1u << 24)) return "decode must be at most 16777216 references";
+    if ((arp_u128_t)wl->epochs * (wl->batch + 16) > (1u << 26))
+        return "epochs x (batch + 16) must be at most 2^26 (the launches written)";
+    return NULL;
+}
+
+ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
+                           char const **preset_name, ar_plan_error_t *error) {
+    char message[256], names[160];
+    arp_wl_family_t const *family = options ? arp_wl_find_family(options->family) : NULL;
+    if (!family) {
+        list_names(ar_workload_families(), names, sizeof names);
+        snprintf(message, sizeof message, "unknown family (expected %s)", names);
+        return refuse(error, "family", message);
+    }
+    *preset_name = options->preset && options->preset[0] ? options->preset : "tiny";
+    int p = arp_wl_preset_index(*preset_name);
+    if (p < 0) {
+        list_names(ar_workload_presets(), names, sizeof names);
+        snprintf(message, sizeof message, "unknown preset (expected %s)", names);
+        return refuse(error, "preset", message);
+    }
+    arp_wl_preset_t const *preset = &family->presets[p];
+    char const *model_name = options->model && options->model[0] ? options->model : preset->model;
+    arp_wl_model_t const *model = arp_wl_find_model(model_name);
+    if (!model) {
+        snprintf(message, sizeof message, "unknown model '%s' (see `arenacert gen --list`)",
+                 model_name);
+        return refuse(error, "model", message);
+    }
+    arp_wl_fault_t const *fault = NULL;
+    if (options->fault && options->fault[0]) {
+        fault = arp_wl_find_fault(options->fault);
+        if (!fault || !ar_workload_fault_applies(family->name, options->fault)) {
+            snprintf(message, sizeof message, "unknown fault '%s' (see `arenacert gen --list`)",
+                     options->fault);
+            return refuse(error, "fault", message);
+        }
+    }
+    if (family->needs_experts && model->experts < 2) {
+        char const *with[16];
+        size_t count = 0;
+        for (char const *const *m = ar_workload_models(); *m && count < 15; ++m)
+            if (arp_wl_find_model(*m)->experts >= 2) with[count++] = *m;
+        with[count] = NULL;
+        list_names(with, names, sizeof names);
+        snprintf(message, sizeof message, "the %s family needs a model with experts (%s)",
+                 family->name, names);
+        return refuse(error, "model", message);
+    }
+    wl->family = family;
+    wl->fault = fault;
+    wl->model = model;
+    wl->layers = options->layers  ? options->layers
+                 : preset->layers ? preset->layers
+                                  : model->layers;
+    wl->batch = options->batch ? options->batch : preset->batch;
+    wl->seq = options->seq ? options->seq : preset->seq;
+    wl->decode = options->decode ? options->decode : preset->decode;
+    wl->epochs = options->epochs ? options->epochs : preset->epochs;
+    wl->micro = options->micro ? options->micro : preset->micro;
+    if (!wl->micro) wl->micro = 1;
+    if (wl->epochs > wl->decode) wl->epochs = wl->decode; /* every body written is run */
+    wl->seed = options->seed;
+    wl->few = AR_CERTIFY_FEW_DEFAULT;
+    char const *limit = over_limit(wl);
+    if (!limit && fault && wl->layers < fault->min_layers) {
+        snprintf(message, sizeof message, "%s needs at least %llu layers", fault->name,
+                 (unsigned long long)fault->min_layers);
+        limit = message;
+    }
+    return limit ? refuse(error, "options", limit) : ar_status_success_k;
+}
