@@ -13,6 +13,8 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <utility>
 #include <string>
@@ -77,11 +79,14 @@ void set_arity(gb_benchmark_t *benchmark, size_t arity) {
 }
 
 // ---- Instruction counting under callgrind ----------------------------------------------------
-// Natively each toggle is one test of a flag read once; under valgrind, a client request.
+// Natively each toggle is one test of a flag read once; under valgrind, a client request. Only
+// when asked (ARENAREF_CALLGRIND_REGIONS=1, as scripts/bench --instructions does): a plain
+// callgrind run of the suite profiles everything, as callgrind does by default.
 #ifdef GB_HAVE_CALLGRIND
 bool under_callgrind() {
-    static int const running_on_valgrind = RUNNING_ON_VALGRIND ? 1 : 0;
-    return running_on_valgrind != 0;
+    static int const regions = RUNNING_ON_VALGRIND && getenv("ARENAREF_CALLGRIND_REGIONS") &&
+                               strcmp(getenv("ARENAREF_CALLGRIND_REGIONS"), "1") == 0;
+    return regions != 0;
 }
 #else
 bool under_callgrind() { return false; }
