@@ -4,38 +4,38 @@
 
 #ifndef ARENAREF_HAVE_CUDA
 
-size_t ar_gpu_count(void) { return 0; }
+size_t arp_gpu_count(void) { return 0; }
 
-ar_status_t ar_gpu_describe(int32_t ordinal, ar_gpu_device_t *device) {
+ar_status_t arp_gpu_describe(int32_t ordinal, ar_gpu_device_t *device) {
     (void)ordinal, (void)device;
     return ar_status_unsupported_k;
 }
 
-ar_status_t ar_gpu_open(int32_t ordinal, ar_gpu_state_t **state, char const **message) {
+ar_status_t arp_gpu_open(int32_t ordinal, arp_gpu_state_t **state, char const **message) {
     (void)ordinal;
     *state = NULL;
     *message = "VRAM executor: this build has no CUDA support";
     return ar_status_unsupported_k;
 }
 
-void ar_gpu_close(ar_gpu_state_t *state) { (void)state; }
+void arp_gpu_close(arp_gpu_state_t *state) { (void)state; }
 
-bool ar_gpu_cpuset(ar_gpu_state_t *state, hwloc_topology_t topology, hwloc_bitmap_t cpuset) {
+bool arp_gpu_cpuset(arp_gpu_state_t *state, hwloc_topology_t topology, hwloc_bitmap_t cpuset) {
     (void)state, (void)topology, (void)cpuset;
     return false;
 }
 
-ar_status_t ar_gpu_alloc(ar_gpu_state_t *state, size_t size, void **pointer) {
+ar_status_t arp_gpu_alloc(arp_gpu_state_t *state, size_t size, void **pointer) {
     (void)state, (void)size;
     *pointer = NULL;
     return ar_status_unsupported_k;
 }
 
-void ar_gpu_free(ar_gpu_state_t *state, void *pointer) { (void)state, (void)pointer; }
+void arp_gpu_free(arp_gpu_state_t *state, void *pointer) { (void)state, (void)pointer; }
 
-ar_status_t ar_gpu_text_encode(ar_gpu_state_t *state, ar_gpu_encode_layout_t const *layout,
-                               void const *token_data, size_t tokens, size_t const *starts,
-                               size_t count, size_t dimensions, char const **message) {
+ar_status_t arp_gpu_text_encode(arp_gpu_state_t *state, arp_gpu_encode_layout_t const *layout,
+                                void const *token_data, size_t tokens, size_t const *starts,
+                                size_t count, size_t dimensions, char const **message) {
     (void)state, (void)layout, (void)token_data, (void)tokens, (void)starts, (void)count,
         (void)dimensions;
     *message = "ar_text_encode: this build has no CUDA support";
@@ -43,5 +43,5 @@ ar_status_t ar_gpu_text_encode(ar_gpu_state_t *state, ar_gpu_encode_layout_t con
 }
 
 #else
-typedef int ar_gpu_none_unused_t; /* ISO C wants a translation unit to declare something */
+typedef int arp_gpu_none_unused_t; /* ISO C wants a translation unit to declare something */
 #endif
