@@ -625,9 +625,11 @@ def export_all(directory, runs_list=(1,)):
             v for v in variants if not os.path.exists(os.path.join(directory, f"{key}-{v[0]}.json"))
         ]
         if todo or not os.path.exists(problem):
+            start = time.perf_counter()
             trace = capture(path)
             for variant, rule in variants:
                 plan, an = export(json.loads(json.dumps(trace)), 1, rule, 0)
+                plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
                 _write(os.path.join(directory, f"{key}-{variant}.json"), json.dumps(plan))
                 if rule is None:
                     _write(problem, problem_csv(an))
