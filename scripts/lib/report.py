@@ -45,7 +45,8 @@ def fmt_spread(stats):
     if n < 2:
         return f"{fmt_time(median)} (1 run)"
     unit, scale = unit_of(median)
-    return f"{median / scale:.3g} {unit} [{q1 / scale:.3g}–{q3 / scale:.3g}]"
+    num = lambda v: f"{v:.0f}" if v >= 1000 else f"{v:.3g}"  # no 1.11e+03 when q3 passes a unit
+    return f"{num(median / scale)} {unit} [{num(q1 / scale)}–{num(q3 / scale)}]"
 
 
 def fmt_count(value):

@@ -105,7 +105,8 @@ def main():
     else:
         command += ["--filter", bench_filter]
         wanted = None
-    say(f"building and running in {tree}: {' '.join(command)}")
+    shown = [c if len(c) < 120 else c[:60] + f"…({len(c)} characters)" for c in command]
+    say(f"building and running in {tree}: {' '.join(shown)}")
     env = dict(os.environ, BUILD_DIR="build")
     env.pop("ARENAREF_BENCH_SLOWDOWN", None)
     ran = subprocess.run(command, cwd=tree, env=env)
