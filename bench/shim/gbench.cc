@@ -166,6 +166,8 @@ extern "C" {
 // What scripts/bench --instructions looks for in a binary before it counts with callgrind.
 __attribute__((used)) char const gb_callgrind_regions_marker[] = "arenaref-gbench-callgrind-regions-v1";
 
+bool gb_counting_instructions(void) { return under_callgrind(); }
+
 bool gb_keep_running(gb_state_t *state, int64_t batch) {
     region_end();
     bool more = state_of(state).KeepRunningBatch(batch < 1 ? 1 : batch);
