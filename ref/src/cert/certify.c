@@ -1293,8 +1293,7 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
         goto out;
     }
 
-    ar_rule_d_t d;
-    memset(&d, 0, sizeof d);
+    ar_rule_d_t d; /* each walker sets what it reports */
     bool naive = false;
     if (cert.options.exact) {
         ar_u128_t executed = 0;

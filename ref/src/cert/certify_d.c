@@ -46,6 +46,7 @@
  * interval; it is the exact oracle's rule D for small plans, and the tests' reference.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,25 +316,26 @@ typedef struct walker_t {
     size_t log_count, log_capacity;
     unsigned depth;
     summaries_t sums;
-    /* Counting: saturating at 2^128 (modulus 0, !wrap), modulo 2^128 (wrap), or modulo a prime
-     * below 2^64; rule_d_wide.c rebuilds counts past 2^128 from such residues. */
+    /* Instances and stamps count modulo 2^128 (modulus 0) or modulo a prime below 2^64, and
+     * executed launches saturate: the result is exact unless they saturated, and then
+     * rule_d_wide.c rebuilds k from residues. */
     uint64_t modulus;
-    bool wrap;
-    uint32_t *pass_mark, pass_epoch; /* per key: deduplicates a pass's keys when not saturating */
+    uint32_t *pass_mark, pass_epoch; /* per key: deduplicates a pass's keys (wide walks) */
     ar_status_t status;
     ar_rule_d_t *result;
 } walker_t;
 
 static inline ar_u128_t count_add(walker_t const *w, ar_u128_t a, ar_u128_t b) {
-    if (w->modulus) return (a + b % w->modulus) % w->modulus;
-    return w->wrap ? a + b : ar_u128_add_sat(a, b);
+    if (__builtin_expect(w->modulus != 0, 0)) return (a + b % w->modulus) % w->modulus;
+    return a + b;
 }
 static inline ar_u128_t count_mul(walker_t const *w, ar_u128_t a, ar_u128_t b) {
-    if (w->modulus) return (a % w->modulus) * (b % w->modulus) % w->modulus;
-    return w->wrap ? a * b : ar_u128_mul_sat(a, b);
+    if (__builtin_expect(w->modulus != 0, 0))
+        return (a % w->modulus) * (b % w->modulus) % w->modulus;
+    return a * b;
 }
 static inline ar_u128_t count_sub(walker_t const *w, ar_u128_t a, ar_u128_t b) {
-    if (w->modulus) return (a + w->modulus - b % w->modulus) % w->modulus;
+    if (__builtin_expect(w->modulus != 0, 0)) return (a + w->modulus - b % w->modulus) % w->modulus;
     return a - b;
 }
 
@@ -497,7 +499,7 @@ static void record_paint(walker_t *w, size_t i) {
 
 /* A run of `length` launches of `phase`. Returns false when D breaks or on error. */
 static bool walk_run(walker_t *w, int64_t phase, size_t length) {
-    w->executed = count_add(w, w->executed, length);
+    w->executed = ar_u128_add_sat(w->executed, length);
     if (phase == w->current) return true;
     w->current = phase;
     if (phase >= 0 && (size_t)phase < w->plan->phases_count) {
@@ -551,18 +553,20 @@ static bool replay(walker_t *w, summary_t const *s) {
     if (m->top)
         for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
             if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key)) return true; /* no memory */
+    ar_u128_t const start = w->instances;
+    uint64_t const modulus = w->modulus;
     for (size_t k = s->keys_first; k < s->keys_first + s->keys_count; ++k) {
         declared_key_t const *d = &m->keys[k];
         size_t plane = w->key_plane[d->key];
         if (m->top) record_paint(w, plane);
         state_assign(w, w->plane_lo[plane], w->plane_hi[plane], d->key);
         w->declared[d->key] = true;
-        w->stamp[d->key] = count_add(w, w->instances, d->stamp);
+        w->stamp[d->key] = modulus ? (start + d->stamp) % modulus : start + d->stamp;
         w->stamp_phase[d->key] = d->phase;
         if (!log_key(w, d->key)) return true; /* status says out of memory */
     }
     w->instances = count_add(w, w->instances, s->instances);
-    w->executed = count_add(w, w->executed, s->executed);
+    w->executed = ar_u128_add_sat(w->executed, s->executed);
     w->current = s->end_phase;
     return true;
 }
@@ -602,7 +606,7 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     m->top = parent;
     if (!ok) return false;
     summary_t s = {true, m->needs_count, 0, m->keys_count, 0,
-                   count_sub(w, w->instances, instances), count_sub(w, w->executed, executed),
+                   count_sub(w, w->instances, instances), w->executed - executed,
                    w->current};
     /* Needs: each cell once; those the recording around had not painted are its needs too. */
     uint32_t seen = ++m->scratch;
@@ -714,11 +718,11 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
     if (!walk_body(w, kind, a, b)) return false;
     if (passes == 2) return true;
     ar_u128_t c2 = count_sub(w, w->instances, start_instances);
-    ar_u128_t e2 = count_sub(w, w->executed, start_executed);
+    ar_u128_t e2 = w->executed - start_executed;
     ar_u128_t skipped_instances = count_mul(w, c2, passes - 2);
     /* Keys last declared in pass 2 are, after pass N, last declared (N-2) x c2 instances on.
-     * A key logged twice moves once: saturating, its stamp has left pass 2's range; otherwise
-     * (residues have no order) a mark says so. */
+     * A key logged twice moves once: its stamp has left pass 2's range, or (in a wide walk,
+     * where residues have no order) a mark says so. */
     uint32_t mark = w->pass_mark ? ++w->pass_epoch : 0;
     for (size_t i = log_mark; i < w->log_count; ++i) {
         int32_t key = w->log[i];
@@ -727,11 +731,11 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
             w->pass_mark[key] = mark;
             w->stamp[key] = count_add(w, w->stamp[key], skipped_instances);
         } else if (w->stamp[key] >= start_instances && w->stamp[key] < start_instances + c2) {
-            w->stamp[key] = ar_u128_add_sat(w->stamp[key], skipped_instances);
+            w->stamp[key] += skipped_instances;
         }
     }
     w->instances = count_add(w, w->instances, skipped_instances);
-    w->executed = count_add(w, w->executed, count_mul(w, e2, passes - 2));
+    w->executed = ar_u128_add_sat(w->executed, ar_u128_mul_sat(e2, passes - 2));
     return true;
 }
 
@@ -886,11 +890,12 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs, 
 }
 
 ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
-                                size_t runs_given_count, uint64_t modulus, bool wrap,
+                                size_t runs_given_count, uint64_t modulus, bool wide,
                                 ar_rule_d_t *result) {
-    memset(result, 0, sizeof *result);
+    memset(result, 0, offsetof(ar_rule_d_t, instance_text));
+    result->instance_text[0] = result->message[0] = '\0';
     walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k,
-                  .modulus = modulus, .wrap = wrap};
+                  .modulus = modulus};
     size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
     ar_u128_t *coords = NULL;
     size_t coords_count = 0;
@@ -908,7 +913,7 @@ ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
     w.declared = calloc(p + 1, sizeof *w.declared);
     w.stamp = calloc(p + 1, sizeof *w.stamp);
     w.stamp_phase = calloc(p + 1, sizeof *w.stamp_phase);
-    if (modulus || wrap) {
+    if (modulus || wide) {
         w.pass_mark = calloc(p + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
     }

@@ -210,10 +210,12 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs, 
  * than `launch_limit` launches. */
 ar_status_t ar_cert_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
                                  ar_rule_d_t *result);
-/* The fixed-point walker counting saturated at 2^128 (modulus 0, !wrap), modulo 2^128 (wrap)
- * or modulo `modulus`; the message is left to ar_cert_rule_d_message. */
+/* The fixed-point walker: k, stamps and instances modulo 2^128 (modulus 0) or `modulus`,
+ * executed launches saturated (exact unless they saturate). `wide`: deduplicate without
+ * comparing counts, so residues stay right past 2^128. The message is left to
+ * ar_cert_rule_d_message. */
 ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs, size_t runs_count,
-                                uint64_t modulus, bool wrap, ar_rule_d_t *result);
+                                uint64_t modulus, bool wide, ar_rule_d_t *result);
 /* Rule D's counts past 2^128: walks again modulo 2^128 and enough primes, and rebuilds k and
  * the counts exactly by the Chinese remainder theorem (rule_d_wide.c). */
 ar_status_t ar_cert_rule_d_wide(ar_plan_t const *plan, size_t const *runs, size_t runs_count,

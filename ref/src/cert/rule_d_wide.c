@@ -125,12 +125,12 @@ static void wide_decimal(wide_t x, char *text, size_t size) {
     if (size > 0) text[out] = '\0';
 }
 
-/* The quantities rebuilt: k, the clobbering instance, instances, executed launches. */
-enum { Q_K, Q_J, Q_INSTANCES, Q_EXECUTED, Q_COUNT };
+/* The quantities rebuilt: k, the clobbering instance, instances (executed launches are past
+ * 2^128 here: they saturated). */
+enum { Q_K, Q_J, Q_INSTANCES, Q_COUNT };
 
 static void residues(ar_rule_d_t const *r, ar_u128_t out[Q_COUNT]) {
-    out[Q_K] = r->instance, out[Q_J] = r->other_stamp;
-    out[Q_INSTANCES] = r->instances, out[Q_EXECUTED] = r->executed_launches;
+    out[Q_K] = r->instance, out[Q_J] = r->other_stamp, out[Q_INSTANCES] = r->instances;
 }
 
 static ar_u128_t saturate(wide_t const *x) {
@@ -189,7 +189,7 @@ ar_status_t ar_cert_rule_d_wide(ar_plan_t const *plan, size_t const *runs, size_
     result->instance = saturate(&value[Q_K]);
     result->other_stamp = saturate(&value[Q_J]);
     result->instances = saturate(&value[Q_INSTANCES]);
-    result->executed_launches = saturate(&value[Q_EXECUTED]);
+    result->executed_launches = AR_U128_MAX;
     if (result->broken) {
         char j_text[AR_VERDICT_TEXT_SIZE];
         wide_decimal(value[Q_K], result->instance_text, sizeof result->instance_text);
