@@ -25,7 +25,7 @@
 
 /* ---- Errors ------------------------------------------------------------------------------ */
 
-void ar_plan_error_clear(ar_plan_error_t *error) {
+void arp_plan_error_clear(ar_plan_error_t *error) {
     if (!error) return;
     error->status = ar_status_success_k;
     error->path[0] = '\0';
@@ -33,7 +33,7 @@ void ar_plan_error_clear(ar_plan_error_t *error) {
     error->message[0] = '\0';
 }
 
-ar_status_t ar_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
+ar_status_t arp_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
                          int column, char const *format, ...) {
     if (!error) return status;
     error->status = status;
@@ -85,15 +85,14 @@ static ar_status_t grow_array(void **array, size_t *capacity, size_t count, size
     grow_array((void **)&(plan)->field, &(plan)->internals->field##_capacity,                 \
                (plan)->field##_count, (more), sizeof *(plan)->field)
 
-ar_status_t ar_plan_reserve_words(ar_plan_t *plan, size_t more) { return GROW(plan, words, more); }
-ar_status_t ar_plan_reserve_shifts(ar_plan_t *plan, size_t more) {
+ar_status_t arp_plan_reserve_shifts(ar_plan_t *plan, size_t more) {
     return GROW(plan, shifts, more);
 }
 
 /* ---- The string pool and intern table ---------------------------------------------------- */
 
-struct ar_pool_chunk_t {
-    ar_pool_chunk_t *next;
+struct arp_pool_chunk_t {
+    arp_pool_chunk_t *next;
     size_t used, capacity;
     char bytes[];
 };
@@ -102,10 +101,10 @@ enum { pool_chunk_bytes = 64 * 1024 };
 
 /* Copy `length` bytes plus a NUL into the pool; a string longer than a chunk gets its own. */
 static char *pool_copy(struct ar_plan_internals_t *internals, char const *text, size_t length) {
-    ar_pool_chunk_t *chunk = internals->pool;
+    arp_pool_chunk_t *chunk = internals->pool;
     if (!chunk || chunk->capacity - chunk->used < length + 1) {
         size_t capacity = length + 1 > pool_chunk_bytes ? length + 1 : pool_chunk_bytes;
-        ar_pool_chunk_t *fresh = malloc(sizeof *fresh + capacity);
+        arp_pool_chunk_t *fresh = malloc(sizeof *fresh + capacity);
         if (!fresh) return NULL;
         fresh->used = 0;
         fresh->capacity = capacity;
@@ -126,7 +125,7 @@ static char *pool_copy(struct ar_plan_internals_t *internals, char const *text, 
     return copy;
 }
 
-uint64_t ar_plan_hash_text(char const *text, size_t length) {
+uint64_t arp_plan_hash_text(char const *text, size_t length) {
     uint64_t hash = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < length; ++i) {
         hash ^= (unsigned char)text[i];
@@ -139,10 +138,10 @@ uint64_t ar_plan_hash_text(char const *text, size_t length) {
 }
 
 static ar_status_t intern_rehash(struct ar_plan_internals_t *internals, size_t capacity) {
-    ar_intern_slot_t *slots = calloc(capacity, sizeof *slots);
+    arp_intern_slot_t *slots = calloc(capacity, sizeof *slots);
     if (!slots) return ar_status_out_of_memory_k;
     for (size_t i = 0; i < internals->intern_capacity; ++i) {
-        ar_intern_slot_t slot = internals->intern_slots[i];
+        arp_intern_slot_t slot = internals->intern_slots[i];
         if (!slot.text) continue;
         size_t at = (size_t)slot.hash & (capacity - 1);
         while (slots[at].text) at = (at + 1) & (capacity - 1);
@@ -154,7 +153,7 @@ static ar_status_t intern_rehash(struct ar_plan_internals_t *internals, size_t c
     return ar_status_success_k;
 }
 
-char const *ar_plan_intern_n(ar_plan_t *plan, char const *text, size_t length) {
+char const *arp_plan_intern_n(ar_plan_t *plan, char const *text, size_t length) {
     if (!plan || !text) return NULL;
     char const *nul = memchr(text, '\0', length); /* a C string ends at its first NUL */
     if (nul) length = (size_t)(nul - text);
@@ -162,10 +161,10 @@ char const *ar_plan_intern_n(ar_plan_t *plan, char const *text, size_t length) {
     if ((internals->intern_used + 1) * 2 > internals->intern_capacity &&
         intern_rehash(internals, internals->intern_capacity ? internals->intern_capacity * 2 : 64))
         return NULL;
-    uint64_t hash = ar_plan_hash_text(text, length);
+    uint64_t hash = arp_plan_hash_text(text, length);
     size_t mask = internals->intern_capacity - 1, at = (size_t)hash & mask;
     for (;; at = (at + 1) & mask) {
-        ar_intern_slot_t *slot = &internals->intern_slots[at];
+        arp_intern_slot_t *slot = &internals->intern_slots[at];
         if (!slot->text) break;
         if (slot->hash == hash && strncmp(slot->text, text, length) == 0 &&
             slot->text[length] == '\0')
@@ -180,7 +179,7 @@ char const *ar_plan_intern_n(ar_plan_t *plan, char const *text, size_t length) {
 }
 
 char const *ar_plan_intern(ar_plan_t *plan, char const *text) {
-    return text ? ar_plan_intern_n(plan, text, strlen(text)) : NULL;
+    return text ? arp_plan_intern_n(plan, text, strlen(text)) : NULL;
 }
 
 /* ---- Life cycle -------------------------------------------------------------------------- */
@@ -212,10 +211,13 @@ void ar_plan_free(ar_plan_t *plan) {
     free(plan->frame_starts);
     free(plan->schedule);
     free(plan->meta_json);
+    free(plan->repeat_order);
+    free(plan->repeat_parent);
+    free(plan->run_starts);
     if (plan->internals) {
         free(plan->internals->repeat_frames);
         free(plan->internals->intern_slots);
-        for (ar_pool_chunk_t *chunk = plan->internals->pool, *next; chunk; chunk = next) {
+        for (arp_pool_chunk_t *chunk = plan->internals->pool, *next; chunk; chunk = next) {
             next = chunk->next;
             free(chunk);
         }
@@ -286,7 +288,7 @@ ar_status_t ar_plan_add_plane(ar_plan_t *plan, char const *name, uint64_t base, 
     return ar_status_success_k;
 }
 
-ar_status_t ar_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char const *phase_name,
+ar_status_t arp_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char const *phase_name,
                                       size_t words_count, uint64_t **words_out) {
     ar_status_t status = GROW(plan, launches, 1);
     if (!status) status = GROW(plan, words, words_count);
@@ -311,7 +313,7 @@ ar_status_t ar_plan_add_launch(ar_plan_t *plan, char const *kernel, char const *
     if (!pooled_kernel || (phase_name && !pooled_phase)) return ar_status_out_of_memory_k;
     uint64_t *destination;
     ar_status_t status =
-        ar_plan_add_launch_pooled(plan, pooled_kernel, pooled_phase, words_count, &destination);
+        arp_plan_add_launch_pooled(plan, pooled_kernel, pooled_phase, words_count, &destination);
     if (status) return status;
     if (words_count) memcpy(destination, words, words_count * sizeof *words);
     if (index) *index = plan->launches_count - 1;
@@ -427,7 +429,7 @@ static bool range_past_end(uint64_t base, uint64_t size) {
 static ar_status_t check_range(ar_plan_error_t *error, char const *path, char const *what,
                                uint64_t base, uint64_t size) {
     if (!range_past_end(base, size)) return ar_status_success_k;
-    return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+    return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                         "%s [0x%llx, 0x%llx + 0x%llx) runs past 2^64", what,
                         (unsigned long long)base, (unsigned long long)base,
                         (unsigned long long)size);
@@ -514,17 +516,17 @@ static ar_status_t check_shift_list(ar_plan_t const *plan, size_t r, size_t fram
                        : snprintf(path, sizeof path, "$.repeats[%zu].frames[%zu][%zu]", r, frame, j);
         if (outside) {
             snprintf(path + used, sizeof path - (size_t)used, ".launch");
-            return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                 "launch %zu lies outside the repeat's body, launches [%zu, %zu)",
                                 shift->launch, repeat->first, repeat->first + repeat->count);
         }
         if (word_out) {
             snprintf(path + used, sizeof path - (size_t)used, ".word");
-            return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                 "word %zu is out of range: launch %zu has %zu words", shift->word,
                                 shift->launch, plan->launches[shift->launch].words_count);
         }
-        return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+        return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                             "(launch %zu, word %zu) appears twice, also at [%zu]", shift->launch,
                             shift->word, duplicate_of);
     }
@@ -543,13 +545,16 @@ static int compare_intervals(void const *a, void const *b) {
 }
 
 /* Any two repeats disjoint or strictly nested: sort as intervals, sweep with a stack of the
- * enclosing chain. Reports the later repeat (in JSON order) of the first clashing pair found. */
-static ar_status_t check_nesting(ar_plan_t const *plan, ar_plan_error_t *error) {
+ * enclosing chain. Reports the later repeat (in JSON order) of the first clashing pair found.
+ * The sorted order and each repeat's parent are kept in the plan. */
+static ar_status_t check_nesting(ar_plan_t *plan, ar_plan_error_t *error) {
     size_t n = plan->repeats_count;
-    if (n < 2) return ar_status_success_k;
-    repeat_interval_t *intervals = malloc(n * sizeof *intervals);
-    size_t *stack = malloc(n * sizeof *stack);
-    if (!intervals || !stack) {
+    free(plan->repeat_order), free(plan->repeat_parent); /* from a finish that failed later */
+    plan->repeat_order = malloc((n + 1) * sizeof *plan->repeat_order);
+    plan->repeat_parent = malloc((n + 1) * sizeof *plan->repeat_parent);
+    repeat_interval_t *intervals = malloc((n + 1) * sizeof *intervals);
+    size_t *stack = malloc((n + 1) * sizeof *stack);
+    if (!intervals || !stack || !plan->repeat_order || !plan->repeat_parent) {
         free(intervals);
         free(stack);
         return ar_status_out_of_memory_k;
@@ -562,7 +567,9 @@ static ar_status_t check_nesting(ar_plan_t const *plan, ar_plan_error_t *error) 
     bool identical = false;
     for (size_t k = 0; k < n; ++k) {
         repeat_interval_t const *current = &intervals[k];
+        plan->repeat_order[k] = current->index;
         while (depth && intervals[stack[depth - 1]].end <= current->first) --depth;
+        plan->repeat_parent[current->index] = depth ? intervals[stack[depth - 1]].index : SIZE_MAX;
         if (depth) {
             repeat_interval_t const *outer = &intervals[stack[depth - 1]];
             bool same = outer->first == current->first && outer->end == current->end;
@@ -586,18 +593,18 @@ static ar_status_t check_nesting(ar_plan_t const *plan, ar_plan_error_t *error) 
     char path[64];
     snprintf(path, sizeof path, "$.repeats[%zu]", clash_b);
     if (identical)
-        return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+        return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                             "repeat %zu has the same body as repeat %zu, launches [%zu, %zu): "
                             "identical repeats are not strictly nested",
                             clash_b, clash_a, b->first, b->first + b->count);
-    return ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+    return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                         "repeat %zu (launches [%zu, %zu)) overlaps repeat %zu (launches [%zu, "
                         "%zu)) without nesting in it",
                         clash_b, b->first, b->first + b->count, clash_a, a->first,
                         a->first + a->count);
 }
 
-static ar_status_t check_repeats(ar_plan_t const *plan, ar_plan_error_t *error) {
+static ar_status_t check_repeats(ar_plan_t *plan, ar_plan_error_t *error) {
     site_t *scratch = NULL;
     size_t scratch_capacity = 0;
     ar_status_t status = ar_status_success_k;
@@ -606,23 +613,23 @@ static ar_status_t check_repeats(ar_plan_t const *plan, ar_plan_error_t *error) 
         ar_repeat_t const *repeat = &plan->repeats[r];
         if (repeat->first > plan->launches_count) {
             snprintf(path, sizeof path, "$.repeats[%zu].first", r);
-            status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "first launch %zu is past the launch table (%zu launches)",
                                   repeat->first, plan->launches_count);
         } else if (repeat->count == 0) {
             snprintf(path, sizeof path, "$.repeats[%zu].count", r);
-            status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "count is 0: a repeat's body needs at least one launch");
         } else if (repeat->count > plan->launches_count - repeat->first) {
             snprintf(path, sizeof path, "$.repeats[%zu]", r);
-            status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "body, launches [%zu, %zu + %zu), runs past the launch table "
                                   "(%zu launches)",
                                   repeat->first, repeat->first, repeat->count,
                                   plan->launches_count);
         } else if (repeat->iterations == 0) {
             snprintf(path, sizeof path, "$.repeats[%zu].iterations", r);
-            status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "iterations is 0: a repeat runs at least once");
         } else if (!repeat->has_frames) {
             status = check_shift_list(plan, r, SIZE_MAX, plan->shifts + repeat->shifts_first,
@@ -631,7 +638,7 @@ static ar_status_t check_repeats(ar_plan_t const *plan, ar_plan_error_t *error) 
             size_t frames = plan->internals->repeat_frames[r];
             if (frames != repeat->iterations) {
                 snprintf(path, sizeof path, "$.repeats[%zu].frames", r);
-                status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+                status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                       "%zu frames for %llu iterations: a frames repeat needs "
                                       "exactly one frame per iteration",
                                       frames, (unsigned long long)repeat->iterations);
@@ -683,10 +690,10 @@ static ar_status_t check_schedule(ar_plan_t const *plan, ar_plan_error_t *error)
         snprintf(path, sizeof path, "$.schedule[%zu]", k);
         if (reference->count == 0) {
             snprintf(path, sizeof path, "$.schedule[%zu].count", k);
-            status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "count is 0: a reference runs at least one launch");
         } else if (reference->first > n || reference->count > n - reference->first) {
-            status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "launches [%zu, %zu + %zu) run past the launch table (%zu "
                                   "launches)",
                                   reference->first, reference->first, reference->count, n);
@@ -697,7 +704,7 @@ static ar_status_t check_schedule(ar_plan_t const *plan, ar_plan_error_t *error)
                 ar_repeat_t const *repeat = &plan->repeats[r];
                 size_t f = repeat->first, g = repeat->first + repeat->count;
                 if ((f < s && s < g) || (f < e && e < g)) {
-                    status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+                    status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                           "reference to launches [%zu, %zu) cuts repeat %zu's "
                                           "body, launches [%zu, %zu): it overlaps it without "
                                           "containing it",
@@ -721,11 +728,11 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
     ar_status_t status = ar_status_success_k;
     for (size_t p = 0; p < plan->phases_count && !status; ++p) {
         ar_phase_t const *phase = &plan->phases[p];
-        uint64_t hash = ar_plan_hash_text(phase->id, strlen(phase->id));
+        uint64_t hash = arp_plan_hash_text(phase->id, strlen(phase->id));
         int64_t earlier = phase_table_find(&table, plan, phase->id, hash);
         if (earlier >= 0) {
             snprintf(path, sizeof path, "$.phases[%zu].id", p);
-            status = ar_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                   "phase id \"%.200s\" is not unique: phase %lld has it too",
                                   phase->id, (long long)earlier);
             break;
@@ -743,31 +750,40 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
         /* Consecutive launches mostly share their phase name: remember the last lookup. */
         char const *last_name = NULL;
         int64_t last_index = -1;
+        size_t runs = 0;
         for (size_t i = 0; i < plan->launches_count; ++i) {
             ar_launch_t *launch = &plan->launches[i];
             if (!launch->phase_name) {
                 launch->phase = -1;
-                continue;
+            } else {
+                if (launch->phase_name != last_name) {
+                    last_name = launch->phase_name;
+                    last_index = phase_table_find(
+                        &table, plan, last_name, arp_plan_hash_text(last_name, strlen(last_name)));
+                }
+                launch->phase = last_index;
             }
-            if (launch->phase_name != last_name) {
-                last_name = launch->phase_name;
-                last_index = phase_table_find(
-                    &table, plan, last_name, ar_plan_hash_text(last_name, strlen(last_name)));
-            }
-            launch->phase = last_index;
+            runs += i == 0 || launch->phase != launch[-1].phase;
         }
+        free(plan->run_starts); /* from a finish that failed later */
+        plan->run_starts_count = 0;
+        plan->run_starts = malloc((runs + 1) * sizeof *plan->run_starts);
+        if (!plan->run_starts) status = ar_status_out_of_memory_k;
+        for (size_t i = 0; i < plan->launches_count && !status; ++i)
+            if (i == 0 || plan->launches[i].phase != plan->launches[i - 1].phase)
+                plan->run_starts[plan->run_starts_count++] = i;
     }
     free(table.slots);
     return status;
 }
 
 ar_status_t ar_plan_finish(ar_plan_t *plan, ar_plan_error_t *error) {
-    ar_plan_error_clear(error);
+    arp_plan_error_clear(error);
     if (!building(plan))
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "$", 0, 0,
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "$", 0, 0,
                             plan ? "the plan is already finished" : "no plan");
     if (plan->alignment == 0 || (plan->alignment & (plan->alignment - 1)))
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "$.alignment", 0, 0,
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "$.alignment", 0, 0,
                             "alignment %llu is not a power of two (1, 2, 4, ...)",
                             (unsigned long long)plan->alignment);
     char path[128];
@@ -787,7 +803,7 @@ ar_status_t ar_plan_finish(ar_plan_t *plan, ar_plan_error_t *error) {
     if (!status) status = check_repeats(plan, error);
     if (!status) status = check_schedule(plan, error);
     if (status == ar_status_out_of_memory_k)
-        ar_plan_fail(error, status, "$", 0, 0, "out of memory while checking the plan");
+        arp_plan_fail(error, status, "$", 0, 0, "out of memory while checking the plan");
     if (status) return status;
     plan->finished = true;
     return ar_status_success_k;

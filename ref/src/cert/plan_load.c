@@ -205,7 +205,7 @@ typedef struct loader_t {
 } loader_t;
 
 static ar_status_t pooled(loader_t *loader, char const *text, size_t length, char const **out) {
-    *out = ar_plan_intern_n(loader->plan, text, length);
+    *out = arp_plan_intern_n(loader->plan, text, length);
     return *out ? ar_status_success_k : ar_status_out_of_memory_k;
 }
 
@@ -295,7 +295,7 @@ static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t
     if (!status && phase) status = pooled(loader, phase, phase_length, &phase);
     size_t count = json_array_size(words);
     uint64_t *destination;
-    if (!status) status = ar_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
+    if (!status) status = arp_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
     for (size_t w = 0; w < count && !status; ++w)
         if (to_u64(json_array_get(words, w), &destination[w], where))
             return breach(where, ".words[%zu]", w);
@@ -372,7 +372,7 @@ static void locate(loader_t const *loader, size_t offset, int *line, int *column
 static ar_status_t syntax_at(loader_t *loader, size_t offset, char const *path, char const *what) {
     int line, column;
     locate(loader, offset, &line, &column);
-    return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
+    return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
                         "syntax error: %s", what);
 }
 
@@ -416,7 +416,7 @@ static ar_status_t parse_value(loader_t *loader, json_t **value, char const *for
     int line = json_error.line > 0 ? line0 + json_error.line - 1 : line0;
     int column = json_error.line == 1 ? column0 + json_error.column - 1
                  : json_error.column > 0 ? json_error.column : column0;
-    return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
+    return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
                         "syntax error: %s", json_error.text);
 }
 
@@ -425,7 +425,7 @@ static ar_status_t wrong_type(loader_t *loader, char const *path, char const *ex
     json_t *value;
     ar_status_t status = parse_value(loader, &value, "%s", path);
     if (status) return status;
-    status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+    status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                           "expected %s, found %s", expected, type_name(value));
     json_decref(value);
     return status;
@@ -540,7 +540,7 @@ static ar_status_t walk_element(loader_t *loader, size_t index, void *context) {
     if (status == ar_status_invalid_argument_k) {
         char path[256];
         snprintf(path, sizeof path, "%s[%zu]%s", array->path, index, where.field);
-        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+        return arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
     }
     return status;
 }
@@ -575,10 +575,10 @@ static ar_status_t walk_delta(loader_t *loader, size_t index, void *context) {
     if (status == ar_status_invalid_argument_k) {
         char path[256];
         snprintf(path, sizeof path, "%s.deltas[%zu]%s", walk->path, index, where.field);
-        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+        return arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
     }
     ar_plan_t *plan = loader->plan;
-    if (!status) status = ar_plan_reserve_shifts(plan, 1);
+    if (!status) status = arp_plan_reserve_shifts(plan, 1);
     if (status) return status;
     plan->shifts[plan->shifts_count++] = shift;
     ++plan->repeats[walk->repeat].shifts_count;
@@ -598,7 +598,7 @@ static ar_status_t walk_frame(loader_t *loader, size_t index, void *context) {
     if (status == ar_status_invalid_argument_k) {
         char path[256];
         snprintf(path, sizeof path, "%s.frames[%zu]%s", walk->path, index, where.field);
-        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+        return arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
     }
     if (!status) status = ar_plan_add_frame(loader->plan, loader->scratch, count);
     return status;
@@ -610,7 +610,7 @@ static ar_status_t walk_repeat_member(loader_t *loader, char const *key, char co
     bool deltas = strcmp(key, "deltas") == 0, frames = strcmp(key, "frames") == 0;
     if (deltas || frames) {
         if (walk->has_deltas || walk->has_frames)
-            return ar_plan_fail(loader->error, ar_status_invalid_argument_k, walk->path, 0, 0,
+            return arp_plan_fail(loader->error, ar_status_invalid_argument_k, walk->path, 0, 0,
                                 "a repeat has \"deltas\" or \"frames\", not both");
         /* Placeholders for first, count and iterations until the object closes. */
         ar_status_t status = deltas ? ar_plan_add_repeat_deltas(loader->plan, 0, 0, 0, NULL, 0)
@@ -649,11 +649,11 @@ static ar_status_t walk_repeat(loader_t *loader, size_t index, void *context) {
         if (status == ar_status_invalid_argument_k) {
             char path[256];
             snprintf(path, sizeof path, "%s%s", walk.path, where.field);
-            ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+            arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
         }
     }
     if (!status && !walk.has_deltas && !walk.has_frames)
-        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, walk.path, 0, 0,
+        status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, walk.path, 0, 0,
                               "a repeat needs \"deltas\" or \"frames\" (an empty \"deltas\" "
                               "moves nothing)");
     if (!status) {
@@ -702,7 +702,7 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
         bool is_null = json_is_null(value);
         json_decref(value);
         if (is_null) return ar_status_success_k; /* null means omitted */
-        return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+        return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                             "expected an array");
     }
     if (field == field_repeats) return walk_array(loader, path, "an array", walk_repeat, NULL);
@@ -717,14 +717,14 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
             char shown[64] = "";
             if (json_is_string(value))
                 quote_value(shown, sizeof shown, json_string_value(value), json_string_length(value));
-            status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+            status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                                   "format must be \"arena-plan/1\", found %s",
                                   json_is_string(value) ? shown : type_name(value));
         }
     } else if (field == field_alignment) {
         uint64_t alignment;
         if (to_u64(value, &alignment, &where))
-            status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0, "%s",
+            status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0, "%s",
                                   where.text);
         else
             status = ar_plan_set_alignment(loader->plan, alignment);
@@ -744,7 +744,7 @@ static ar_status_t load_text(loader_t *loader) {
         json_t *value;
         ar_status_t status = parse_value(loader, &value, "$");
         if (status) return status;
-        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
+        status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
                               "a plan is a JSON object, found %s", type_name(value));
         json_decref(value);
         return status;
@@ -758,7 +758,7 @@ static ar_status_t load_text(loader_t *loader) {
         if (!walk.seen[f] && f != field_windows && f != field_globals && f != field_repeats) {
             char path[32];
             snprintf(path, sizeof path, "$.%s", field_names[f]);
-            return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+            return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                                 "missing required field \"%s\"", field_names[f]);
         }
     return ar_status_success_k;
@@ -766,21 +766,21 @@ static ar_status_t load_text(loader_t *loader) {
 
 ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **plan,
                                 ar_plan_error_t *error) {
-    ar_plan_error_clear(error);
-    if (!plan) return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan pointer");
+    arp_plan_error_clear(error);
+    if (!plan) return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan pointer");
     *plan = NULL;
     if (!text && length)
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no text");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no text");
     loader_t loader = {.text = text ? text : "", .length = length, .error = error};
     ar_status_t status = ar_plan_create(&loader.plan);
-    if (status) return ar_plan_fail(error, status, "", 0, 0, "out of memory");
+    if (status) return arp_plan_fail(error, status, "", 0, 0, "out of memory");
     /* Local error so that an out-of-memory inside a builder call still gets a message. */
     ar_plan_error_t local;
     if (!error) loader.error = &local;
-    ar_plan_error_clear(loader.error);
+    arp_plan_error_clear(loader.error);
     status = load_text(&loader);
     if (status && loader.error->status == ar_status_success_k)
-        ar_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
+        arp_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
     free(loader.scratch);
     if (!status) status = ar_plan_finish(loader.plan, loader.error);
     if (status) {
@@ -823,14 +823,14 @@ static ar_status_t read_all(FILE *file, char **text, size_t *length) {
 }
 
 ar_status_t ar_plan_load_file(char const *path, ar_plan_t **plan, ar_plan_error_t *error) {
-    ar_plan_error_clear(error);
+    arp_plan_error_clear(error);
     if (plan) *plan = NULL;
     if (!path || !plan)
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no path or plan pointer");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no path or plan pointer");
     bool standard_input = strcmp(path, "-") == 0;
     FILE *file = standard_input ? stdin : fopen(path, "rb");
     if (!file)
-        return ar_plan_fail(error, ar_status_io_k, "", 0, 0, "cannot open %s: %s", path,
+        return arp_plan_fail(error, ar_status_io_k, "", 0, 0, "cannot open %s: %s", path,
                             strerror(errno));
     char *text = NULL;
     size_t length = 0;
@@ -838,9 +838,9 @@ ar_status_t ar_plan_load_file(char const *path, ar_plan_t **plan, ar_plan_error_
     int saved = errno;
     if (!standard_input) fclose(file);
     if (status == ar_status_io_k)
-        return ar_plan_fail(error, status, "", 0, 0, "cannot read %s: %s",
+        return arp_plan_fail(error, status, "", 0, 0, "cannot read %s: %s",
                             standard_input ? "standard input" : path, strerror(saved));
-    if (status) return ar_plan_fail(error, status, "", 0, 0, "out of memory reading %s", path);
+    if (status) return arp_plan_fail(error, status, "", 0, 0, "out of memory reading %s", path);
     status = ar_plan_load_buffer(text, length, plan, error);
     free(text);
     return status;
