@@ -4,6 +4,7 @@
  * contract this follows are in ref/README.md.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,10 +82,26 @@ static ar_status_t report_rule_d(ar_plan_t const *plan, arp_rule_d_t const *d,
     return ar_status_success_k;
 }
 
+/* Zero every field, each text to "" (the texts' tails are not cleared: 4 KB per call). */
+static void clear_report(ar_certify_report_t *report) {
+    size_t const texts[3][2] = {
+        {offsetof(ar_certify_report_t, verdict_text), sizeof report->verdict_text},
+        {offsetof(ar_certify_report_t, message), sizeof report->message},
+        {offsetof(ar_certify_report_t, instance_text), sizeof report->instance_text},
+    };
+    char *bytes = (char *)report;
+    size_t at = 0;
+    for (int t = 0; t < 3; ++t) {
+        memset(bytes + at, 0, texts[t][0] + 1 - at);
+        at = texts[t][0] + texts[t][1];
+    }
+    memset(bytes + at, 0, sizeof *report - at);
+}
+
 ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *options,
                        ar_certify_report_t *report) {
     if (!report) return ar_status_invalid_argument_k;
-    memset(report, 0, sizeof *report);
+    clear_report(report);
     if (!plan) return fail_status(report, ar_status_invalid_argument_k, "no plan (NULL)");
     if (!plan->finished)
         return fail_status(report, ar_status_invalid_argument_k,

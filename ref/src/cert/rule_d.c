@@ -331,6 +331,14 @@ static size_t summary_slot(summaries_t const *m, size_t first, size_t count, boo
     return slot;
 }
 
+/* An empty table of `capacity` slots: a slot is free while its count is 0 (an entry is written
+ * whole when taken), so only the counts are cleared. */
+static summary_entry_t *summary_table(size_t capacity) {
+    summary_entry_t *table = malloc(capacity * sizeof *table);
+    for (size_t k = 0; table && k < capacity; ++k) table[k].count = 0;
+    return table;
+}
+
 /* Replays summary `s` when its needs hold; false when they do not (nothing changed then). Its
  * paints are its keys' planes, assigned in the order of their last declaration (last writer
  * wins, so that leaves every cell as the walk left it). While a recording is in progress, the
@@ -435,7 +443,7 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
         if (2 * (m->used + 1) > m->capacity) { /* grow the table */
             summary_entry_t *old = m->table;
             size_t old_capacity = m->capacity;
-            summary_entry_t *table = calloc(2 * old_capacity, sizeof *table);
+            summary_entry_t *table = summary_table(2 * old_capacity);
             if (!table) goto oom;
             m->table = table, m->capacity = 2 * old_capacity;
             for (size_t k = 0; k < old_capacity; ++k)
@@ -693,8 +701,8 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     w.plane_key = malloc((p + 1) * sizeof *w.plane_key);
     w.key_plane = malloc((p + 1) * sizeof *w.key_plane);
     w.declared = calloc(p + 1, sizeof *w.declared);
-    w.stamp = calloc(p + 1, sizeof *w.stamp);
-    w.stamp_phase = calloc(p + 1, sizeof *w.stamp_phase);
+    w.stamp = malloc((p + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
+    w.stamp_phase = malloc((p + 1) * sizeof *w.stamp_phase);
     if (modulus || wide) {
         w.pass_mark = calloc(p + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
@@ -757,7 +765,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     w.sums.enabled = w.cells && w.cells <= SUMMARY_CELLS_MAX && (plan->schedule_count > 1 || r > 0);
     if (w.sums.enabled) {
         w.sums.capacity = 64;
-        w.sums.table = calloc(w.sums.capacity, sizeof *w.sums.table);
+        w.sums.table = summary_table(w.sums.capacity);
         w.sums.painted = calloc(w.cells, sizeof *w.sums.painted);
         w.sums.needed = calloc(w.cells, sizeof *w.sums.needed);
         w.sums.cell_seen = calloc(w.cells, sizeof *w.sums.cell_seen);
