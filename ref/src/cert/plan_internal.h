@@ -51,6 +51,9 @@ ar_status_t arp_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char
 ar_status_t arp_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
                          int column, char const *format, ...) __attribute__((format(printf, 6, 7)));
 
+/* Whether the plan takes builder calls (created, not finished). */
+bool arp_plan_building(ar_plan_t const *plan);
+
 /* Clear an error to success. */
 void arp_plan_error_clear(ar_plan_error_t *error);
 

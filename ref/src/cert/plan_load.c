@@ -15,181 +15,7 @@
 
 #include <jansson.h>
 
-#include "cert/plan_internal.h"
-
-/* A breach inside one element: its field path relative to the element, and what is wrong. The
- * caller prefixes the element's own path, which is formatted only when something failed. */
-typedef struct breach_t {
-    char field[128];
-    char text[400];
-} breach_t;
-
-static ar_status_t breach(breach_t *where, char const *field_format, ...)
-    __attribute__((format(printf, 2, 3)));
-static ar_status_t breach(breach_t *where, char const *field_format, ...) {
-    va_list args;
-    va_start(args, field_format);
-    vsnprintf(where->field, sizeof where->field, field_format, args);
-    va_end(args);
-    return ar_status_invalid_argument_k;
-}
-
-static char const *type_name(json_t const *value) {
-    switch (json_typeof(value)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a float";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "something else";
-}
-
-/* ---- Scalars ------------------------------------------------------------------------------ */
-
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* "0x" then 1 to 16 hex digits, nothing else. */
-static bool parse_hex(char const *text, size_t length, uint64_t *value) {
-    if (length < 3 || length > 18 || text[0] != '0' || text[1] != 'x') return false;
-    uint64_t result = 0;
-    for (size_t i = 2; i < length; ++i) {
-        int digit = hex_digit(text[i]);
-        if (digit < 0) return false;
-        result = result << 4 | (uint64_t)digit;
-    }
-    *value = result;
-    return true;
-}
-
-/* Print at most 40 bytes of a bad string value, for the message. */
-static void quote_value(char *out, size_t size, char const *text, size_t length) {
-    snprintf(out, size, "\"%.*s%s\"", (int)(length > 40 ? 40 : length), text,
-             length > 40 ? "…" : "");
-}
-
-/* A 64-bit field: integer in [0, 2^63) or "0x…". The breach field is `.key` (or `[i]`). */
-static ar_status_t to_u64(json_t const *value, uint64_t *out, breach_t *where) {
-    if (json_is_integer(value)) {
-        json_int_t number = json_integer_value(value);
-        if (number < 0) {
-            snprintf(where->text, sizeof where->text,
-                     "%lld is negative: a 64-bit field is an integer in [0, 2^63) or a \"0x…\" "
-                     "string", (long long)number);
-            return ar_status_invalid_argument_k;
-        }
-        *out = (uint64_t)number;
-        return ar_status_success_k;
-    }
-    if (json_is_string(value)) {
-        char const *text = json_string_value(value);
-        size_t length = json_string_length(value);
-        if (parse_hex(text, length, out)) return ar_status_success_k;
-        char shown[64];
-        quote_value(shown, sizeof shown, text, length);
-        snprintf(where->text, sizeof where->text,
-                 "%s is not \"0x\" followed by 1 to 16 hex digits", shown);
-        return ar_status_invalid_argument_k;
-    }
-    snprintf(where->text, sizeof where->text,
-             "expected an integer in [0, 2^63) or a \"0x…\" string, found %s", type_name(value));
-    return ar_status_invalid_argument_k;
-}
-
-/* A signed 64-bit field: integer, "0x…" or "-0x…" inside [-2^63, 2^63). */
-static ar_status_t to_i64(json_t const *value, int64_t *out, breach_t *where) {
-    if (json_is_integer(value)) {
-        *out = (int64_t)json_integer_value(value);
-        return ar_status_success_k;
-    }
-    if (json_is_string(value)) {
-        char const *text = json_string_value(value);
-        size_t length = json_string_length(value);
-        bool negative = length > 0 && text[0] == '-';
-        uint64_t magnitude;
-        char shown[64];
-        quote_value(shown, sizeof shown, text, length);
-        if (!parse_hex(text + negative, length - negative, &magnitude)) {
-            snprintf(where->text, sizeof where->text,
-                     "%s is not \"0x\" or \"-0x\" followed by 1 to 16 hex digits", shown);
-            return ar_status_invalid_argument_k;
-        }
-        if (negative ? magnitude > (uint64_t)INT64_MAX + 1 : magnitude > (uint64_t)INT64_MAX) {
-            snprintf(where->text, sizeof where->text,
-                     "%s is outside the signed 64-bit range [-2^63, 2^63)", shown);
-            return ar_status_invalid_argument_k;
-        }
-        *out = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
-        return ar_status_success_k;
-    }
-    snprintf(where->text, sizeof where->text,
-             "expected a signed 64-bit integer or a \"0x…\"/\"-0x…\" string, found %s",
-             type_name(value));
-    return ar_status_invalid_argument_k;
-}
-
-static ar_status_t missing(breach_t *where, char const *key, char const *what) {
-    breach(where, ".%s", key);
-    snprintf(where->text, sizeof where->text, "missing required field \"%s\" (%s)", key, what);
-    return ar_status_invalid_argument_k;
-}
-
-static ar_status_t member_u64(json_t const *object, char const *key, uint64_t *out,
-                              breach_t *where) {
-    json_t const *value = json_object_get(object, key);
-    if (!value) return missing(where, key, "a 64-bit value");
-    if (to_u64(value, out, where)) return breach(where, ".%s", key);
-    return ar_status_success_k;
-}
-
-static ar_status_t member_index(json_t const *object, char const *key, size_t *out,
-                                breach_t *where) {
-    uint64_t value;
-    ar_status_t status = member_u64(object, key, &value, where);
-    if (status) return status;
-    if (value > SIZE_MAX) {
-        snprintf(where->text, sizeof where->text, "%llu does not fit this machine's size_t",
-                 (unsigned long long)value);
-        return breach(where, ".%s", key);
-    }
-    *out = (size_t)value;
-    return ar_status_success_k;
-}
-
-/* A string member; absent is an error when `required`, else *out is `fallback`. */
-static ar_status_t member_string(json_t const *object, char const *key, bool required,
-                                 char const *fallback, char const **out, size_t *length,
-                                 breach_t *where) {
-    json_t const *value = json_object_get(object, key);
-    if (!value || (!required && json_is_null(value))) {
-        if (required) return missing(where, key, "a string");
-        *out = fallback;
-        *length = fallback ? strlen(fallback) : 0;
-        return ar_status_success_k;
-    }
-    if (!json_is_string(value)) {
-        snprintf(where->text, sizeof where->text, "expected a string, found %s",
-                 type_name(value));
-        return breach(where, ".%s", key);
-    }
-    *out = json_string_value(value);
-    *length = json_string_length(value);
-    return ar_status_success_k;
-}
-
-static ar_status_t expect_object(json_t const *value, breach_t *where) {
-    if (json_is_object(value)) return ar_status_success_k;
-    snprintf(where->text, sizeof where->text, "expected an object, found %s", type_name(value));
-    return breach(where, "%s", "");
-}
+#include "cert/plan_load_fields.h"
 
 /* ---- Elements ------------------------------------------------------------------------------
  * Each converts one array element (already parsed by jansson) into the plan. */
@@ -211,9 +37,9 @@ static ar_status_t pooled(loader_t *loader, char const *text, size_t length, cha
 
 static ar_status_t load_window(loader_t *loader, json_t const *element, breach_t *where) {
     uint64_t base, size;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_u64(element, "base", &base, where);
-    if (!status) status = member_u64(element, "size", &size, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_u64(element, "base", &base, where);
+    if (!status) status = arp_json_member_u64(element, "size", &size, where);
     if (!status) status = ar_plan_add_window(loader->plan, base, size);
     return status;
 }
@@ -222,10 +48,10 @@ static ar_status_t load_global(loader_t *loader, json_t const *element, breach_t
     uint64_t base, size;
     char const *name;
     size_t name_length;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_string(element, "name", true, NULL, &name, &name_length, where);
-    if (!status) status = member_u64(element, "base", &base, where);
-    if (!status) status = member_u64(element, "size", &size, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_string(element, "name", true, NULL, &name, &name_length, where);
+    if (!status) status = arp_json_member_u64(element, "base", &base, where);
+    if (!status) status = arp_json_member_u64(element, "size", &size, where);
     if (!status) status = pooled(loader, name, name_length, &name);
     if (!status) status = ar_plan_add_global(loader->plan, name, base, size);
     return status;
@@ -234,15 +60,15 @@ static ar_status_t load_global(loader_t *loader, json_t const *element, breach_t
 static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t *where) {
     char const *id;
     size_t id_length;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_string(element, "id", true, NULL, &id, &id_length, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_string(element, "id", true, NULL, &id, &id_length, where);
     if (status) return status;
     json_t const *planes = json_object_get(element, "planes");
     if (planes && json_is_null(planes)) planes = NULL;
     if (planes && !json_is_array(planes)) {
         snprintf(where->text, sizeof where->text, "expected an array, found %s",
-                 type_name(planes));
-        return breach(where, ".planes");
+                 arp_json_type_name(planes));
+        return arp_json_breach(where, ".planes");
     }
     if (!status) status = pooled(loader, id, id_length, &id);
     if (!status) status = ar_plan_add_phase(loader->plan, id);
@@ -253,23 +79,23 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         size_t name_length;
         uint64_t base, size;
         bool carried = false;
-        status = expect_object(plane, &inner);
-        if (!status) status = member_string(plane, "name", true, NULL, &name, &name_length, &inner);
-        if (!status) status = member_u64(plane, "base", &base, &inner);
-        if (!status) status = member_u64(plane, "size", &size, &inner);
+        status = arp_json_expect_object(plane, &inner);
+        if (!status) status = arp_json_member_string(plane, "name", true, NULL, &name, &name_length, &inner);
+        if (!status) status = arp_json_member_u64(plane, "base", &base, &inner);
+        if (!status) status = arp_json_member_u64(plane, "size", &size, &inner);
         if (!status) {
             json_t const *flag = json_object_get(plane, "carried");
             if (flag && !json_is_boolean(flag) && !json_is_null(flag)) {
                 snprintf(inner.text, sizeof inner.text,
                          "expected true or false (absent or null means fresh), found %s",
-                         type_name(flag));
-                status = breach(&inner, ".carried");
+                         arp_json_type_name(flag));
+                status = arp_json_breach(&inner, ".carried");
             }
             carried = flag && json_is_true(flag);
         }
         if (status == ar_status_invalid_argument_k) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);
-            return breach(where, ".planes[%zu]%s", j, inner.field);
+            return arp_json_breach(where, ".planes[%zu]%s", j, inner.field);
         }
         if (!status) status = pooled(loader, name, name_length, &name);
         if (!status) status = ar_plan_add_plane(loader->plan, name, base, size, carried);
@@ -278,18 +104,18 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
 }
 
 static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t *where) {
-    ar_status_t status = expect_object(element, where);
+    ar_status_t status = arp_json_expect_object(element, where);
     char const *kernel, *phase;
     size_t kernel_length, phase_length;
-    if (!status) status = member_string(element, "kernel", false, "", &kernel, &kernel_length, where);
-    if (!status) status = member_string(element, "phase", false, NULL, &phase, &phase_length, where);
+    if (!status) status = arp_json_member_string(element, "kernel", false, "", &kernel, &kernel_length, where);
+    if (!status) status = arp_json_member_string(element, "phase", false, NULL, &phase, &phase_length, where);
     if (status) return status;
     json_t const *words = json_object_get(element, "words");
     if (words && json_is_null(words)) words = NULL;
     if (words && !json_is_array(words)) {
         snprintf(where->text, sizeof where->text, "expected an array, found %s",
-                 type_name(words));
-        return breach(where, ".words");
+                 arp_json_type_name(words));
+        return arp_json_breach(where, ".words");
     }
     status = pooled(loader, kernel, kernel_length, &kernel);
     if (!status && phase) status = pooled(loader, phase, phase_length, &phase);
@@ -297,21 +123,21 @@ static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t
     uint64_t *destination;
     if (!status) status = arp_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
     for (size_t w = 0; w < count && !status; ++w)
-        if (to_u64(json_array_get(words, w), &destination[w], where))
-            return breach(where, ".words[%zu]", w);
+        if (arp_json_to_u64(json_array_get(words, w), &destination[w], where))
+            return arp_json_breach(where, ".words[%zu]", w);
     return status;
 }
 
 /* One entry {launch, word, delta|offset}. */
 static ar_status_t load_shift(json_t const *entry, char const *shift_key, ar_shift_t *out,
                               breach_t *where) {
-    ar_status_t status = expect_object(entry, where);
-    if (!status) status = member_index(entry, "launch", &out->launch, where);
-    if (!status) status = member_index(entry, "word", &out->word, where);
+    ar_status_t status = arp_json_expect_object(entry, where);
+    if (!status) status = arp_json_member_index(entry, "launch", &out->launch, where);
+    if (!status) status = arp_json_member_index(entry, "word", &out->word, where);
     if (status) return status;
     json_t const *shift = json_object_get(entry, shift_key);
-    if (!shift) return missing(where, shift_key, "a signed 64-bit shift");
-    if (to_i64(shift, &out->shift, where)) return breach(where, ".%s", shift_key);
+    if (!shift) return arp_json_missing(where, shift_key, "a signed 64-bit shift");
+    if (arp_json_to_i64(shift, &out->shift, where)) return arp_json_breach(where, ".%s", shift_key);
     return ar_status_success_k;
 }
 
@@ -320,8 +146,8 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
                                    char const *prefix, size_t *count, breach_t *where) {
     if (!json_is_array(list)) {
         snprintf(where->text, sizeof where->text, "expected an array of {launch, word, %s}, found %s",
-                 shift_key, type_name(list));
-        return breach(where, "%s", prefix);
+                 shift_key, arp_json_type_name(list));
+        return arp_json_breach(where, "%s", prefix);
     }
     size_t n = json_array_size(list);
     if (n > loader->scratch_capacity) {
@@ -335,7 +161,7 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
         ar_status_t status = load_shift(json_array_get(list, j), shift_key, &loader->scratch[j], &inner);
         if (status) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);
-            return breach(where, "%s[%zu]%s", prefix, j, inner.field);
+            return arp_json_breach(where, "%s[%zu]%s", prefix, j, inner.field);
         }
     }
     *count = n;
@@ -344,9 +170,9 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
 
 static ar_status_t load_reference(loader_t *loader, json_t const *element, breach_t *where) {
     size_t first, count;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_index(element, "first", &first, where);
-    if (!status) status = member_index(element, "count", &count, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_index(element, "first", &first, where);
+    if (!status) status = arp_json_member_index(element, "count", &count, where);
     if (!status) status = ar_plan_add_reference(loader->plan, first, count);
     return status;
 }
@@ -426,7 +252,7 @@ static ar_status_t wrong_type(loader_t *loader, char const *path, char const *ex
     ar_status_t status = parse_value(loader, &value, "%s", path);
     if (status) return status;
     status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
-                          "expected %s, found %s", expected, type_name(value));
+                          "expected %s, found %s", expected, arp_json_type_name(value));
     json_decref(value);
     return status;
 }
@@ -643,9 +469,9 @@ static ar_status_t walk_repeat(loader_t *loader, size_t index, void *context) {
     size_t first = 0, count = 0;
     uint64_t iterations = 0;
     if (!status) {
-        status = member_index(walk.scalars, "first", &first, &where);
-        if (!status) status = member_index(walk.scalars, "count", &count, &where);
-        if (!status) status = member_u64(walk.scalars, "iterations", &iterations, &where);
+        status = arp_json_member_index(walk.scalars, "first", &first, &where);
+        if (!status) status = arp_json_member_index(walk.scalars, "count", &count, &where);
+        if (!status) status = arp_json_member_u64(walk.scalars, "iterations", &iterations, &where);
         if (status == ar_status_invalid_argument_k) {
             char path[256];
             snprintf(path, sizeof path, "%s%s", walk.path, where.field);
@@ -716,14 +542,14 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
         if (!json_is_string(value) || strcmp(json_string_value(value), "arena-plan/1") != 0) {
             char shown[64] = "";
             if (json_is_string(value))
-                quote_value(shown, sizeof shown, json_string_value(value), json_string_length(value));
+                arp_json_quote(shown, sizeof shown, json_string_value(value), json_string_length(value));
             status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                                   "format must be \"arena-plan/1\", found %s",
-                                  json_is_string(value) ? shown : type_name(value));
+                                  json_is_string(value) ? shown : arp_json_type_name(value));
         }
     } else if (field == field_alignment) {
         uint64_t alignment;
-        if (to_u64(value, &alignment, &where))
+        if (arp_json_to_u64(value, &alignment, &where))
             status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0, "%s",
                                   where.text);
         else
@@ -745,7 +571,7 @@ static ar_status_t load_text(loader_t *loader) {
         ar_status_t status = parse_value(loader, &value, "$");
         if (status) return status;
         status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
-                              "a plan is a JSON object, found %s", type_name(value));
+                              "a plan is a JSON object, found %s", arp_json_type_name(value));
         json_decref(value);
         return status;
     }
