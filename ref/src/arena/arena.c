@@ -264,6 +264,7 @@ ar_status_t ar_arena_stats(ar_arena_t arena, ar_arena_stats_t *stats) {
 #define ARP_STAT_GET(field) .field = __atomic_load_n(&from->field, __ATOMIC_ACQUIRE)
             ARP_STAT_GET(calls),
             ARP_STAT_GET(failed_calls),
+            ARP_STAT_GET(cancelled),
             ARP_STAT_GET(contended),
             ARP_STAT_GET(growths),
             ARP_STAT_GET(reserved),

@@ -28,4 +28,8 @@ void arp_testing_executor_pause(ar_executor_t executor, bool paused);
 /* Whether a call holds the arena now. */
 bool arp_testing_arena_held(ar_arena_t arena);
 
+/* Called (when not NULL) at each cancellation check of a job a worker runs, with the job's
+ * cancel flag (atomic), so a test can hold a running job at a check until it is cancelled. */
+extern void (*arp_testing_check_hook)(int const *cancel);
+
 #endif

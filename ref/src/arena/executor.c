@@ -40,8 +40,9 @@ static void *worker_main(void *argument) {
         if (!job) break; /* stopping, and nothing left to run */
         executor->head = job->next;
         if (!executor->head) executor->tail = NULL;
+        executor->running = job; /* cleared by the job before it releases its arena */
         pthread_mutex_unlock(&executor->lock);
-        arp_job_run(job, true);
+        arp_job_run(job, executor);
         pthread_mutex_lock(&executor->lock);
     }
     pthread_mutex_unlock(&executor->lock);
@@ -160,6 +161,7 @@ static void executor_init(ar_executor_init_t *arguments, hwloc_topology_t synthe
         goto failed;
     }
     executor->worker_started = true;
+    arp_cancel_register(executor);
     /* Pinned from here, synchronously, so `bound` is known when init returns. A synthetic
      * topology is not this machine: its placement is computed but never applied. */
     executor->bound =
@@ -219,6 +221,7 @@ void ar_executor_free(ar_executor_t executor) {
         pthread_mutex_unlock(&executor->lock);
         pthread_join(executor->worker, NULL);
         executor->worker_started = false;
+        arp_cancel_unregister(executor);
     }
     arp_executor_release(executor);
 }

@@ -10,6 +10,7 @@
 #include <hwloc.h>
 
 #include "arenaref/arena.h"
+#include "arena_testing.h"
 #include "gpu_backend.h"
 #include "os_pages.h"
 
@@ -19,6 +20,7 @@ typedef struct arp_job_t {
     struct arp_job_t *next;
     ar_text_encode_t call; /* a copy: the caller's argument struct may be a temporary */
     ar_outcome_t *outcome; /* the caller's, or for a blocking call a slot it waits on */
+    int cancel; /* atomic: ar_outcome_cancel asks the running job to stop at its next check */
 } arp_job_t;
 
 struct ar_executor_handle_t {
@@ -35,6 +37,8 @@ struct ar_executor_handle_t {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     arp_job_t *head, *tail;
+    arp_job_t *running; /* the job the worker runs now, until it releases its arena */
+    struct ar_executor_handle_t *registered_next; /* cancel.c's list of live executors */
     bool stopping;
     bool paused; /* test hook: the worker waits before its next job */
     bool worker_started;
@@ -100,10 +104,17 @@ ar_status_t arp_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size)
 ar_status_t arp_arena_reserve_device(struct ar_arena_handle_t *arena, size_t size);
 void arp_arena_mark_written(struct ar_arena_handle_t *arena, size_t host_bytes); /* unpoison */
 
+/* cancel.c: the executors ar_outcome_cancel searches (added by init, removed by free) */
+void arp_cancel_register(struct ar_executor_handle_t *executor);
+void arp_cancel_unregister(struct ar_executor_handle_t *executor);
+
 /* text_encode.c */
-/* Runs a taken call to the end and makes it final; `on_worker`: an executor's worker runs it
- * (counted in in_flight by arp_arena_call_begins), else the caller's thread, inline. */
-void arp_job_run(arp_job_t *job, bool on_worker);
+/* Runs a taken call to the end and makes it final. `executor`: the worker running it (counted
+ * in in_flight by arp_arena_call_begins; checks for cancellation), NULL: inline. */
+void arp_job_run(arp_job_t *job, struct ar_executor_handle_t *executor);
+/* Makes a taken call that ends without running (or stopped) final with `status`: zeroes its
+ * outputs, counts it, releases the arena; `on_worker` as for arp_job_run. */
+void arp_job_end(arp_job_t *job, ar_status_t status, char const *message, bool on_worker);
 void arp_outcome_finish(ar_outcome_t *outcome, ar_status_t status, char const *message);
 
 /* Traps: message to stderr and abort. */

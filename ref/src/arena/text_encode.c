@@ -120,12 +120,25 @@ static bool plan_layout(ar_residency_t residency, size_t count, size_t tokens, s
 
 /* ---- Running --------------------------------------------------------------------------------- */
 
-static void encode_on_cpu(ar_text_encode_t const *call, layout_t const *layout, char *block,
-                          size_t const *starts) {
+void (*arp_testing_check_hook)(int const *cancel);
+
+/* A job a worker runs checks for cancellation before each item (and a GPU job before its
+ * kernels); `cancel` is NULL for a call run inline, which nobody can cancel. */
+static bool cancelled(int const *cancel) {
+    if (!cancel) return false;
+    void (*hook)(int const *) = __atomic_load_n(&arp_testing_check_hook, __ATOMIC_ACQUIRE);
+    if (hook) hook(cancel);
+    return __atomic_load_n(cancel, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* False when cancelled before it finished. */
+static bool encode_on_cpu(ar_text_encode_t const *call, layout_t const *layout, char *block,
+                          size_t const *starts, int const *cancel) {
     char const *data = call->texts.data;
     size_t const *offsets = call->texts.offsets;
     size_t dimensions = call->dimensions;
     for (size_t item = 0; item < call->count; ++item) {
+        if (cancelled(cancel)) return false;
         float *embedding = (float *)(block + layout->embeddings + item * layout->row_bytes);
         size_t tokens = starts[item + 1] - starts[item];
         char const *item_data = data ? data + offsets[item] : NULL;
@@ -147,7 +160,10 @@ static void encode_on_cpu(ar_text_encode_t const *call, layout_t const *layout, 
         if (tokens)
             for (size_t d = 0; d < dimensions; ++d) embedding[d] = embedding[d] / (float)tokens;
     }
+    return true;
 }
+
+static char const cancelled_message[] = "ar_text_encode: cancelled by ar_outcome_cancel";
 
 /* What a call reports to the arena's stats, gathered so they are written in one go. */
 typedef struct call_report_t {
@@ -158,7 +174,7 @@ typedef struct call_report_t {
 
 /* Sizes, grows, writes; fills the views on success. Runs with the arena held. */
 static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t const *call,
-                          char const **message, call_report_t *report) {
+                          int const *cancel, char const **message, call_report_t *report) {
     size_t count = call->count;
     size_t const *offsets = call->texts.offsets;
     size_t tokens = count ? (offsets[count] - offsets[0]) / sizeof(uint32_t) : 0;
@@ -184,7 +200,10 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
     char *block;
     if (arena->residency == ar_residency_ram_k) {
         block = host;
-        encode_on_cpu(call, &layout, block, starts);
+        if (!encode_on_cpu(call, &layout, block, starts, cancel)) {
+            *message = cancelled_message;
+            return ar_status_cancelled_k;
+        }
     } else {
         status = arp_arena_reserve_device(arena, layout.device_bytes);
         if (status != ar_status_success_k) {
@@ -205,6 +224,10 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
         };
         char const *token_data =
             count && tokens ? (char const *)call->texts.data + offsets[0] : NULL;
+        if (cancelled(cancel)) {
+            *message = cancelled_message;
+            return ar_status_cancelled_k;
+        }
         status = arp_gpu_text_encode(arena->gpu_executor->gpu, &gpu_layout, token_data, tokens,
                                      starts, count, call->dimensions, message);
         if (status != ar_status_success_k) return status;
@@ -246,34 +269,54 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
     return ar_status_success_k;
 }
 
-void arp_job_run(arp_job_t *job, bool on_worker) {
+/* The end of every taken call: outputs zeroed on failure, stats, the worker's `running` slot
+ * cleared (so ar_outcome_cancel never sees the job once its arena may be reused), the arena
+ * released, the status published. */
+static void job_end(arp_job_t *job, ar_status_t status, char const *message,
+                    call_report_t const *report, struct ar_executor_handle_t *executor,
+                    bool on_worker) {
     /* Everything the job needs after the arena is released is read now: the job lives in the
      * arena, which may be freed or taken the moment it is released. */
     struct ar_arena_handle_t *arena = job->call.arena;
     ar_outcome_t *outcome = job->outcome;
-    ar_rows_view_t *embeddings = job->call.embeddings;
-    ar_rows_tape_view_t *states = job->call.states;
-    char const *message = NULL;
-    call_report_t report = {0};
-    ar_status_t status = encode(arena, &job->call, &message, &report);
     if (status != ar_status_success_k) {
-        *embeddings = (ar_rows_view_t){0};
-        if (states) *states = (ar_rows_tape_view_t){0};
+        *job->call.embeddings = (ar_rows_view_t){0};
+        if (job->call.states) *job->call.states = (ar_rows_tape_view_t){0};
     }
     arp_arena_stats_begin(arena);
     ARP_STAT_SET(arena, calls, arena->stats.calls + 1);
-    if (status != ar_status_success_k) {
+    if (status == ar_status_cancelled_k) {
+        ARP_STAT_SET(arena, cancelled, arena->stats.cancelled + 1);
+    } else if (status != ar_status_success_k) {
         ARP_STAT_SET(arena, failed_calls, arena->stats.failed_calls + 1);
     } else {
-        ARP_STAT_SET(arena, bytes_written_last_call, report.written);
-        if (report.written > arena->stats.high_water)
-            ARP_STAT_SET(arena, high_water, report.written);
+        ARP_STAT_SET(arena, bytes_written_last_call, report->written);
+        if (report->written > arena->stats.high_water)
+            ARP_STAT_SET(arena, high_water, report->written);
     }
-    if (report.numa_read) ARP_STAT_SET(arena, numa_node, report.numa_node);
+    if (report->numa_read) ARP_STAT_SET(arena, numa_node, report->numa_node);
     arp_arena_stats_end(arena);
+    if (executor) {
+        pthread_mutex_lock(&executor->lock);
+        if (executor->running == job) executor->running = NULL;
+        pthread_mutex_unlock(&executor->lock);
+    }
     arp_arena_release_holder(arena); /* inline: the last touch; ar_arena_free may go on */
     if (outcome) arp_outcome_finish(outcome, status, message);
     if (on_worker) arp_arena_call_final(arena); /* the worker's last touch */
+}
+
+void arp_job_run(arp_job_t *job, struct ar_executor_handle_t *executor) {
+    char const *message = NULL;
+    call_report_t report = {0};
+    ar_status_t status =
+        encode(job->call.arena, &job->call, executor ? &job->cancel : NULL, &message, &report);
+    job_end(job, status, message, &report, executor, executor != NULL);
+}
+
+void arp_job_end(arp_job_t *job, ar_status_t status, char const *message, bool on_worker) {
+    call_report_t report = {0};
+    job_end(job, status, message, &report, NULL, on_worker);
 }
 
 /* ---- The verb ------------------------------------------------------------------------------ */
@@ -369,10 +412,11 @@ void ar_text_encode(ar_text_encode_t *arguments) {
     job->call.texts.count = count;
     if (!executor) {
         job->outcome = outcome; /* runs here, to the end, deferred or not */
-        arp_job_run(job, false);
+        arp_job_run(job, NULL);
         return;
     }
     arp_arena_call_begins(arena); /* the worker's run is counted until its last touch */
+    job->cancel = 0;
     /* Deferred until the worker publishes the final status; stored before the job is queued so
      * the worker's final store always comes after it. */
     __atomic_store_n((int *)&outcome->status, (int)ar_status_deferred_k, __ATOMIC_RELEASE);
