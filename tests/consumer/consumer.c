@@ -1,6 +1,7 @@
 /* An outside program built against an installed arenaref (tests/consumer/run), compiled as C
  * and as C++11 (consumer.cpp includes this file); what it uses follows the component it links:
- *   CONSUMER_ARENA  a RAM arena: one batch encoded, every value equal to ar_text_encode_value
+ *   CONSUMER_ARENA  a RAM arena: one batch encoded, every value equal to ar_text_encode_value;
+ *                   without CONSUMER_CUDA, a VRAM executor is refused (no GPU backend linked)
  *   CONSUMER_CERT   a plan loaded from JSON and certified (verdict 0); a word outside it (not 0)
  *   CONSUMER_CUDA   the CUDA library registered itself: a VRAM executor works, or is refused
  *                   only for want of a device (the message says so, not "no GPU backend")
@@ -56,6 +57,17 @@ static void arena_checks(void) {
     printf("status name: %s\n", ar_status_name(ar_status_contended_k));
     check(strcmp(ar_status_name(ar_status_contended_k), "contended") == 0, "ar_status_name");
     ar_arena_free(arena);
+#ifndef CONSUMER_CUDA
+    ar_executor_t executor = NULL;
+    ar_executor_init_t vram;
+    memset(&vram, 0, sizeof vram);
+    vram.executor = &executor;
+    vram.residency = ar_residency_vram_k;
+    vram.outcome = &outcome;
+    ar_executor_init(&vram);
+    check(outcome.status == ar_status_unsupported_k && !executor,
+          "without the CUDA library a VRAM executor is unsupported");
+#endif
 }
 #endif
 
