@@ -286,7 +286,7 @@ static inline float ar_text_encode_value(uint32_t token, size_t position, size_t
     h ^= h >> 13;
     h *= 0xC2B2AE35u;
     h ^= h >> 16;
-    return (float)((int32_t)(h >> 8) - 8388608) * 0x1p-23f;
+    return (float)((int32_t)(h >> 8) - 8388608) * (1.0f / 8388608.0f); /* 2^-23, exact */
 }
 
 /* Blocks until `outcome`'s status leaves ar_status_deferred_k and returns it. NULL: returns
