@@ -68,7 +68,7 @@ ar_status_t ar_outcome_cancel(ar_outcome_t *outcome) {
      * arena's in_flight, as a worker's job is; end it here. */
     if (queued)
         arp_job_end(queued, ar_status_cancelled_k,
-                    "ar_text_encode: cancelled by ar_outcome_cancel before it ran", true);
+                    "ar_text_encode: cancelled by ar_outcome_cancel before it ran");
     /* Not found: it is past its last check, publishing its status. */
     return ar_outcome_wait(outcome);
 }
