@@ -78,6 +78,7 @@ void ar_arena_init(ar_arena_init_t *arguments) {
         .residency = arena->residency,
         .device = arena->device,
     };
+    arp_registry_add_arena(arena);
     *arguments->arena = arena;
     report(arguments->outcome, ar_status_success_k, NULL);
 }
@@ -109,9 +110,12 @@ void ar_arena_free(ar_arena_t arena) {
         pthread_mutex_lock(&arena->lock);
     }
     pthread_mutex_unlock(&arena->lock);
+    arp_registry_remove_arena(arena);
 
     release_host(arena);
-    if (arena->device_block) arp_gpu_free(arena->gpu_executor->gpu, arena->device_block);
+    /* In a fork()ed child a GPU arena's memory is the parent's CUDA context's: left alone. */
+    if (arena->device_block && !arena->gpu_executor->gpu_lost)
+        arp_gpu_free(arena->gpu_executor->gpu, arena->device_block);
     if (arena->gpu_executor) arp_executor_release(arena->gpu_executor);
     pthread_cond_destroy(&arena->released);
     pthread_mutex_destroy(&arena->lock);

@@ -53,7 +53,13 @@ struct ar_executor_handle_t {
     pthread_cond_t wake;
     arp_job_t *head, *tail;
     arp_job_t *running; /* the job the worker runs now, until it releases its arena */
-    struct ar_executor_handle_t *registered_next; /* cancel.c's list of live executors */
+    /* The outcome the worker is publishing (after `running` is cleared, until it takes the
+     * lock again), so a fork()ed child can publish it if the fork came in between. */
+    ar_outcome_t *finishing;
+    ar_status_t finishing_status;
+    char const *finishing_message;
+    struct ar_executor_handle_t *registered_next; /* registry.c's list of live executors */
+    bool gpu_lost; /* a GPU executor in a fork()ed child: CUDA did not survive the fork */
     bool stopping;
     bool paused; /* test hook: the worker waits before its next job */
     bool worker_started;
@@ -100,10 +106,13 @@ struct ar_arena_handle_t {
     bool numa_known; /* numa_node read back since the latest host growth (holder only) */
 
     arp_job_t job;
+    struct ar_arena_handle_t *registered_previous, *registered_next; /* registry.c's list */
 };
 
 /* executor.c */
-void arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job);
+/* Queues the job; false when the executor has no worker and none could be started (in a
+ * fork()ed child), and then nothing was queued. */
+bool arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job);
 void arp_executor_release(struct ar_executor_handle_t *executor); /* drop one reference */
 void arp_executor_retain(struct ar_executor_handle_t *executor);
 
@@ -175,9 +184,19 @@ static inline void arp_arena_stats_end(struct ar_arena_handle_t *arena) {
 #define ARP_STAT_SET(arena, field, value)                                                          \
     __atomic_store_n(&(arena)->stats.field, (value), __ATOMIC_RELEASE)
 
-/* cancel.c: the executors ar_outcome_cancel searches (added by init, removed by free) */
-void arp_cancel_register(struct ar_executor_handle_t *executor);
-void arp_cancel_unregister(struct ar_executor_handle_t *executor);
+/* registry.c: the live executors and arenas (cancel searches them, fork repairs them). The
+ * lists are read only under arp_registry_lock. */
+void arp_registry_lock(void);
+void arp_registry_unlock(void);
+struct ar_executor_handle_t *arp_registry_executors(void); /* then ->registered_next */
+struct ar_arena_handle_t *arp_registry_arenas(void);       /* then ->registered_next */
+void arp_registry_add_executor(struct ar_executor_handle_t *executor);
+void arp_registry_remove_executor(struct ar_executor_handle_t *executor);
+void arp_registry_add_arena(struct ar_arena_handle_t *arena);
+void arp_registry_remove_arena(struct ar_arena_handle_t *arena);
+
+/* fork.c: the pthread_atfork handlers (installed once by the registry). */
+void arp_fork_install(void);
 
 /* text_encode.c */
 /* Runs a queued call to the end on `executor`'s worker (counted in in_flight by
@@ -192,6 +211,10 @@ void arp_job_end(arp_job_t *job, ar_status_t status, char const *message);
  * worker finishing it sees deferred here); a call that never returned deferred (inline,
  * refused, invalid) finds a final status and needs no wake-up. */
 void arp_outcome_finish_watched(ar_outcome_t *outcome, ar_status_t status, char const *message);
+/* The outcomes' lock, for the fork handlers; after_fork: fresh condition, no waiters. */
+void arp_outcomes_lock(void);
+void arp_outcomes_unlock(void);
+void arp_outcomes_after_fork(void);
 static inline void arp_outcome_finish(ar_outcome_t *outcome, ar_status_t status,
                                       char const *message) {
     if (__atomic_load_n((int *)&outcome->status, __ATOMIC_RELAXED) == (int)ar_status_deferred_k)

@@ -42,6 +42,13 @@ void arp_outcome_finish_watched(ar_outcome_t *outcome, ar_status_t status, char 
     pthread_mutex_unlock(&outcome_lock_);
 }
 
+void arp_outcomes_lock(void) { pthread_mutex_lock(&outcome_lock_); }
+void arp_outcomes_unlock(void) { pthread_mutex_unlock(&outcome_lock_); }
+void arp_outcomes_after_fork(void) {
+    pthread_cond_init(&outcome_final_, NULL);
+    __atomic_store_n(&outcome_waiters_, 0, __ATOMIC_SEQ_CST);
+}
+
 ar_status_t ar_outcome_wait(ar_outcome_t *outcome) {
     if (!outcome) return ar_status_invalid_argument_k;
     ar_status_t status = ar_outcome_status(outcome);
@@ -327,6 +334,9 @@ static void job_end(arp_job_t *job, ar_status_t status, char const *message,
     if (executor) {
         pthread_mutex_lock(&executor->lock);
         if (executor->running == job) executor->running = NULL;
+        executor->finishing = outcome;
+        executor->finishing_status = status;
+        executor->finishing_message = message;
         pthread_mutex_unlock(&executor->lock);
     }
     arp_arena_release_holder(arena);
@@ -444,6 +454,10 @@ static __attribute__((noinline)) void encode_on_executor(ar_text_encode_t *argum
     if (arena->residency == ar_residency_ram_k && executor->residency != ar_residency_ram_k)
         return refuse(arguments, outcome, ar_status_device_k,
                       "ar_text_encode: a VRAM executor cannot fill a host-page arena");
+    if (executor->gpu_lost)
+        return refuse(arguments, outcome, ar_status_unsupported_k,
+                      "ar_text_encode: a GPU executor made before fork() cannot run in the child "
+                      "(CUDA does not survive fork)");
     if (!take(arena, arguments, count, outcome)) return;
     arp_arena_rewind(arena);
     *arguments->embeddings = (ar_rows_view_t){0};
@@ -458,14 +472,13 @@ static __attribute__((noinline)) void encode_on_executor(ar_text_encode_t *argum
      * the worker's final store always comes after it. */
     __atomic_store_n((int *)&outcome->status, (int)ar_status_deferred_k, __ATOMIC_RELEASE);
     outcome->message = NULL;
-    if (arguments->deferred) {
-        job->outcome = arguments->outcome; /* NULL: nobody waits; ar_arena_free still does */
-        arp_executor_submit(executor, job);
+    job->outcome = arguments->deferred ? arguments->outcome : outcome; /* deferred: may be NULL */
+    if (!arp_executor_submit(executor, job)) {
+        arp_job_end(job, ar_status_out_of_memory_k,
+                    "ar_text_encode: the executor's worker thread could not be started");
         return;
     }
-    job->outcome = outcome;
-    arp_executor_submit(executor, job);
-    ar_outcome_wait(outcome);
+    if (!arguments->deferred) ar_outcome_wait(outcome);
 }
 
 /* The fixed path's work per item (kept out of line: an empty batch skips it). */
