@@ -1,6 +1,8 @@
-/* The seam between the arena core (plain C, always built) and CUDA (ref/src/cuda/, built only
- * where nvcc is found). The core calls only these functions; without CUDA, gpu_none.c defines
- * them to report no device and `unsupported`, so every public GPU entry point still exists.
+/* The seam between the arena core (plain C, no CUDA) and a GPU backend (ref/src/cuda/, the
+ * separate CUDA library, built only where nvcc is found). The core calls only the arp_gpu_*
+ * functions below; gpu_dispatch.c forwards them to the backend that registered itself
+ * (arp_gpu_register), or reports no device and `unsupported` when none did, so every public
+ * GPU entry point exists and RAM-only programs never load the CUDA runtime.
  * `state` is the backend's per-executor state: the device and its own first stream. */
 #ifndef ARENAREF_GPU_BACKEND_H
 #define ARENAREF_GPU_BACKEND_H
@@ -49,7 +51,25 @@ ar_status_t arp_gpu_text_encode(arp_gpu_state_t *state, arp_gpu_encode_layout_t 
                                 void const *token_data, size_t tokens, size_t const *starts,
                                 size_t count, size_t dimensions, char const **message);
 
-/* CUDA builds only (ref/src/cuda/ uses them): the ordinal and the stream (a cudaStream_t). */
+/* A backend: one function per arp_gpu_* call above (same meaning); every entry is required. */
+typedef struct arp_gpu_backend_t {
+    size_t (*count)(void);
+    ar_status_t (*describe)(int32_t ordinal, ar_gpu_device_t *device);
+    ar_status_t (*open)(int32_t ordinal, arp_gpu_state_t **state, char const **message);
+    void (*close)(arp_gpu_state_t *state);
+    bool (*cpuset)(arp_gpu_state_t *state, hwloc_topology_t topology, hwloc_bitmap_t cpuset);
+    ar_status_t (*alloc)(arp_gpu_state_t *state, size_t size, void **pointer);
+    void (*free)(arp_gpu_state_t *state, void *pointer);
+    ar_status_t (*text_encode)(arp_gpu_state_t *state, arp_gpu_encode_layout_t const *layout,
+                               void const *token_data, size_t tokens, size_t const *starts,
+                               size_t count, size_t dimensions, char const **message);
+} arp_gpu_backend_t;
+
+/* Makes `backend` (static storage) the process's GPU backend; the first one registered stays.
+ * The CUDA library calls it when loaded (ar_cuda_register). */
+void arp_gpu_register(arp_gpu_backend_t const *backend);
+
+/* CUDA library only (ref/src/cuda/ uses them): the ordinal and the stream (a cudaStream_t). */
 int32_t arp_gpu_ordinal(arp_gpu_state_t const *state);
 void *arp_gpu_stream(arp_gpu_state_t const *state);
 

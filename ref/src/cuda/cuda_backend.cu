@@ -1,9 +1,9 @@
-/* The CUDA half of the arena backend (gpu_backend.h): one state per VRAM executor holding the
- * device ordinal and the executor's own first stream, created non-blocking so it never
- * serialises with the legacy default stream. Arena memory is stream-ordered (cudaMallocAsync /
- * cudaFreeAsync on that stream) from the device's default pool, whose release threshold is
- * raised to "never" so memory the arena frees while growing stays in the pool instead of going
- * back to the driver at each synchronisation. Out of memory is reported, never worked around.
+/* The CUDA backend of the arena core (gpu_backend.h; cuda_register.c registers it): one state
+ * per VRAM executor holding the device ordinal and the executor's own first stream, created
+ * non-blocking so it never serialises with the legacy default stream. Arena memory is
+ * stream-ordered (cudaMallocAsync / cudaFreeAsync on that stream) from the device's default
+ * pool, whose release threshold is raised to "never" so what the arena frees while growing
+ * stays in the pool. Out of memory is reported, never worked around.
  *
  * The encode kernel recomputes each value from the documented integer hash and sums in token
  * order with explicitly rounded operations (__fadd_rn, __fdiv_rn: no contraction into FMA, no
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arena/gpu_backend.h"
+#include "cuda_internal.h"
 
 struct arp_gpu_state_t {
     int device;
@@ -29,7 +29,7 @@ static ar_status_t status_of(cudaError_t error) {
     return error == cudaErrorMemoryAllocation ? ar_status_out_of_memory_k : ar_status_device_k;
 }
 
-extern "C" size_t arp_gpu_count(void) {
+extern "C" size_t arp_cuda_count(void) {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         cudaGetLastError();
@@ -38,7 +38,7 @@ extern "C" size_t arp_gpu_count(void) {
     return count > 0 ? (size_t)count : 0;
 }
 
-extern "C" ar_status_t arp_gpu_describe(int32_t ordinal, ar_gpu_device_t *device) {
+extern "C" ar_status_t arp_cuda_describe(int32_t ordinal, ar_gpu_device_t *device) {
     cudaDeviceProp properties;
     cudaError_t error = cudaGetDeviceProperties(&properties, ordinal);
     if (error != cudaSuccess) return status_of(error);
@@ -49,10 +49,10 @@ extern "C" ar_status_t arp_gpu_describe(int32_t ordinal, ar_gpu_device_t *device
     return ar_status_success_k;
 }
 
-extern "C" ar_status_t arp_gpu_open(int32_t ordinal, arp_gpu_state_t **state,
+extern "C" ar_status_t arp_cuda_open(int32_t ordinal, arp_gpu_state_t **state,
                                     char const **message) {
     *state = NULL;
-    size_t count = arp_gpu_count();
+    size_t count = arp_cuda_count();
     if (count == 0) {
         *message = "ar_executor_init: no CUDA device (or driver) on this machine";
         return ar_status_unsupported_k;
@@ -95,7 +95,7 @@ extern "C" ar_status_t arp_gpu_open(int32_t ordinal, arp_gpu_state_t **state,
     return ar_status_success_k;
 }
 
-extern "C" void arp_gpu_close(arp_gpu_state_t *state) {
+extern "C" void arp_cuda_close(arp_gpu_state_t *state) {
     if (!state) return;
     cudaSetDevice(state->device);
     cudaStreamSynchronize(state->stream);
@@ -110,7 +110,7 @@ extern "C" void *arp_gpu_stream(arp_gpu_state_t const *state) {
     return state ? (void *)state->stream : NULL;
 }
 
-extern "C" ar_status_t arp_gpu_alloc(arp_gpu_state_t *state, size_t size, void **pointer) {
+extern "C" ar_status_t arp_cuda_alloc(arp_gpu_state_t *state, size_t size, void **pointer) {
     *pointer = NULL;
     cudaError_t error = cudaSetDevice(state->device);
     if (error == cudaSuccess) error = cudaMallocAsync(pointer, size, state->stream);
@@ -118,7 +118,7 @@ extern "C" ar_status_t arp_gpu_alloc(arp_gpu_state_t *state, size_t size, void *
     return status_of(error);
 }
 
-extern "C" void arp_gpu_free(arp_gpu_state_t *state, void *pointer) {
+extern "C" void arp_cuda_free(arp_gpu_state_t *state, void *pointer) {
     if (!pointer) return;
     cudaSetDevice(state->device);
     cudaFreeAsync(pointer, state->stream);
@@ -162,7 +162,7 @@ __global__ static void encode_kernel(uint32_t const *tokens, unsigned long long 
     }
 }
 
-extern "C" ar_status_t arp_gpu_text_encode(arp_gpu_state_t *state,
+extern "C" ar_status_t arp_cuda_text_encode(arp_gpu_state_t *state,
                                            arp_gpu_encode_layout_t const *layout,
                                            void const *token_data, size_t tokens,
                                            size_t const *starts, size_t count, size_t dimensions,

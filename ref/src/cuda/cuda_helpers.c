@@ -5,8 +5,9 @@
 
 #include "arenaref/cuda.h"
 #include "arena/internal.h"
+#include "cuda_internal.h"
 
-bool arp_gpu_cpuset(arp_gpu_state_t *state, hwloc_topology_t topology, hwloc_bitmap_t cpuset) {
+bool arp_cuda_cpuset(arp_gpu_state_t *state, hwloc_topology_t topology, hwloc_bitmap_t cpuset) {
     /* hwloc reads the device's local_cpus from sysfs; all CPUs when that fails. */
     return state && hwloc_topology_is_thissystem(topology) &&
            hwloc_cudart_get_device_cpuset(topology, arp_gpu_ordinal(state), cpuset) == 0;
