@@ -177,6 +177,10 @@ typedef enum ar_scalar_t {
 /* Bytes of one scalar; 0 for unknown values. */
 size_t ar_scalar_bytes(ar_scalar_t scalar);
 
+/* The scalar's short name: "f32", "f16", "bf16", "f64", "i8", "u8", "u32" (USearch's and
+ * NumPy-style names; export.h maps them to USearch's enum), "unknown" otherwise. */
+char const *ar_scalar_name(ar_scalar_t scalar);
+
 /* One row per item: USearch's rows field for field (`data`, `stride`, `columns`, `scalar`),
  * plus `count` rows and the private fields the checked accessors use. A zeroed view (data NULL)
  * is what a failed call leaves. */

@@ -245,6 +245,20 @@ size_t ar_scalar_bytes(ar_scalar_t scalar) {
     return 0;
 }
 
+char const *ar_scalar_name(ar_scalar_t scalar) {
+    switch (scalar) {
+    case ar_scalar_f32_k: return "f32";
+    case ar_scalar_f16_k: return "f16";
+    case ar_scalar_bf16_k: return "bf16";
+    case ar_scalar_f64_k: return "f64";
+    case ar_scalar_i8_k: return "i8";
+    case ar_scalar_u8_k: return "u8";
+    case ar_scalar_u32_k: return "u32";
+    case ar_scalar_unknown_k: break;
+    }
+    return "unknown";
+}
+
 static bool current(struct ar_arena_handle_t const *arena, uint64_t epoch, void const *data) {
     return arena && data && __atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) == epoch;
 }
