@@ -262,9 +262,15 @@ float ar_rows_tape_f32(ar_rows_tape_view_t const *view, size_t row, size_t colum
  * before anything is written); device (another residency or device than the arena's; a GPU
  * arena with another executor than its own, NULL included); contended (the arena is held);
  * out_of_memory (growth failed; a GPU never falls back to host pages); cancelled
- * (ar_outcome_cancel). On failure every output view is zeroed. With `deferred`, the call returns with ar_status_deferred_k after taking the
- * arena and finishes on the executor's worker (with a NULL executor it runs to completion
- * before returning). */
+ * (ar_outcome_cancel); unsupported (a GPU executor in a fork()ed child). On failure every
+ * output view is zeroed. With `deferred`, the call returns with ar_status_deferred_k after
+ * taking the arena and finishes on the executor's worker (with a NULL executor it runs to
+ * completion before returning).
+ *
+ * fork(): executors and arenas made before a fork work in the child (a RAM executor starts a
+ * new worker at its next call); calls that were queued or running on a worker at the fork end
+ * there with ar_status_unsupported_k; a GPU executor's calls are refused with unsupported
+ * (CUDA does not survive fork). Exports stay held in the child until released there. */
 typedef struct ar_text_encode_t {
     ar_executor_t executor;
     ar_arena_t arena;

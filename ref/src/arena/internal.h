@@ -98,8 +98,8 @@ struct ar_arena_handle_t {
     pthread_cond_t released;
     /* Stats: written only by the holder (which excludes other writers), each field with a
      * release store (ARP_STAT_SET) between arp_arena_stats_begin and _end (a sequence lock: odd
-     * while the holder writes), so ar_arena_stats reads a consistent snapshot, retrying while a write
-     * is in progress, and a call pays no lock for them. `contended` is the exception: refused
+     * while the holder writes), so ar_arena_stats reads a consistent snapshot, retrying while a
+     * write is in progress, and a call pays no lock for them. `contended` is the exception: refused
      * callers add to it atomically, outside the sequence (no other field depends on it). */
     uint64_t stats_sequence;
     ar_arena_stats_t stats;
