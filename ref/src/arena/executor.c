@@ -2,10 +2,10 @@
  * cores of one NUMA node; a VRAM executor is a GPU, its own first stream (gpu_backend.h) and a
  * worker thread near it that issues the GPU work. Calls reach the worker through a FIFO of job
  * slots that the arenas own, so submitting allocates nothing; the worker drains the queue before
- * it stops, so freeing an executor finishes what was submitted.
- *
- * The handle is reference counted: a GPU arena holds its executor's stream, so the executor's
- * memory and stream outlive ar_executor_free until the last such arena is freed. */
+ * it stops, so freeing an executor finishes what was submitted; in a fork()ed child the next
+ * submission starts a new worker. The handle is reference counted: a GPU arena holds its
+ * executor's stream, so the executor's memory and stream outlive ar_executor_free until the
+ * last such arena is freed. */
 #include <stdio.h>
 #include <string.h>
 

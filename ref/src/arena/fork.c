@@ -1,16 +1,11 @@
-/* fork(): a child has only the thread that forked, so every executor's worker is gone there,
- * and any lock another thread held at fork would stay held forever. The handlers
- * (pthread_atfork, installed by registry.c) make the child usable, never hung:
- * - prepare: the forking thread takes every library lock (registry, then each executor's,
- *   then each arena's, then the outcomes'), so none is mid-update when memory is copied;
- *   parent: it lets them go;
- * - child: it lets them go too, gives every condition variable a fresh state (waiters of the
- *   parent are not in the child), ends each call that was queued or running on a worker with
- *   ar_status_unsupported_k (outputs zeroed, arena released: its worker cannot finish it),
- *   frees each arena from holders that no longer exist (calls run inline by other threads)
- *   and marks each executor workerless: its next call starts a new worker in the child, so a
- *   RAM executor works there. A GPU executor does not: CUDA does not survive fork, so its
- *   calls are refused with ar_status_unsupported_k and its memory is left to the parent. */
+/* fork(): the child has only the forking thread, so workers are gone and locks held by other
+ * threads would stay held. pthread_atfork handlers (installed by registry.c): prepare takes
+ * every library lock (registry, executors', arenas', outcomes'), parent gives them back; the
+ * child gives them back, re-inits condition variables, ends each call queued or running on a
+ * worker with ar_status_unsupported_k (outputs zeroed, arena released), publishes a status a
+ * worker was publishing, clears holders that were other threads, and marks executors
+ * workerless: a RAM executor's next call starts a new worker (it works there); a GPU executor
+ * is refused with unsupported, since CUDA does not survive fork. */
 #include "internal.h"
 
 static void lock_everything(void) {

@@ -1,20 +1,12 @@
-/* ar_text_encode, the synthetic verb, and the outcome plumbing every verb shares.
- *
- * A call goes through the same steps on every executor: check the arguments (nothing written
- * yet), check residency and device, take the arena with a compare-and-swap on its holder
- * (losers get contended), refuse inputs that lie inside the arena it would rewind, then rewind
- * and run: inline on the calling thread for a NULL executor, else on the executor's worker
- * (a blocking call waits for it there, a deferred one returns). Running sizes the outputs,
- * grows the arena if they outsize it, writes them, updates the stats, releases the arena, and
- * only then publishes the final status (release store), so a caller that sees the status final
- * may call on the arena again at once. ar_arena_free waits for the holder, and for a worker's
- * last touch of the arena, which comes after the status (the in-flight count); a call run
- * inline touches the arena last when it releases the holder, so it is not counted. The common
- * blocking call thus takes no lock: two compare-and-swaps on the holder, the stats under a
- * sequence lock (arena.c), and no wake-up unless someone waits.
- *
- * The values are integer hashes turned into exact floats and summed in token order, so the
- * CPU loop here and the CUDA kernels (ref/src/cuda/) give the same bits (arena.h defines them).
+/* ar_text_encode, the synthetic verb, and the outcome plumbing every verb shares. A call checks
+ * its arguments, takes the arena (one compare-and-swap; losers get contended), refuses inputs
+ * inside it, rewinds it and runs: inline for a NULL executor, else on the executor's worker.
+ * Running sizes, grows, writes, counts, releases the arena (a release store), and only then
+ * publishes the status, so a caller who sees it final may call again at once; a worker's last
+ * touch is its in-flight count, which ar_arena_free waits for. The fixed path (a warm host
+ * arena, NULL executor) is its own branch: no lock, no wake-up, no function call, one atomic
+ * read-modify-write. Values are integer hashes turned into exact floats summed in token order,
+ * so this loop and the CUDA kernels (ref/src/cuda/) give the same bits (arena.h defines them).
  */
 #include <string.h>
 
