@@ -64,13 +64,19 @@ static void *worker_main(void *argument) {
     return NULL;
 }
 
-bool arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job) {
+bool arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job,
+                         ar_outcome_t *outcome) {
     job->next = NULL;
     pthread_mutex_lock(&executor->lock);
     if (!executor->worker_started && !start_worker(executor)) { /* a fork()ed child */
         pthread_mutex_unlock(&executor->lock);
         return false;
     }
+    /* Deferred until the worker publishes the final status: stored before the job is queued,
+     * so the worker's final store comes after it, and under the lock, so ar_outcome_cancel,
+     * which searches under it, finds the job whenever it sees deferred. */
+    __atomic_store_n((int *)&outcome->status, (int)ar_status_deferred_k, __ATOMIC_RELEASE);
+    __atomic_store_n(&outcome->message, NULL, __ATOMIC_RELAXED);
     if (executor->tail)
         executor->tail->next = job;
     else

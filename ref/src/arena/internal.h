@@ -110,9 +110,10 @@ struct ar_arena_handle_t {
 };
 
 /* executor.c */
-/* Queues the job; false when the executor has no worker and none could be started (in a
- * fork()ed child), and then nothing was queued. */
-bool arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job);
+/* Marks `outcome` deferred and queues the job, both under the executor's lock; false when the
+ * executor has no worker and none could be started (in a fork()ed child): nothing queued. */
+bool arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job,
+                         ar_outcome_t *outcome);
 void arp_executor_release(struct ar_executor_handle_t *executor); /* drop one reference */
 void arp_executor_retain(struct ar_executor_handle_t *executor);
 

@@ -460,12 +460,8 @@ static __attribute__((noinline)) void encode_on_executor(ar_text_encode_t *argum
     job->call.texts.count = count;
     job->cancel = 0;
     arp_arena_call_begins(arena); /* the worker's run is counted until its last touch */
-    /* Deferred until the worker publishes the final status; stored before the job is queued so
-     * the worker's final store always comes after it. */
-    __atomic_store_n((int *)&outcome->status, (int)ar_status_deferred_k, __ATOMIC_RELEASE);
-    outcome->message = NULL;
     job->outcome = arguments->deferred ? arguments->outcome : outcome; /* deferred: may be NULL */
-    if (!arp_executor_submit(executor, job)) {
+    if (!arp_executor_submit(executor, job, outcome)) {
         arp_job_end(job, ar_status_out_of_memory_k,
                     "ar_text_encode: the executor's worker thread could not be started");
         return;
