@@ -22,7 +22,8 @@
  * holder and releases it when final (a blocking call when it returns, a deferred call when its
  * status becomes final). A second call naming a held arena is refused with
  * `ar_status_contended_k` at once (a deferred one at submission), and leaves the arena and the
- * holder's outputs untouched.
+ * holder's outputs untouched. An export of a view (export.h) holds its arena the same way until
+ * its consumer releases it.
  */
 #ifndef ARENAREF_ARENA_H
 #define ARENAREF_ARENA_H
