@@ -4,7 +4,7 @@ ARENAREF_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libhwloc-dev hwloc libjansson-dev libudev-dev
   libbenchmark-dev libbenchmark-tools
-  libmimalloc-dev libjemalloc-dev
+  libmimalloc-dev libjemalloc-dev libdlpack-dev
   clang python3 python3-scipy python3-venv gnuplot-nox valgrind
 )
 
