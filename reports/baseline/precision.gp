@@ -1,25 +1,25 @@
-set terminal pngcairo size 1500,520 enhanced font 'DejaVu Sans,11' noenhanced
+set terminal pngcairo size 1400,560 font 'DejaVu Sans,12' noenhanced
+set border lw 1.2
+set grid lc rgb '#d0d0d0'
 set output 'precision.png'
-set multiplot layout 1,3 title 'Interval-hull precision vs few (medium presets and precision probes; lines overlap where families agree)'
-set logscale x 2
-set xrange [0.8:320]
-set grid
-set key top right
-set xlabel 'few (iterations given points, not a hull)'
+set datafile missing '?'
+set multiplot layout 1,2 title 'Interval-hull precision vs few (medium presets and precision probes; families with identical values share a marker)'
+set xtics ('1' 0, '2' 1, '4' 2, '8' 3, '16' 4, '64' 5, '256' 6)
+set xrange [-0.5:6.5]
+set xlabel 'few (iterations given as points, not a hull)'
+set key top right box opaque reverse Left
 set title 'falsely rejected sites (exact accepts, certificate rejects)'
 set ylabel 'sites'
-set yrange [0:*]
-plot 'precision.dat' index 0 using 1:4 with linespoints lw 2 pt 4 ps 1.4 dt 1 title 'decoder', 'precision.dat' index 1 using 1:4 with linespoints lw 2 pt 6 ps 1.4 dt 2 title 'moe', 'precision.dat' index 2 using 1:4 with linespoints lw 2 pt 8 ps 1.4 dt 3 title 'training', 'precision.dat' index 3 using 1:4 with linespoints lw 2 pt 10 ps 1.4 dt 4 title 'pipeline', 'precision.dat' index 4 using 1:4 with linespoints lw 2 pt 12 ps 1.4 dt 5 title 'encoder'
-set title 'safe plans the certificate certifies'
-set ylabel 'share of safe plans'
-set yrange [0:1.05]
-set key bottom right
-plot 'precision.dat' index 0 using 1:3 with linespoints lw 2 pt 4 ps 1.4 dt 1 title 'decoder', 'precision.dat' index 1 using 1:3 with linespoints lw 2 pt 6 ps 1.4 dt 2 title 'moe', 'precision.dat' index 2 using 1:3 with linespoints lw 2 pt 8 ps 1.4 dt 3 title 'training', 'precision.dat' index 3 using 1:3 with linespoints lw 2 pt 10 ps 1.4 dt 4 title 'pipeline', 'precision.dat' index 4 using 1:3 with linespoints lw 2 pt 12 ps 1.4 dt 5 title 'encoder'
-set title 'hull slack'
-set ylabel 'MiB (log scale)'
-set logscale y
-set yrange [*:*]
-set format y '%g'
-set key bottom left
-plot 'precision.dat' index 0 using 1:5 with linespoints lw 2 pt 4 ps 1.4 dt 1 title 'decoder', 'precision.dat' index 1 using 1:5 with linespoints lw 2 pt 6 ps 1.4 dt 2 title 'moe', 'precision.dat' index 2 using 1:5 with linespoints lw 2 pt 8 ps 1.4 dt 3 title 'training', 'precision.dat' index 3 using 1:5 with linespoints lw 2 pt 10 ps 1.4 dt 4 title 'pipeline', 'precision.dat' index 4 using 1:5 with linespoints lw 2 pt 12 ps 1.4 dt 5 title 'encoder'
+set yrange [-0.3:6.0]
+set ytics 1
+set format y '%.0f'
+plot 'precision.dat' index 0 using ($1+0.00):2 with points lc rgb '#000000' pt 7 dt 1 ps 2 lw 2 title 'decoder, moe, training, pipeline, encoder'
+set title 'hull slack (bytes the hulls claim, no iteration touches)'
+set logscale y 1024
+set ylabel 'bytes'
+set key bottom left box opaque reverse Left
+set yrange [57340.5:116324727332372.0]
+set format y '%.0b %BB'
+set ytics auto
+plot 'precision.dat' index 1 using ($1+-0.16):2 with points lc rgb '#000000' pt 7 dt 1 ps 2 lw 2 title 'decoder', 'precision.dat' index 2 using ($1+-0.08):2 with points lc rgb '#0072b2' pt 5 dt 2 ps 2 lw 2 title 'moe', 'precision.dat' index 3 using ($1+0.00):2 with points lc rgb '#d55e00' pt 9 dt 3 ps 2 lw 2 title 'training', 'precision.dat' index 4 using ($1+0.08):2 with points lc rgb '#009e73' pt 11 dt 4 ps 2 lw 2 title 'pipeline', 'precision.dat' index 5 using ($1+0.16):2 with points lc rgb '#cc79a7' pt 13 dt 5 ps 2 lw 2 title 'encoder'
 unset multiplot

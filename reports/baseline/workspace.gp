@@ -1,23 +1,19 @@
-set terminal pngcairo size 1300,900 enhanced font 'DejaVu Sans,11' noenhanced
+set terminal pngcairo size 1300,640 font 'DejaVu Sans,12' noenhanced
+set border lw 1.2
+set grid lc rgb '#d0d0d0'
 set output 'workspace.png'
-set multiplot layout 2,1 title 'Planner workspace vs lower bound per plan'
+set title 'Planner workspace and the lower bound per plan (bytes, log scale)'
 set style data histograms
 set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+set style fill solid 1.0 border lc rgb 'black'
 set boxwidth 0.9
-set grid ytics
-set key top left
+set grid noxtics ytics
+set key top left box opaque reverse Left
 set xtics rotate by -35
-set rmargin 10
-set bmargin 6
-set title 'bytes'
-set logscale y
-set ylabel 'MiB (log scale)'
-plot 'workspace.dat' using 2:xtic(1) title 'workspace', '' using 3 title 'lower bound'
-set title 'workspace / lower bound (1 = optimal)'
-unset logscale y
-set ylabel 'ratio'
-set yrange [0:1.25]
-unset key
-plot 'workspace.dat' using ($2/$3):xtic(1) title 'workspace / lower bound' lc rgb '#4477aa'
-unset multiplot
+set bmargin 7
+set rmargin 9
+set logscale y 1024
+set ylabel 'bytes'
+set yrange [196736.0:76428610560.0]
+set format y '%.0b %BB'
+plot 'workspace.dat' using 2:xtic(1) title 'workspace' lc rgb '#443983', '' using 3 title 'lower bound' lc rgb '#90d743'

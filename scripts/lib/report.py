@@ -1,126 +1,52 @@
-"""scripts/report's engine: Google Benchmark JSON in, reports/<name>/report.md and PNGs out.
+"""scripts/report's engine: results files in, a folder with report.md and PNG plots out.
 
 Everything comes from the results files: names say what a benchmark is (certify/FAMILY/PRESET,
-precision/FAMILY/few:K, arena/STREAM/STRATEGY, ...), counters carry the figures. Times are
-medians over repetitions where there are repetitions. Plots are drawn by gnuplot (pngcairo)
-from data files written beside them, which stay in the report folder so a plot can be redrawn.
+precision/FAMILY/few:K, arena/STREAM/STRATEGY, placement/INSTANCE/STRATEGY, ...), counters carry
+the figures. Every time is CPU time per iteration (manual time for GPU benchmarks), the quantity
+scripts/compare judges: a median over repetitions with its interquartile range. Each section is a
+function in SECTIONS (results, folder) -> markdown lines; a section with nothing to show returns
+[]. Plots are drawn by gnuplot from .dat/.gp files left beside them (scripts/lib/plot.py).
 """
 import argparse
-import json
 import math
 import os
 import re
-import subprocess
 import sys
 
-SUFFIX = re.compile(r"/(repeats|iterations|min_time|threads):[^/]+|/(manual_time|real_time|process_time)")
-NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-PRESETS = ["tiny", "small", "medium", "large"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import BARS, colour, draw, label, log_tics, style, terminal, write_blocks  # noqa: E402
+from results import DUPLICATES, BadInput, Results, deterministic_digest, fail, quantiles  # noqa: E402
+
 STRATEGIES = ["arena", "glibc", "mimalloc", "jemalloc", "mmap", "pool", "floor"]
 STREAMS = ["small", "fixed", "uniform", "heavy", "large"]
-COLORS = {"arena": "#9400d3", "glibc": "#009e73", "mimalloc": "#56b4e9", "jemalloc": "#e69f00", "mmap": "#555555",
-          "pool": "#cc79a7", "floor": "#d55e00"}
 
 
-DETERMINISTIC = ("words", "launches", "repeats", "references", "executed_launches", "instances", "verdict",
-                 "verdict_matches_expect", "verdict_x1", "verdict_x8", "executed_launches_x1", "executed_launches_x8",
-                 "workspace_bytes", "lower_bound_bytes", "file_bytes", "evaluations", "few", "plans", "sites",
-                 "sites_exact_accepted", "sites_certificate_accepted", "site_precision", "plans_exact_safe",
-                 "plans_certificate_safe", "plan_precision", "unsound_plans", "hull_slack_bytes", "hulls", "points",
-                 "plans_exact_refused", "bits_match_library", "high_water_bytes", "allocations_per_call")
+# ---- formatting ----
 
-
-def deterministic_digest(results):
-    """A digest of every deterministic counter: two runs of one commit must show the same."""
-    import hashlib
-    digest = hashlib.sha256()
-    count = 0
-    for name in sorted(results.runs):
-        run = results.runs[name][0]
-        for key in DETERMINISTIC:
-            if key in run:
-                digest.update(f"{name}\t{key}\t{run[key]!r}\n".encode())
-                count += 1
-    return digest.hexdigest()[:16], count
-
-
-def base_name(name):
-    return SUFFIX.sub("", name)
-
-
-class Results:
-    def __init__(self, paths):
-        self.files = []
-        self.runs = {}        # base name -> list of plain runs
-        self.aggregates = {}  # base name -> {aggregate: entry}
-        self.errors = {}      # base name -> message
-        for path in paths:
-            try:
-                with open(path) as handle:
-                    data = json.load(handle)
-            except (OSError, ValueError) as error:
-                sys.exit(f"scripts/report: cannot read {path}: {error}")
-            if "benchmarks" not in data:
-                sys.exit(f"scripts/report: {path} is not a Google Benchmark JSON file")
-            self.files.append((path, data.get("context", {})))
-            seen = set()
-            for entry in data["benchmarks"]:
-                name = base_name(entry.get("run_name", entry["name"]))
-                if name not in seen:  # a later file replaces an earlier one's runs
-                    seen.add(name)
-                    self.runs.pop(name, None)
-                    self.aggregates.pop(name, None)
-                    self.errors.pop(name, None)
-                if entry.get("error_occurred"):
-                    self.errors[name] = entry.get("error_message", "skipped")
-                elif entry.get("run_type") == "aggregate":
-                    self.aggregates.setdefault(name, {})[entry.get("aggregate_name")] = entry
-                else:
-                    self.runs.setdefault(name, []).append(entry)
-
-    def has(self, name):
-        return name in self.runs
-
-    def time_ns(self, name):
-        """Median real time (manual time for GPU benchmarks) in ns, or None."""
-        if name in self.aggregates and "median" in self.aggregates[name]:
-            entry = self.aggregates[name]["median"]
-        elif name in self.runs:
-            values = sorted(run["real_time"] * NS[run["time_unit"]] for run in self.runs[name])
-            n = len(values)
-            return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
-        else:
-            return None
-        return entry["real_time"] * NS[entry["time_unit"]]
-
-    def counter(self, name, key, aggregate="median"):
-        """A counter: the median aggregate's when repeated (rates), else the first run's."""
-        if name in self.aggregates and aggregate in self.aggregates[name] and key in self.aggregates[name][aggregate]:
-            return self.aggregates[name][aggregate][key]
-        if name in self.runs and key in self.runs[name][0]:
-            return self.runs[name][0][key]
-        return None
-
-    def names(self, prefix):
-        return sorted(n for n in set(self.runs) | set(self.errors) if n.startswith(prefix))
-
-    def families(self):
-        order = ["decoder", "moe", "training", "pipeline", "encoder"]
-        found = {n.split("/")[1] for prefix in ("certify/", "precision/", "ratios/") for n in self.names(prefix)}
-        return [f for f in order if f in found] + sorted(found - set(order))
-
-    def presets(self, family):
-        found = {n.split("/")[2] for n in self.names(f"certify/{family}/")}
-        return [p for p in PRESETS if p in found] + sorted(found - set(PRESETS))
+def unit_of(ns):
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return unit, scale
+    return "ns", 1.0
 
 
 def fmt_time(ns):
     if ns is None:
         return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
+    unit, scale = unit_of(ns)
+    return f"{ns / scale:.3g} {unit}"
+
+
+def fmt_spread(stats):
+    """'31.0 µs [29.8–32.1]' (median [IQR]); one run has no spread: '157 µs (1 run)'."""
+    if stats is None:
+        return "-"
+    median, q1, q3, n = stats
+    if n < 2:
+        return f"{fmt_time(median)} (1 run)"
+    unit, scale = unit_of(median)
+    num = lambda v: f"{v:.0f}" if v >= 1000 else f"{v:.3g}"  # no 1.11e+03 when q3 passes a unit
+    return f"{num(median / scale)} {unit} [{num(q1 / scale)}–{num(q3 / scale)}]"
 
 
 def fmt_count(value):
@@ -133,6 +59,14 @@ def fmt_count(value):
         if abs(value) >= scale:
             return f"{value / scale:.3g}{unit}"
     return f"{value:.3g}"
+
+
+def fmt_instructions(results, name):
+    found = results.instructions_of(name)
+    if found is None:
+        return "-"
+    count, equal = found
+    return f"{count:,.0f}" + ("" if equal else " (runs differ)")
 
 
 def fmt_bytes(value):
@@ -155,153 +89,203 @@ def table(header, rows):
     return "\n".join(lines)
 
 
-def gnuplot(folder, script_name, script):
-    path = os.path.join(folder, script_name)
-    with open(path, "w") as handle:
-        handle.write(script)
-    result = subprocess.run(["gnuplot", script_name], cwd=folder, capture_output=True, text=True)
-    if result.returncode != 0:
-        print(f"scripts/report: gnuplot failed on {script_name}:\n{result.stderr}", file=sys.stderr)
-        return False
-    return True
-
-
-TERMINAL = "set terminal pngcairo size 1000,640 enhanced font 'DejaVu Sans,11' noenhanced\n"
-
-
-def write_data(folder, name, blocks):
-    """blocks: [(title, [(x, y, ...)])] -> a gnuplot data file with one indexed block each."""
-    with open(os.path.join(folder, name), "w") as handle:
-        for title, points in blocks:
-            handle.write(f"# {title}\n")
-            for point in points:
-                handle.write(" ".join(str(v) for v in point) + "\n")
-            handle.write("\n\n")
-
-
-def certificate_section(results, folder):
-    out = ["## Certificate time", ""]
-    families = results.families()
-    rows = []
-    blocks, side = [], {k: [] for k in ("certify", "exact", "load", "jansson", "floor")}
-    for family in families:
-        points = []
-        for preset in results.presets(family):
-            name = f"certify/{family}/{preset}"
-            words = results.counter(name, "words")
-            t = results.time_ns(name)
-            exact_name = f"exact/{family}/{preset}"
-            exact = results.time_ns(exact_name) if results.has(exact_name) else None
-            exact_text = fmt_time(exact) if exact is not None else ("refused" if exact_name in results.errors else "-")
-            rows.append([family, preset, fmt_count(words), fmt_count(results.counter(name, "launches")),
-                         fmt_count(results.counter(name, "executed_launches")), fmt_time(t),
-                         fmt_count(results.counter(name, "words_per_second")) + "/s",
-                         fmt_count(results.counter(name, "launches_per_second")) + "/s",
-                         fmt_count(results.counter(name, "executed_launches_per_second")) + "/s", exact_text,
-                         fmt_time(results.time_ns(f"load/{family}/{preset}")),
-                         fmt_time(results.time_ns(f"jansson/{family}/{preset}")),
-                         fmt_time(results.time_ns(f"floor/{family}/{preset}")),
-                         fmt_count(results.counter(name, "verdict"))])
-            if words and t:
-                points.append((words, t / 1e6))
-            for kind in side:
-                n = f"{kind}/{family}/{preset}"
-                w = results.counter(n, "words")
-                if results.has(n) and w:
-                    side[kind].append((w, results.time_ns(n) / 1e6))
-        if points:
-            blocks.append((family, points))
-    if not rows:
-        return ["## Certificate time", "", "No certificate benchmarks in these results.", ""]
-    out.append(table(["family", "preset", "words", "launches", "executed launches", "certify", "words/s",
-                      "launches/s", "executed/s", "exact", "load (JSON)", "jansson parse", "floor", "verdict"], rows))
-    out.append("")
-    out.append("Times are medians. *exact*: the exact oracle (\"refused\": past its evaluation limit); *load*: "
-               "`ar_plan_load_file` on the plan written as JSON; *jansson parse*: `json_load_file` of the same "
-               "file; *floor*: one pass reading every parameter word.")
-    out.append("")
-    if blocks:
-        write_data(folder, "cert_time.dat", blocks)
-        plots = ", ".join(f"'cert_time.dat' index {i} using 1:2 with linespoints lw 2 pt 7 title '{title}'"
-                          for i, (title, _) in enumerate(blocks))
-        ok = gnuplot(folder, "cert_time.gp", TERMINAL + "set output 'cert_time.png'\n"
-                     "set title 'Certificate time vs plan size, per workload family (ar_certify, median)'\n"
-                     "set logscale xy\nset xlabel 'parameter words as written'\nset ylabel 'time (ms)'\n"
-                     "set grid\nset key top left\nset format x '%g'\nset format y '%g'\n"
-                     f"plot {plots}\n")
-        if ok:
-            out += ["![certificate time vs plan size](cert_time.png)", ""]
-    side_blocks = [(k, sorted(v)) for k, v in side.items() if v]
-    if side_blocks:
-        write_data(folder, "cert_side.dat", side_blocks)
-        styles = {"certify": "lw 2 pt 7", "exact": "lw 1 pt 5", "load": "lw 1 pt 9", "jansson": "lw 1 pt 11",
-                  "floor": "lw 1 pt 13 dt 2"}
-        plots = ", ".join(f"'cert_side.dat' index {i} using 1:2 with points {styles.get(title, '')} ps 1.3 title "
-                          f"'{title}'" for i, (title, _) in enumerate(side_blocks))
-        ok = gnuplot(folder, "cert_side.gp", TERMINAL + "set output 'cert_side.png'\n"
-                     "set title 'Certificate, exact oracle, loader, jansson parse and the floor (all families)'\n"
-                     "set logscale xy\nset xlabel 'parameter words as written'\nset ylabel 'time (ms)'\n"
-                     "set grid\nset key top left\nset format x '%g'\nset format y '%g'\n"
-                     f"plot {plots}\n")
-        if ok:
-            out += ["![certificate next to reading](cert_side.png)", ""]
-    return out
+def figure(png, alt, caption):
+    return [f"![{alt}]({png})", "", f"*Figure {png}: {caption}*", ""]
 
 
 def ordered(results, prefix):
     """Names prefix/FAMILY/PRESET... in family order, then preset order, then by name."""
     families = results.families()
+    presets = ["tiny", "small", "medium", "large"]
+
     def key(name):
         parts = name.split("/")
         family = families.index(parts[1]) if len(parts) > 1 and parts[1] in families else len(families)
-        preset = PRESETS.index(parts[2]) if len(parts) > 2 and parts[2] in PRESETS else len(PRESETS)
+        preset = presets.index(parts[2]) if len(parts) > 2 and parts[2] in presets else len(presets)
         return (family, preset, name)
     return sorted(results.names(prefix), key=key)
 
 
-def ratios_section(results):
+# ---- sections ----
+
+def ratios_section(results, folder):
     names = ordered(results, "ratios/")
     if not names:
         return []
     out = ["## Issue 5 targets: ratios measured in one run", "",
-           "Each row comes from one benchmark (`ratios/FAMILY/PRESET`) that measures everything in each of its "
-           "iterations; figures are medians. Targets: certify/load ≤ 0.25, certify/floor ≤ 10, load/jansson ≤ 1.5, "
-           "(D) x8/x1 < 1.10 (the same plan with every repeat's iterations ×8, shifts zeroed in both copies), "
-           "loader peak memory ≤ 8× the file (a fresh process's VmHWM before and after `ar_plan_load_file`). The "
-           "targets are stated for each family's largest preset: those rows are marked ✓/✗ (smaller plans are "
-           "dominated by fixed costs and page granularity).", ""]
+           "Each row comes from one benchmark (`ratios/FAMILY/PRESET`) that times everything in each of its "
+           "iterations in process CPU time; each ratio is the ratio of medians over those iterations (the file "
+           "records no spread for them). Absolute times are in the certificate table below, from the repeated "
+           "benchmarks. Targets: certify/load ≤ 0.25, certify/floor ≤ 10, load/jansson ≤ 1.5, (D) x8/x1 < 1.10 "
+           "(the same plan with every repeat's iterations ×8, shifts zeroed in both copies), loader peak memory "
+           "≤ 8× the file (a fresh process's VmHWM before and after `ar_plan_load_file`). The targets are stated "
+           "for each family's largest preset: those rows are marked ✓/✗ (smaller plans are dominated by fixed "
+           "costs and page granularity).", ""]
     rows = []
-    largest = {}  # family -> its largest preset here: the targets are stated for those
+    largest = {}
     for name in names:
         largest[name.split("/")[1]] = name.split("/")[2]
     for name in names:
+        family, preset = name.split("/")[1:3]
         if name in results.errors:
-            rows.append([name.split("/")[1], name.split("/")[2], "skipped: " + results.errors[name]] + [""] * 11)
+            rows.append([family, preset, "skipped: " + results.errors[name]] + [""] * 7)
             continue
         c = lambda key: results.counter(name, key)
-        target = largest.get(name.split("/")[1]) == name.split("/")[2]
+        target = largest.get(family) == preset
         mark = lambda value, limit: "-" if value is None else (
             f"**{value:.3g}** {'✓' if value <= limit else '✗'}" if target else f"{value:.3g}")
-        rows.append([name.split("/")[1], name.split("/")[2], fmt_count(c("words")), fmt_bytes(c("file_bytes")),
-                     fmt_time(c("certify_ns")), fmt_time(c("load_ns")), fmt_time(c("jansson_ns")),
-                     fmt_time(c("floor_ns")), mark(c("certify_over_load"), 0.25), mark(c("certify_over_floor"), 10),
+        rows.append([family, preset, fmt_count(c("words")), fmt_bytes(c("file_bytes")),
+                     mark(c("certify_over_load"), 0.25), mark(c("certify_over_floor"), 10),
                      mark(c("load_over_jansson"), 1.5), mark(c("d_scaling_x8"), 1.10),
                      f"{fmt_ratio(c('load_mb_per_s'))} / {fmt_ratio(c('jansson_mb_per_s'))}",
                      mark(c("load_peak_over_file"), 8)])
-    out.append(table(["family", "preset", "words", "JSON", "certify", "load", "jansson", "floor", "certify/load",
-                      "certify/floor", "load/jansson", "(D) x8/x1", "MB/s load / jansson", "load peak / file"],
-                     rows))
-    out.append("")
+    out += [table(["family", "preset", "words", "JSON", "certify/load", "certify/floor", "load/jansson",
+                   "(D) x8/x1", "MB/s load / jansson", "load peak / file"], rows), ""]
     for name in results.names("decode_loop/"):
         if name in results.errors:
             out += [f"`{name}`: skipped: {results.errors[name]}", ""]
             continue
         c = lambda key: results.counter(name, key)
+        instructions = results.instructions_of(name)
         out += [f"Decode loop `{name}`: {fmt_count(c('references'))} schedule references, "
                 f"{fmt_count(c('launches'))} launches as written, {fmt_count(c('executed_launches'))} executed "
                 f"launches, {fmt_count(c('instances'))} phase instances: certified in "
-                f"{fmt_time(results.time_ns(name))} (verdict {fmt_count(c('verdict'))}; target: well under a "
-                f"second).", ""]
+                f"{fmt_spread(results.time_stats(name))}"
+                + (f", {fmt_instructions(results, name)} instructions" if instructions else "")
+                + f" (verdict {fmt_count(c('verdict'))}; target: well under a second).", ""]
+    return out
+
+
+def certificate_section(results, folder):
+    families = results.families()
+    rows, blocks = [], []
+    side = {k: [] for k in ("certify", "exact", "load", "jansson", "floor")}
+    with_instructions = any(n.startswith("certify/") for n in results.instructions)
+    for family in families:
+        points = []
+        for preset in results.presets(family):
+            name = f"certify/{family}/{preset}"
+            words = results.counter(name, "words")
+            stats = results.time_stats(name)
+            exact_name = f"exact/{family}/{preset}"
+            exact = (fmt_spread(results.time_stats(exact_name)) if results.has(exact_name)
+                     else ("refused" if exact_name in results.errors else "-"))
+            row = [family, preset, fmt_count(words), fmt_count(results.counter(name, "launches")),
+                   fmt_count(results.counter(name, "executed_launches")), fmt_spread(stats)]
+            if with_instructions:
+                row.append(fmt_instructions(results, name))
+            row += [exact, fmt_spread(results.time_stats(f"load/{family}/{preset}")),
+                    fmt_spread(results.time_stats(f"jansson/{family}/{preset}")),
+                    fmt_spread(results.time_stats(f"floor/{family}/{preset}")),
+                    fmt_count(results.counter(name, "verdict"))]
+            rows.append(row)
+            if words and stats:
+                points.append((words, stats[0] / 1e3, stats[1] / 1e3, stats[2] / 1e3))
+            for kind in side:
+                n = f"{kind}/{family}/{preset}"
+                w = results.counter(n, "words")
+                s = results.time_stats(n)
+                if s and w:
+                    side[kind].append((w, s[0] / 1e3, s[1] / 1e3, s[2] / 1e3))
+        if points:
+            blocks.append((family, sorted(points)))
+    if not rows:
+        return []
+    header = ["family", "preset", "words", "launches", "executed launches", "certify"]
+    if with_instructions:
+        header.append("certify instructions")
+    header += ["exact", "load (JSON)", "jansson parse", "floor", "verdict"]
+    out = ["## Certificate time", "", table(header, rows), "",
+           "*exact*: the exact oracle (\"refused\": past its evaluation limit); *load*: `ar_plan_load_file` on the "
+           "plan written as JSON; *jansson parse*: `json_load_file` of the same file; *floor*: one pass reading "
+           "every parameter word. Only `certify/` is repeated (it is judged); the others ran once, so they have "
+           "no spread." + (f" Instructions: per {results.instructions_per}." if with_instructions and
+                           results.instructions_per else ""), ""]
+    if blocks:
+        write_blocks(folder, "cert_time.dat", blocks, "words median_us q1_us q3_us")
+        values = [v for _, pts in blocks for p in pts for v in p[1:]]
+        plots = ", ".join(f"'cert_time.dat' index {i} using 1:2:3:4 with yerrorbars {style(i)} ps 1.5 lw 1.5 "
+                          f"title '{title}'" for i, (title, _) in enumerate(blocks))
+        words = [p[0] for _, pts in blocks for p in pts]
+        ok = draw(folder, "cert_time.gp", terminal() + "set output 'cert_time.png'\n"
+                  "set title 'Certificate CPU time vs plan size per workload family (median, bars: IQR)'\n"
+                  "set logscale xy\nset xlabel 'parameter words as written'\nset ylabel 'CPU time per certificate'\n"
+                  "set key top left box opaque reverse Left\n"
+                  f"set xrange [{min(words) / 1.4}:{max(words) * 1.4}]\nset yrange [{min(values) / 1.3}:"
+                  f"{max(values) * 1.3}]\n"
+                  + log_tics(min(words) / 1.4, max(words) * 1.4, "x")
+                  + log_tics(min(values) / 1.3, max(values) * 1.3, "y", "µs") + f"plot {plots}\n")
+        if ok:
+            out += figure("cert_time.png", "certificate time vs plan size",
+                          "certificate time grows with the words written, not with the executed launches "
+                          "(see no_unrolling.png); points, not lines, since pipeline's tiny and small presets "
+                          "have the same size.")
+    side_blocks = [(k, sorted(v)) for k, v in side.items() if v]
+    if side_blocks:
+        write_blocks(folder, "cert_side.dat", side_blocks, "words median_us q1_us q3_us")
+        values = [v for _, pts in side_blocks for p in pts for v in p[1:]]
+        words = [p[0] for _, pts in side_blocks for p in pts]
+        plots = ", ".join(f"'cert_side.dat' index {i} using 1:2:3:4 with yerrorbars {style(i)} ps 1.3 "
+                          f"title '{title}'" for i, (title, _) in enumerate(side_blocks))
+        ok = draw(folder, "cert_side.gp", terminal() + "set output 'cert_side.png'\n"
+                  "set title 'Certificate next to the exact oracle, the loader, a jansson parse and the floor'\n"
+                  "set logscale xy\nset xlabel 'parameter words as written'\nset ylabel 'CPU time'\n"
+                  "set key top left box opaque reverse Left\n"
+                  + log_tics(min(words) / 1.4, max(words) * 1.4, "x")
+                  + log_tics(min(values) / 1.3, max(values) * 1.3, "y", "µs")
+                  + f"set xrange [{min(words) / 1.4}:{max(words) * 1.4}]\n"
+                  f"set yrange [{min(values) / 1.3}:{max(values) * 1.3}]\nplot {plots}\n")
+        if ok:
+            out += figure("cert_side.png", "certificate next to reading",
+                          "on every plan the certificate costs a small fraction of reading the plan "
+                          "(load, jansson) and a small multiple of the floor; the exact oracle, which unrolls, "
+                          "grows far faster (bars: IQR where repeated).")
+    return out
+
+
+def no_unrolling_section(results, folder):
+    """Certificate time against executed launches with the words held fixed (ratios/ x1 vs x8)."""
+    blocks = []
+    for name in ordered(results, "ratios/"):
+        c = lambda key: results.counter(name, key)
+        x1, x8 = c("executed_launches_x1"), c("executed_launches_x8")
+        t1, t8 = c("certify_x1_ns"), c("certify_x8_ns")
+        if None in (x1, x8, t1, t8) or name in results.errors:
+            continue
+        family, preset = name.split("/")[1:3]
+        blocks.append((f"{family}/{preset} ({fmt_count(c('words'))} words)",
+                       [(x1, t1 / 1e3, t1 / 1e3), (x8, t8 / 1e3, t1 / 1e3 * x8 / x1)]))
+    if not blocks:
+        return []
+    # One preset per family keeps the plot readable: the largest one present.
+    largest = {}
+    for title, points in blocks:
+        largest[title.split("/")[0]] = (title, points)
+    blocks = list(largest.values())
+    write_blocks(folder, "no_unrolling.dat", blocks, "executed_launches certify_us unrolled_guide_us")
+    xs = [p[0] for _, pts in blocks for p in pts]
+    ys = [p[1] for _, pts in blocks for p in pts]
+    plots = []
+    for i, (title, _) in enumerate(blocks):
+        plots.append(f"'no_unrolling.dat' index {i} using 1:2 with linespoints {style(i)} lw 2 ps 1.6 "
+                     f"title '{title}'")
+        plots.append(f"'no_unrolling.dat' index {i} using 1:3 with lines {colour(i)} lw 1.5 dt 3 notitle")
+    top = max(p[2] for _, pts in blocks for p in pts)
+    ok = draw(folder, "no_unrolling.gp", terminal() + "set output 'no_unrolling.png'\n"
+              "set title 'Same words, 8× the executed launches: certificate CPU time (ratios/ x1 and x8)'\n"
+              "set logscale xy\nset xlabel 'executed launches (the plan unrolled)'\n"
+              "set ylabel 'CPU time per certificate'\nset key top left box opaque reverse Left\n"
+              f"set xrange [{min(xs) / 1.5}:{max(xs) * 1.5}]\nset yrange [{min(ys) / 1.5}:{top * 1.5}]\n"
+              + log_tics(min(xs) / 1.5, max(xs) * 1.5, "x") + log_tics(min(ys) / 1.5, top * 1.5, "y", "µs")
+              + "plot " + ", ".join(plots) + "\n")
+    out = ["## Certificate time does not grow with executed launches", "",
+           "`ratios/FAMILY/PRESET` certifies two copies of one plan built with every repeat's iterations ×1 and "
+           "×8: the same words, 8× the executed launches. Solid: measured (medians of the benchmark's iterations; "
+           "it records no spread). Dotted: what a checker that unrolls would cost (time ∝ executed launches).", ""]
+    if ok:
+        out += figure("no_unrolling.png", "certificate time vs executed launches",
+                      "each solid segment is flat (x8/x1 in the ratios table), while the dotted guide of an "
+                      "unrolling checker rises 8×: the certificate's cost follows the words, not the launches.")
     return out
 
 
@@ -313,53 +297,88 @@ def precision_section(results, folder):
            "Per family: the clean medium plan and every precision-probe fault. *sites*: (launch, word) sites the "
            "certificate accepts among those the exact oracle accepts; *plans*: safe plans (exact verdict 0) the "
            "certificate certifies; *slack*: bytes the hulls claim that no iteration touches. All deterministic "
-           "except *time saved* (1 − certificate time / exact time).", ""]
-    rows, blocks = [], []
+           "except *time saved* (1 − certificate time / exact time, one run each).", ""]
+    rows, series = [], {}
+    fews = set()
     for family in results.families():
-        points = []
         entries = []
         for name in results.names(f"precision/{family}/"):
             m = re.search(r"few:(\d+)", name)
             if m:
                 entries.append((int(m.group(1)), name))
+        points = []
         for few, name in sorted(entries):
             if name in results.errors:
                 rows.append([family, few, "skipped: " + results.errors[name], "", "", "", "", ""])
                 continue
             c = lambda key: results.counter(name, key)
+            if c("site_precision") is None:
+                continue
             rows.append([family, few, f"{c('site_precision'):.4f} ({fmt_count(c('sites_certificate_accepted'))}/"
                                       f"{fmt_count(c('sites_exact_accepted'))})",
-                         f"{c('plan_precision'):.3f} ({fmt_count(c('plans_certificate_safe'))}/"
-                         f"{fmt_count(c('plans_exact_safe'))})", fmt_bytes(c("hull_slack_bytes")),
-                         f"{fmt_count(c('hulls'))} / {fmt_count(c('points'))}",
+                         f"{fmt_count(c('plans_certificate_safe'))} of {fmt_count(c('plans_exact_safe'))}",
+                         fmt_bytes(c("hull_slack_bytes")), f"{fmt_count(c('hulls'))} / {fmt_count(c('points'))}",
                          f"{100 * c('time_saved_vs_exact'):.1f}%" if c("time_saved_vs_exact") is not None else "-",
                          fmt_count(c("unsound_plans"))])
-            points.append((few, c("site_precision"), c("plan_precision"),
-                           (c("sites_exact_accepted") or 0) - (c("sites_certificate_accepted") or 0),
-                           max((c("hull_slack_bytes") or 0) / (1 << 20), 1e-3)))
+            fews.add(few)
+            points.append((few, (c("sites_exact_accepted") or 0) - (c("sites_certificate_accepted") or 0),
+                           c("hull_slack_bytes")))
         if points:
-            blocks.append((family, points))
-    out.append(table(["family", "few", "site precision (accepted/exact)", "plan precision", "hull slack",
-                      "hulls / points", "time saved vs exact", "unsound plans"], rows))
-    out.append("")
-    if blocks:
-        write_data(folder, "precision.dat", blocks)
-        def lines(column):
-            return ", ".join(f"'precision.dat' index {i} using 1:{column} with linespoints lw 2 pt {4 + 2 * i} "
-                             f"ps 1.4 dt {1 + i} title '{t}'" for i, (t, _) in enumerate(blocks))
-        ok = gnuplot(folder, "precision.gp", TERMINAL.replace("1000,640", "1500,520") +
-                     "set output 'precision.png'\nset multiplot layout 1,3 title 'Interval-hull precision vs few "
-                     "(medium presets and precision probes; lines overlap where families agree)'\n"
-                     "set logscale x 2\nset xrange [0.8:320]\nset grid\nset key top right\n"
-                     "set xlabel 'few (iterations given points, not a hull)'\n"
-                     "set title 'falsely rejected sites (exact accepts, certificate rejects)'\n"
-                     f"set ylabel 'sites'\nset yrange [0:*]\nplot {lines(4)}\n"
-                     "set title 'safe plans the certificate certifies'\nset ylabel 'share of safe plans'\n"
-                     f"set yrange [0:1.05]\nset key bottom right\nplot {lines(3)}\n"
-                     "set title 'hull slack'\nset ylabel 'MiB (log scale)'\nset logscale y\nset yrange [*:*]\n"
-                     f"set format y '%g'\nset key bottom left\nplot {lines(5)}\nunset multiplot\n")
-        if ok:
-            out += ["![precision vs few](precision.png)", ""]
+            series[family] = points
+    out += [table(["family", "few", "site precision (accepted/exact)", "safe plans certified", "hull slack",
+                   "hulls / points", "time saved vs exact", "unsound plans"], rows), ""]
+    if not series:
+        return out
+    fews = sorted(fews)
+    position = {few: i for i, few in enumerate(fews)}  # categories: no line crosses an unmeasured few
+
+    def merged(column):
+        """Families with identical values share one entry (they would hide each other)."""
+        groups = []
+        for family, points in series.items():
+            values = [(p[0], p[column]) for p in points]
+            for group in groups:
+                if group[1] == values:
+                    group[0].append(family)
+                    break
+            else:
+                groups.append(([family], values))
+        return groups
+
+    blocks, rejected_groups = [], merged(1)
+    for families, values in rejected_groups:
+        blocks.append((", ".join(families), [(position[few], v) for few, v in values]))
+    slack_groups = merged(2)
+    for families, values in slack_groups:
+        blocks.append((", ".join(families), [(position[few], v if v and v > 0 else None) for few, v in values]))
+    write_blocks(folder, "precision.dat", blocks, "few_index value")
+    n = len(rejected_groups)
+    top = max(v for _, values in rejected_groups for _, v in values)
+    slack = [v for _, values in slack_groups for _, v in values if v]
+    xtics = "set xtics (" + ", ".join(f"'{few}' {i}" for few, i in position.items()) + ")\n"
+
+    def plot(offset, groups):
+        return "plot " + ", ".join(
+            f"'precision.dat' index {offset + i} using ($1+{(i - (len(groups) - 1) / 2) * 0.08:.2f}):2 "
+            f"with points {style(i)} ps 2 lw 2 title '{', '.join(families)}'" for i, (families, _) in enumerate(groups))
+    script = (terminal(1400, 560) + "set output 'precision.png'\nset datafile missing '?'\n"
+              "set multiplot layout 1,2 title 'Interval-hull precision vs few (medium presets and precision probes; "
+              "families with identical values share a marker)'\n" + xtics +
+              f"set xrange [-0.5:{len(fews) - 0.5}]\nset xlabel 'few (iterations given as points, not a hull)'\n"
+              "set key top right box opaque reverse Left\n"
+              "set title 'falsely rejected sites (exact accepts, certificate rejects)'\nset ylabel 'sites'\n"
+              f"set yrange [-0.3:{top + 2}]\nset ytics 1\nset format y '%.0f'\n{plot(0, rejected_groups)}\n")
+    if slack:
+        script += ("set title 'hull slack (bytes the hulls claim, no iteration touches)'\nset logscale y 1024\n"
+                   "set ylabel 'bytes'\nset key bottom left box opaque reverse Left\n"
+                   f"set yrange [{min(slack) / 2}:{max(slack) * 2}]\nset format y '%.0b %BB'\n"
+                   f"set ytics auto\n{plot(n, slack_groups)}\n")
+    script += "unset multiplot\n"
+    if draw(folder, "precision.gp", script):
+        out += figure("precision.png", "precision vs few",
+                      "a larger few leaves fewer sites falsely rejected and shrinks the hull slack by orders of "
+                      "magnitude at few ≥ 64; the safe-plan counts (of 3 per family) are in the table. The figures are "
+                      "deterministic (no spread to draw).")
     return out
 
 
@@ -375,104 +394,127 @@ def arena_section(results, folder):
            "about 4.5 MiB per call). `mmap` (large stream only) maps fresh pages for each output and unmaps them, "
            "as glibc's malloc does above its mmap threshold; glibc itself raises that threshold to the largest "
            "block freed (up to 32 MiB), so after the first calls it stops mapping on this stream.", "",
-           "- **time per call**: median over repetitions of the uninstrumented timed loop; **vs floor**: divided by "
-           "the time of caller-owned buffers on the same stream.",
+           "- **time per call**: CPU time of the uninstrumented timed loop, median [IQR] over repetitions; "
+           "**vs floor**: the median divided by the median of caller-owned buffers on the same stream.",
            "- **alloc path**: what the strategy's own allocation path costs per call, measured in a probe pass "
-           "after the timed loop (a whole pass over the stream, or as many calls as were timed, at most 1024) with "
-           "CLOCK_MONOTONIC around its three allocations and around its three frees (pool: pops and pushes; "
-           "floor: the same intervals around nothing, the measurement's zero), less the clock's own cost; the "
-           "median and the mean over the probe calls. The **arena** cannot be taken apart from outside, so its "
-           "figure is an `ar_text_encode` of an empty batch on the same warm arena: the library's fixed per-call "
-           "path (argument check, holder CAS, rewind, reserve check, release), interleaved with the stream's calls; "
-           "its growths are counted under allocations (none after warm-up). The clock steps by the `timer "
-           "resolution` shown below, so medians under a few steps are coarse; the mean resolves finer.",
-           "- First-touch page faults are paid where the encoder writes fresh pages, not in the allocation path: "
-           "they show in time per call and in **minor faults/call** (getrusage of the thread over the timed loop; "
-           "**warm-up faults/call** over the first pass, in a process that has run other benchmarks before).",
+           "after the timed loop with CLOCK_MONOTONIC around its three allocations and its three frees (pool: "
+           "pops and pushes; floor: the same intervals around nothing, the measurement's zero), less the clock's "
+           "own cost: the mean over the probe calls, median [IQR] over repetitions. The **arena** cannot be taken "
+           "apart from outside: its figure is an `ar_text_encode` of an empty batch on the same warm arena, the "
+           "library's fixed per-call path. The clock steps by the timer resolution given below, which is why "
+           "the mean, not the per-call median, is shown.",
+           "- First-touch page faults are paid where the encoder writes fresh pages: they show in time per call "
+           "and in **minor faults/call** (getrusage of the thread over the timed loop).",
            "- **allocations/call**: arena growths, allocator calls, pool misses after warm-up; **reserved** vs "
-           "**high water**: bytes the strategy holds vs the most bytes one call writes; **NUMA node** of the latest "
-           "output pages (-1: unknown; `mmap` has unmapped them by the time they are looked up).", ""]
-    rows, data = [], []
+           "**high water**: bytes the strategy holds vs the most bytes one call writes; **NUMA node** of the "
+           "latest output pages (-1: unknown).", ""]
     streams = [s for s in STREAMS if any(n.startswith(f"arena/{s}/") for n in names)]
+    streams += sorted({n.split("/")[1] for n in names} - set(streams))
     strategies = [s for s in STRATEGIES if any(n.endswith(f"/{s}") for n in names)]
+    with_instructions = any(n.startswith("arena/") for n in results.instructions)
+    rows, data = [], []
     resolution = None
     for stream in streams:
         floor = results.time_ns(f"arena/{stream}/floor")
+        row_data = [stream]
         for strategy in strategies:
             name = f"arena/{stream}/{strategy}"
             if name in results.errors:
-                rows.append([stream, strategy, "skipped: " + results.errors[name]] + [""] * 10)
-                continue
+                rows.append([stream, strategy, "skipped: " + results.errors[name]] + [""] * 8)
             if not results.has(name):
+                row_data += ["?"] * 12
                 continue
             c = lambda key: results.counter(name, key)
-            t = results.time_ns(name)
+            stats = results.time_stats(name)
+            path = results.counter_stats(name, "alloc_path_mean_ns")
             resolution = resolution or c("timer_resolution_ns")
-            rows.append([stream, strategy, fmt_time(t), fmt_ratio(t / floor if t and floor else None),
-                         fmt_time(c("alloc_path_ns")), fmt_time(c("alloc_path_mean_ns")),
-                         fmt_ratio(c("allocations_per_call")), fmt_ratio(c("minor_faults_per_call")),
-                         fmt_ratio(c("warmup_minor_faults_per_call")), fmt_bytes(c("reserved_bytes")),
-                         fmt_bytes(c("high_water_bytes")), fmt_count(c("numa_node"))])
-
-        def value(strategy, compute):
-            name = f"arena/{stream}/{strategy}"
-            if not results.has(name) or name in results.errors:
-                return "?"
-            result = compute(name)
-            return "?" if result is None else result
-
-        # The log axis cannot show 0: a median under 1 ns is drawn at 1 ns (the table has the figure).
-        data.append([stream] +
-                    [value(s, lambda n: max(results.counter(n, "alloc_path_ns") or 0, 1.0)) for s in strategies] +
-                    [value(s, lambda n: results.time_ns(n) / floor if floor else None) for s in strategies] +
-                    [value(s, lambda n: results.counter(n, "allocations_per_call")) for s in strategies] +
-                    [value(s, lambda n: (results.counter(n, "reserved_bytes") or 0) /
-                           (results.counter(n, "high_water_bytes") or 1)) for s in strategies])
-    out.append(table(["stream", "strategy", "time per call", "vs floor", "alloc path (median)", "alloc path (mean)",
-                      "allocations/call", "minor faults/call", "warm-up faults/call", "reserved", "high water",
-                      "NUMA node"], rows))
-    out.append("")
+            row = [stream, strategy, fmt_spread(stats), fmt_ratio(stats[0] / floor if stats and floor else None),
+                   fmt_spread(path)]
+            if with_instructions:
+                row.append(fmt_instructions(results, name))
+            row += [fmt_ratio(c("allocations_per_call")), fmt_ratio(c("minor_faults_per_call")),
+                    fmt_bytes(c("reserved_bytes")), fmt_bytes(c("high_water_bytes")), fmt_count(c("numa_node"))]
+            rows.append(row)
+            # Plot columns per strategy: alloc path (mean ns) median q1 q3, time/floor median q1 q3,
+            # allocations per call, reserved / high water (then padding to 12).
+            if strategy == "floor" or path is None:
+                row_data += ["?", "?", "?"]
+            else:
+                row_data += [max(path[0], 0.1), max(path[1], 0.1), max(path[2], 0.1)]
+            row_data += ([stats[0] / floor, stats[1] / floor, stats[2] / floor] if stats and floor
+                         else ["?", "?", "?"])
+            allocations = c("allocations_per_call")
+            row_data += ["?" if allocations is None else allocations,
+                         (c("reserved_bytes") or 0) / (c("high_water_bytes") or 1), "?", "?", "?", "?"]
+        data.append(row_data)
+    header = ["stream", "strategy", "time per call", "vs floor", "alloc path (mean ns)"]
+    if with_instructions:
+        header.append("instructions per call")
+    header += ["allocations/call", "minor faults/call", "reserved", "high water", "NUMA node"]
+    out += [table(header, rows), ""]
     if resolution is not None:
         out += [f"Timer resolution seen by the probe: {fmt_time(resolution)} per step.", ""]
     if data and strategies:
         with open(os.path.join(folder, "arena.dat"), "w") as handle:
-            handle.write("# stream " + " ".join(f"{s}_{what}" for what in ("alloc_ns", "vs_floor", "allocs", "reserved_over_hw")
-                                                for s in strategies) + "\n")
+            handle.write("# stream, then per strategy (" + " ".join(strategies) + "): alloc_mean_ns median q1 q3, "
+                         "time/floor median q1 q3, allocations_per_call, reserved/high_water, 4 unused\n")
             for row in data:
                 handle.write(" ".join(str(v) for v in row) + "\n")
-        k = len(strategies)
-        numbers = lambda block: [v for row in data for v in row[1 + block * k:1 + (block + 1) * k] if v != "?"]
 
-        def plot(block, skip=()):
-            return "plot " + ", ".join(f"'arena.dat' using {block * k + i + 2}:xtic(1) title '{s}' "
-                                       f"lc rgb '{COLORS.get(s, '#000000')}'"
-                                       for i, s in enumerate(strategies) if s not in skip)
-        top_ratio = max(numbers(1) + [1.0])
-        top_allocs = max(numbers(2) + [1.0])
-        top_reserved = max(numbers(3) + [1.0])
-        ok = gnuplot(folder, "arena.gp", TERMINAL.replace("1000,640", "1500,1050") +
-                     "set output 'arena.png'\nset datafile missing '?'\n"
-                     "set multiplot layout 2,2 title 'Arena strategies over the same ar_text_encode stream "
-                     "(medians after one warm-up pass; see the report for what each panel measures)'\n"
-                     "set style data histograms\nset style histogram clustered gap 1\n"
-                     "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset grid ytics\n"
-                     "set key outside right top vertical\n"
-                     f"set xrange [-0.6:{len(data) - 0.4}]\nset xlabel 'stream (batch sizes)'\n"
-                     "set title 'allocation path per call (arena: an empty-batch call; floor: 0, not drawn)'\n"
-                     "set logscale y\nset format y '%g'\nset ylabel 'ns per call (log scale)'\n"
-                     "set yrange [1:*]\n" + plot(0, skip=("floor",)) + "\n"
-                     "unset logscale y\nset format y '%g'\n"
-                     "set title 'total time per call relative to caller-owned buffers (floor = 1)'\n"
-                     f"set ylabel 'time per call / floor time'\nset yrange [0:{top_ratio * 1.12:.2f}]\n"
-                     "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\n" +
-                     plot(1) + "\nunset arrow 1\n"
-                     "set title 'allocator calls per call after warm-up (0: arena growths, pool misses, floor)'\n"
-                     f"set ylabel 'allocations per call'\nset yrange [0:{top_allocs * 1.15:.2f}]\n" + plot(2) + "\n"
-                     "set title 'bytes held vs the most bytes one call writes'\n"
-                     f"set ylabel 'reserved / high water'\nset yrange [0:{top_reserved * 1.12:.2f}]\n" + plot(3) +
-                     "\nunset multiplot\n")
-        if ok:
-            out += ["![arena strategies](arena.png)", ""]
+        def col(strategy, offset):
+            return 2 + strategies.index(strategy) * 12 + offset
+
+        def bars(offset, skip=(), errors=True):
+            parts = []
+            for i, s in enumerate(strategies):
+                if s in skip:
+                    continue
+                using = (f"{col(s, offset)}:{col(s, offset + 1)}:{col(s, offset + 2)}:xtic(1)" if errors
+                         else f"{col(s, offset)}:xtic(1)")
+                parts.append(f"'arena.dat' using {using} title '{s}' lc rgb '{BARS[i % len(BARS)]}'")
+            return "plot " + ", ".join(parts) + "\n"
+
+        values = lambda offset, skip=(): [r[col(s, offset) - 1] for r in data for s in strategies
+                                          if s not in skip and r[col(s, offset) - 1] != "?"]
+        paths = values(0, ("floor",))
+        ratios = values(3) + values(5)
+        allocations = values(6)
+        reserved = values(7)
+        script = (terminal(1500, 1050) + "set output 'arena.png'\nset datafile missing '?'\n"
+                  "set multiplot layout 2,2 title 'Arena strategies over the same ar_text_encode streams "
+                  "(CPU time; bars: median, whiskers: IQR over repetitions)'\n"
+                  "set style fill solid 1.0 border lc rgb 'black'\nset boxwidth 0.9\nset grid noxtics ytics\n"
+                  "set key outside right top vertical\n"
+                  f"set xrange [-0.6:{len(data) - 0.4}]\nset xlabel 'stream'\n")
+        if paths:
+            script += ("set style data histograms\nset style histogram errorbars gap 1 lw 1\n"
+                       "set title 'allocation path per call (mean ns; arena: an empty-batch call)'\n"
+                       "set logscale y\nset ylabel 'ns per call'\n"
+                       + log_tics(min(paths) / 1.5, max(paths) * 1.5, "y", "ns")
+                       + f"set yrange [{min(paths) / 1.5}:{max(paths) * 1.5}]\n" + bars(0, ("floor",))
+                       + "unset logscale y\nset ytics auto\n")
+        if ratios:
+            script += ("set style data histograms\nset style histogram errorbars gap 1 lw 1\n"
+                       "set title 'time per call / floor time (1 = caller-owned buffers)'\n"
+                       "set ylabel 'ratio to the floor'\n"
+                       f"set yrange [0:{max(ratios) * 1.1:.3f}]\nset format y '%.1f'\n"
+                       "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\n"
+                       + bars(3) + "unset arrow 1\nset format y '%g'\n")
+        if allocations and max(allocations) > 0:
+            script += ("set style data histograms\nset style histogram clustered gap 1\n"
+                       "set title 'allocator calls per call after warm-up'\nset ylabel 'allocations per call'\n"
+                       f"set yrange [0:{max(allocations) * 1.15 + 0.1:.2f}]\nset ytics 1\n" + bars(6, errors=False)
+                       + "set ytics auto\n")
+        if reserved and max(reserved) != min(reserved):
+            script += ("set style data histograms\nset style histogram clustered gap 1\n"
+                       "set title 'bytes held / most bytes one call writes'\nset ylabel 'reserved / high water'\n"
+                       f"set yrange [0:{max(reserved) * 1.12:.2f}]\n" + bars(7, errors=False))
+        script += "unset multiplot\n"
+        if draw(folder, "arena.gp", script):
+            out += figure("arena.png", "arena strategies",
+                          "the arena makes no allocator call after warm-up and its per-call path is the "
+                          "cheapest after the pool's; where whiskers overlap the floor line, the time difference "
+                          "is within the noise (the compute hides the allocator on fixed/uniform/heavy).")
     gpu = results.names("gpu/")
     if gpu:
         out += ["### GPU", ""]
@@ -481,10 +523,11 @@ def arena_section(results, folder):
             if name in results.errors:
                 gpu_rows.append([name, "skipped: " + results.errors[name], "", ""])
             else:
-                gpu_rows.append([name, fmt_time(results.time_ns(name)),
+                gpu_rows.append([name, fmt_spread(results.time_stats(name)),
                                  fmt_ratio(results.counter(name, "allocations_per_call")),
                                  fmt_bytes(results.counter(name, "reserved_bytes"))])
-        out += [table(["benchmark", "time per call (CUDA events)", "allocations/call", "reserved"], gpu_rows), ""]
+        out += [table(["benchmark", "time per call (CUDA events, manual time)", "allocations/call", "reserved"],
+                      gpu_rows), ""]
     return out
 
 
@@ -498,80 +541,208 @@ def workspace_section(results, folder):
                 continue
             rows.append([family, preset, fmt_bytes(workspace), fmt_bytes(bound),
                          f"{workspace / bound:.3f}" if bound else "-"])
-            points.append((f"{family}/{preset}", workspace / (1 << 20), bound / (1 << 20)))
+            points.append((f"{family}/{preset}", workspace, bound))
     if not rows:
         return []
     out = ["## Workspace vs lower bound", "",
            "The generators' greedy-by-size planner: bytes its workspace spans, against the largest sum of planes "
            "live at once (no placement can do better).", "",
            table(["family", "preset", "workspace", "lower bound", "workspace / bound"], rows), ""]
+    all_optimal = all(b and w == b for _, w, b in points)
     with open(os.path.join(folder, "workspace.dat"), "w") as handle:
-        handle.write("# plan workspace lower_bound\n")
+        handle.write("# plan workspace_bytes lower_bound_bytes\n")
         for point in points:
             handle.write(" ".join(str(v) for v in point) + "\n")
-    ok = gnuplot(folder, "workspace.gp", TERMINAL.replace("1000,640", "1300,900") +
-                 "set output 'workspace.png'\nset multiplot layout 2,1 title 'Planner workspace vs lower bound "
-                 "per plan'\nset style data histograms\nset style histogram clustered gap 1\n"
-                 "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\nset key top left\n"
-                 "set xtics rotate by -35\nset rmargin 10\nset bmargin 6\n"
-                 "set title 'bytes'\nset logscale y\nset ylabel 'MiB (log scale)'\n"
-                 "plot 'workspace.dat' using 2:xtic(1) title 'workspace', '' using 3 title 'lower bound'\n"
-                 "set title 'workspace / lower bound (1 = optimal)'\nunset logscale y\nset ylabel 'ratio'\n"
-                 "set yrange [0:1.25]\nunset key\nplot 'workspace.dat' using ($2/$3):xtic(1) title 'workspace / lower bound' "
-                 "lc rgb '#4477aa'\nunset multiplot\n")
-    if ok:
-        out += ["![workspace vs lower bound](workspace.png)", ""]
+    values = [v for _, w, b in points for v in (w, b) if v]
+    script = (terminal(1300, 640) + "set output 'workspace.png'\n"
+              "set title 'Planner workspace and the lower bound per plan (bytes, log scale)'\n"
+              "set style data histograms\nset style histogram clustered gap 1\n"
+              "set style fill solid 1.0 border lc rgb 'black'\nset boxwidth 0.9\nset grid noxtics ytics\n"
+              "set key top left box opaque reverse Left\nset xtics rotate by -35\nset bmargin 7\nset rmargin 9\n"
+              "set logscale y 1024\n"
+              f"set ylabel 'bytes'\nset yrange [{min(values) / 2}:{max(values) * 3}]\nset format y '%.0b %BB'\n"
+              f"plot 'workspace.dat' using 2:xtic(1) title 'workspace' lc rgb '{BARS[1]}', "
+              f"'' using 3 title 'lower bound' lc rgb '{BARS[5]}'\n")
+    if draw(folder, "workspace.gp", script):
+        out += figure("workspace.png", "workspace vs lower bound",
+                      ("every plan's workspace equals its lower bound (ratio 1.000 in the table), so no ratio "
+                       "panel is drawn" if all_optimal else
+                       "where the two bars differ the planner left room over the lower bound (ratios in the "
+                       "table)") + "; sizes span several orders of magnitude across presets.")
     return out
 
 
-def environment_section(results):
+def placement_section(results, folder):
+    """placement/INSTANCE/STRATEGY: height against the lower bound per instance set (the instance's
+    name up to its first '-' or digit), a table and a plot per set."""
+    names = [n for n in results.names("placement/") if len(n.split("/")) >= 3]
+    if not names:
+        return []
+
+    def find(name, *words):
+        for key in sorted(results.runs.get(name, [{}])[0]):
+            if all(w in key for w in words):
+                return results.counter(name, key)
+        return None
+    sets = {}
+    for name in names:
+        instance = name.split("/")[1]
+        sets.setdefault(re.split(r"[-_.:]|(?<=[a-z])(?=\d)", instance)[0] or instance, []).append(name)
+    out = ["## Placement strategies", "",
+           "`placement/INSTANCE/STRATEGY`: the height a strategy's placement reaches, the lower bound (the most "
+           "bytes live at once), their ratio, the height against the capacity, the solve time (CPU, median [IQR]) "
+           "and the certificate's verdict on the placement (0 = certified).", ""]
+    for set_name, members in sorted(sets.items()):
+        rows, blocks = [], {}
+        for name in sorted(members):
+            instance, strategy = name.split("/")[1], "/".join(name.split("/")[2:])
+            if name in results.errors:
+                rows.append([instance, strategy, "skipped: " + results.errors[name], "", "", "", "", ""])
+                continue
+            height = next((results.counter(name, k) for k in ("height_bytes", "height") if
+                           results.counter(name, k) is not None), None)
+            bound = next((results.counter(name, k) for k in ("lower_bound_bytes", "lower_bound", "max_live_bytes")
+                          if results.counter(name, k) is not None), None)
+            ratio = find(name, "height_over_lower") or (height / bound if height and bound else None)
+            capacity = find(name, "height_over_capacity")
+            rows.append([instance, strategy, fmt_bytes(height), fmt_bytes(bound), fmt_ratio(ratio, 4),
+                         fmt_ratio(capacity, 4), fmt_spread(results.time_stats(name)),
+                         fmt_count(find(name, "verdict"))])
+            if ratio is not None:
+                blocks.setdefault(strategy, []).append((instance, ratio))
+        out += [f"### {set_name}", "", table(["instance", "strategy", "height", "lower bound", "height / bound",
+                                               "height / capacity", "solve time", "verdict"], rows), ""]
+        if blocks:
+            instances = sorted({i for pts in blocks.values() for i, _ in pts})
+            png = f"placement_{re.sub(r'[^A-Za-z0-9]', '_', set_name)}.png"
+            with open(os.path.join(folder, png[:-4] + ".dat"), "w") as handle:
+                handle.write("# instance " + " ".join(blocks) + "\n")
+                for instance in instances:
+                    values = [dict(pts).get(instance, "?") for pts in blocks.values()]
+                    handle.write(instance + " " + " ".join(str(v) for v in values) + "\n")
+            plots = ", ".join(f"'{png[:-4]}.dat' using {i + 2}:xtic(1) title '{s}' lc rgb '{BARS[i % len(BARS)]}'"
+                              for i, s in enumerate(blocks))
+            top = max(v for pts in blocks.values() for _, v in pts)
+            ok = draw(folder, png[:-4] + ".gp", terminal(1300, 640) + f"set output '{png}'\n"
+                      f"set title 'Placement height / lower bound per instance ({set_name})'\n"
+                      "set datafile missing '?'\nset style data histograms\nset style histogram clustered gap 1\n"
+                      "set style fill solid 1.0 border lc rgb 'black'\nset boxwidth 0.9\nset grid noxtics ytics\n"
+                      "set key outside right top\nset xtics rotate by -35\nset bmargin 7\n"
+                      "set ylabel 'height / lower bound (1 = optimal)'\n"
+                      f"set yrange [0:{max(top * 1.1, 1.1):.3f}]\n"
+                      "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\n"
+                      f"plot {plots}\n")
+            if ok:
+                out += figure(png, f"placement {set_name}",
+                              "bars at the dashed line reach the lower bound; the taller a bar, the more room "
+                              "that strategy leaves unused on that instance.")
+    return out
+
+
+def instructions_section(results, folder):
+    """Every instruction count in the files, next to the same benchmark's time."""
+    if not results.instructions:
+        return []
+    rows = [[f"`{name}`", fmt_instructions(results, name), fmt_spread(results.time_stats(name))]
+            for name in sorted(results.instructions)]
+    return ["## Instruction counts", "",
+            "Counted with callgrind (deterministic: two runs of one build agree exactly), per "
+            f"{results.instructions_per or 'iteration'}; what scripts/compare judges first when both files "
+            "have them. The time beside each is from the timed run of the same benchmark, if any.", "",
+            table(["benchmark", "instructions", "CPU time"], rows), ""]
+
+
+def skipped_section(results, folder):
+    if not results.errors:
+        return []
+    return ["## Skipped benchmarks", "", table(["benchmark", "reason"],
+                                               [[n, m] for n, m in sorted(results.errors.items())]), ""]
+
+
+def environment_section(results, folder):
     out = ["## Environment", ""]
     for path, context in results.files:
-        out.append(f"**{os.path.basename(path)}**")
-        out.append("")
-        keys = ["arenaref_commit", "arenaref_dirty", "arenaref_host", "date", "profile", "compiler", "c_flags",
-                "build_type", "library_build_type", "benchmark_version", "hwloc_version", "jansson_version",
-                "cuda_version", "gpus", "cpu_model", "cpu_count", "num_cpus", "mhz_per_cpu", "cpu_governor",
-                "cpu_boost", "topology", "topology_xml", "seeds", "planted_slowdown"]
+        out += [f"**{os.path.basename(path)}**", ""]
+        keys = ["arenaref_commit", "arenaref_dirty", "arenaref_host", "arenaref_mode", "arenaref_command",
+                "arenaref_filter", "date", "profile", "compiler", "c_flags", "build_type", "library_build_type",
+                "benchmark_version", "hwloc_version", "jansson_version", "cuda_version", "gpus", "cpu_model",
+                "cpu_count", "num_cpus", "mhz_per_cpu", "cpu_governor", "cpu_boost", "topology", "topology_xml",
+                "seeds", "planted_slowdown"]
         keys += sorted(k for k in context if k not in keys and k != "caches")
-        rows = [[k, str(context[k])] for k in keys if k in context]
-        out += [table(["field", "value"], rows), ""]
+        out += [table(["field", "value"], [[k, str(context[k])] for k in keys if k in context]), ""]
     return out
+
+
+# The report, in order. A new benchmark group adds its section here.
+SECTIONS = [
+    ("ratios", ratios_section),
+    ("certificate", certificate_section),
+    ("no-unrolling", no_unrolling_section),
+    ("precision", precision_section),
+    ("arena", arena_section),
+    ("workspace", workspace_section),
+    ("placement", placement_section),
+    ("instructions", instructions_section),
+    ("skipped", skipped_section),
+    ("environment", environment_section),
+]
+
+
+def header(results, name):
+    context = results.files[0][1]
+    commits = sorted({c.get("arenaref_commit", "unknown")[:12] for _, c in results.files})
+    lines = [f"# arenaref benchmark report: {name}", "",
+             f"From {', '.join(os.path.basename(p) for p, _ in results.files)} "
+             f"(commit {', '.join(commits)}, dirty {context.get('arenaref_dirty', '?')}, "
+             f"profile {context.get('profile', '?')}, {context.get('date', '')}). Host: "
+             f"{context.get('cpu_model', '?')}, {context.get('num_cpus', '?')} CPUs; Google Benchmark library build "
+             f"type {context.get('library_build_type', '?')}; GPUs: {context.get('gpus', '?')}.", "",
+             "**How to read the times.** Every time is CPU time per iteration (GPU benchmarks: manual time from "
+             "CUDA events), the quantity `scripts/compare` judges: the median over the repetitions, with the "
+             "interquartile range in brackets (25th–75th percentile); a benchmark that ran once says \"1 run\". "
+             "On a shared machine wall time also counts waiting for a core, so it is not used. Instruction "
+             "counts, where a file has them, are deterministic and shown beside the times.", ""]
+    if results.replaced:
+        lines += [f"Merged with `--duplicates last`: {len(results.replaced)} benchmark(s) of an earlier file were "
+                  f"replaced by a later file's (e.g. `{results.replaced[0][0]}`).", ""]
+    elif results.duplicates == "pool" and len(results.files) > 1:
+        lines += ["Merged with `--duplicates pool`: the repetitions of a benchmark found in several files are "
+                  "pooled.", ""]
+    digest, count = deterministic_digest(results)
+    lines += [f"Deterministic figures (verdicts, plan sizes, precision, workspace; {count} counters) digest: "
+              f"`{digest}`. Another run of the same commit and profile must give the same digest; "
+              "`scripts/reproduce RESULTS.json` checks it.", ""]
+    return lines
 
 
 def main():
-    parser = argparse.ArgumentParser(prog="scripts/report")
-    parser.add_argument("results", nargs="+")
-    parser.add_argument("--name")
-    parser.add_argument("--root", default=".")
+    parser = argparse.ArgumentParser(
+        prog="scripts/report",
+        description="Write a report (report.md and PNG plots) from results files alone.",
+        epilog="Exit: 0 written, 2 bad input (unreadable or not a results file, clashing benchmarks).")
+    parser.add_argument("results", nargs="+", help="results files (scripts/bench's JSON); "
+                        "an instruction-mode file adds its counts to the timed file's benchmarks")
+    parser.add_argument("--name", help="the report's name (default: the first file's name without .json); "
+                        "the folder is reports/NAME unless --out is given")
+    parser.add_argument("--out", help="write the report into this folder instead of reports/NAME")
+    parser.add_argument("--duplicates", default="error", choices=sorted(DUPLICATES),
+                        help="when several files hold the same benchmark: " +
+                        "; ".join(f"{k}: {v}" for k, v in DUPLICATES.items()) + " (default: error)")
+    parser.add_argument("--root", default=".", help="the repository root (scripts/report passes it)")
     args = parser.parse_args()
-    results = Results(args.results)
+    try:
+        results = Results(args.results, args.duplicates)
+    except BadInput as error:
+        fail("scripts/report", error)
     name = args.name or os.path.splitext(os.path.basename(args.results[0]))[0]
-    folder = os.path.join(args.root, "reports", name)
+    folder = args.out or os.path.join(args.root, "reports", name)
     os.makedirs(folder, exist_ok=True)
     for old in os.listdir(folder):
         if old.endswith((".png", ".dat", ".gp")):
             os.remove(os.path.join(folder, old))
-    context = results.files[0][1]
-    lines = [f"# arenaref benchmark report: {name}", "",
-             f"From {', '.join(os.path.basename(p) for p, _ in results.files)} "
-             f"(commit {context.get('arenaref_commit', 'unknown')[:12]}, dirty {context.get('arenaref_dirty', '?')}, "
-             f"profile {context.get('profile', '?')}, {context.get('date', '')}). Host: {context.get('cpu_model', '?')}, "
-             f"{context.get('num_cpus', '?')} CPUs; Google Benchmark library build type "
-             f"{context.get('library_build_type', '?')}; GPUs: {context.get('gpus', '?')}.", ""]
-    digest, count = deterministic_digest(results)
-    lines += [f"Deterministic figures (verdicts, plan sizes, precision, workspace; {count} counters) digest: "
-              f"`{digest}`. These figures do not depend on timing: another run of the same commit "
-              f"must print the same digest (compare two reports to check).", ""]
-    lines += ratios_section(results)
-    lines += certificate_section(results, folder)
-    lines += precision_section(results, folder)
-    lines += arena_section(results, folder)
-    lines += workspace_section(results, folder)
-    if results.errors:
-        lines += ["## Skipped benchmarks", "", table(["benchmark", "reason"],
-                                                     [[n, m] for n, m in sorted(results.errors.items())]), ""]
-    lines += environment_section(results)
+    lines = header(results, name)
+    for _, section in SECTIONS:
+        lines += section(results, folder)
     path = os.path.join(folder, "report.md")
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")

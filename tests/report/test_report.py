@@ -1,0 +1,76 @@
+"""scripts/lib/report.py on made-up results files: what a reader relies on.
+
+Times are CPU times with their IQR, instruction counts sit beside them, clashing files are
+refused (exit 2) unless a policy is named, pooled runs give the pooled quartiles, and a file
+that is not a results file is exit 2 with its name in the message.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = sys.argv[1]
+REPORT = os.path.join(ROOT, "scripts", "lib", "report.py")
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print(f"FAIL: {what}")
+
+
+def results(path, cpu_times, commit="c0ffee", instructions=None, mode="time"):
+    runs = []
+    for i, cpu in enumerate(cpu_times):
+        entry = {"name": "certify/decoder/tiny/repeats:9", "run_name": "certify/decoder/tiny/repeats:9",
+                 "run_type": "iteration", "repetitions": len(cpu_times), "repetition_index": i,
+                 "iterations": 100, "real_time": cpu * 3, "cpu_time": cpu, "time_unit": "us",
+                 "words": 164.0, "launches": 30.0, "executed_launches": 78.0, "verdict": 0.0}
+        if instructions is not None:
+            entry["instructions"] = instructions
+        runs.append(entry)
+    context = {"arenaref_commit": commit, "arenaref_dirty": "false", "profile": "quick", "arenaref_mode": mode}
+    with open(path, "w") as handle:
+        json.dump({"context": context, "benchmarks": runs}, handle)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, REPORT, *args], capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    a, b, i = (os.path.join(tmp, n) for n in ("a.json", "b.json", "i.json"))
+    results(a, [10, 11, 12, 13, 14])
+    results(b, [20, 21, 22])
+    results(i, [999, 999, 999], instructions=177246, mode="instructions")
+    out = os.path.join(tmp, "r")
+    done = run(a, i, "--out", out)
+    check(done.returncode == 0, f"report of a time file and an instruction file: {done.stderr}")
+    text = open(os.path.join(out, "report.md")).read()
+    # CPU time (not real time, three times larger), median 12 with quartiles 11 and 13.
+    check("12 µs [11–13]" in text, "certify time is the CPU-time median with its IQR")
+    check("36 µs" not in text, "wall time is not shown")
+    check("177,246" in text, "the instruction count is shown beside the time")
+    check("999" not in text, "times taken under callgrind are not shown")
+    check(os.path.exists(os.path.join(out, "cert_time.png")), "cert_time.png is drawn")
+    clash = run(a, b, "--out", out)
+    check(clash.returncode == 2 and "--duplicates" in clash.stderr, "two files with one benchmark: exit 2")
+    pooled = run(a, b, "--out", out, "--duplicates", "pool")
+    text = open(os.path.join(out, "report.md")).read()
+    check(pooled.returncode == 0 and "13.5 µs [11.8–20.2]" in text, "pooled runs give the pooled quartiles")
+    results(b, [20, 21, 22], commit="other")
+    mixed = run(a, b, "--out", out, "--duplicates", "pool")
+    check(mixed.returncode == 2 and "arenaref_commit" in mixed.stderr, "pooling two commits is refused")
+    last = run(a, b, "--out", out, "--duplicates", "last")
+    text = open(os.path.join(out, "report.md")).read()
+    check(last.returncode == 0 and "21 µs [20.5–21.5]" in text and "--duplicates last" in text,
+          "--duplicates last keeps the later file and says so")
+    with open(b, "w") as handle:
+        handle.write("{\"context\": {}}")
+    bad = run(b, "--out", out)
+    check(bad.returncode == 2 and "b.json" in bad.stderr, "not a results file: exit 2 naming it")
+
+print(f"{9 - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
