@@ -414,8 +414,9 @@ def plant_fault(trace, an, rule, seed):
                 or gb["last"] < ga["first"]
                 or gb["first"] > ga["last"]
                 or gb["base"] == ga["base"]
+                or gb["base"] + ga["size"] > trace["arena_hi"]
             ):
-                continue
+                continue  # moved, t stays inside the arena: it meets no global, whatever the heap
             pairs.append((a, b))
 
     def expected(a, new_base):

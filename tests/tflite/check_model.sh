@@ -32,6 +32,13 @@ for rule in B D; do
     class=$(meta "$f" fault.expect_class)
     [ "$class" = "$rule" ] || fail "$f: meta says class $class, asked for $rule"
     expect_class "$f" "$class"
+    # The moved tensor stays inside the arena's window, so the class never depends on where the
+    # heap put the persistent arena (a global) in this process.
+    /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); f=p["meta"]["fault"]
+w=p["windows"][0]; lo=int(w["base"],16); size=[q["size"] for ph in p["phases"]
+for q in ph["planes"] if q["name"]==f["plane"]][0]
+sys.exit(0 if lo <= int(f["to"],16) and int(f["to"],16)+size <= lo+w["size"] else 1)' "$f" \
+      || fail "$f: the moved tensor leaves the arena window"
   done
 done
 # The same seed plants the same fault (reproducible).
