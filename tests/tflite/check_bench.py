@@ -3,6 +3,7 @@ entries run and their counters checked: the certificate gives 0, both planted fa
 class their meta names and nothing unsound is certified, LiteRT's arena is at least the max-live
 bound, and every strategy of place.h places the same lifetimes validly, no lower than the
 bound. Usage: check_bench.py TFLITE_PLAN ARENAREF_BENCH DIR"""
+
 import json
 import os
 import subprocess
@@ -25,8 +26,14 @@ with open(os.path.join(plans, "index.tsv")) as f:
 expect(len({r[0] for r in rows}) == 7, "the index lists the seven shipped models")
 out = os.path.join(work, "run.json")
 env = dict(os.environ, ARENAREF_TFLITE_PLANS=plans)
-command = [bench, "--benchmark_filter=tflite/face_landmark", "--benchmark_min_time=0.001",
-           "--benchmark_repetitions=1", f"--benchmark_out={out}", "--benchmark_out_format=json"]
+command = [
+    bench,
+    "--benchmark_filter=tflite/face_landmark",
+    "--benchmark_min_time=0.001",
+    "--benchmark_repetitions=1",
+    f"--benchmark_out={out}",
+    "--benchmark_out_format=json",
+]
 done = subprocess.run(command, env=env, capture_output=True, text=True)
 expect(done.returncode == 0, f"arenaref_bench exit status {done.returncode}")
 if done.returncode:
@@ -39,18 +46,24 @@ for entry in json.load(open(out))["benchmarks"]:
 c = runs.get("certify/tflite/face_landmark", {})
 expect(c.get("verdict") == 0 and c.get("ops") == 97, "certify: verdict 0 on 97 ops")
 p = runs.get("precision/tflite/face_landmark", {})
-expect(p.get("verdict_classes_match") == 3 and p.get("unsound_plans") == 0,
-       "precision: the clean plan and both faults get their class, nothing unsound")
+expect(
+    p.get("verdict_classes_match") == 3 and p.get("unsound_plans") == 0,
+    "precision: the clean plan and both faults get their class, nothing unsound",
+)
 own_name = "placement/tflite/face_landmark/litert"
 own = runs.get(own_name, {})
 bound = own.get("lower_bound_bytes", 0)
-expect(0 < bound <= own.get("height_bytes", 0) == own.get("litert_arena_bytes"),
-       "placement/litert: LiteRT's arena is its height, at least the max-live bound")
+expect(
+    0 < bound <= own.get("height_bytes", 0) == own.get("litert_arena_bytes"),
+    "placement/litert: LiteRT's arena is its height, at least the max-live bound",
+)
 ours = [n for n in runs if n.startswith("placement/tflite/face_landmark/") and n != own_name]
 expect(len(ours) == 5, f"the five strategies of place.h ran ({len(ours)})")
 for name in ours:
     run = runs[name]
-    expect(run.get("valid") == 1 and run.get("height_bytes", 0) >= bound,
-           f"{name}: valid, height {run.get('height_bytes')} >= bound {bound}")
+    expect(
+        run.get("valid") == 1 and run.get("height_bytes", 0) >= bound,
+        f"{name}: valid, height {run.get('height_bytes')} >= bound {bound}",
+    )
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)
