@@ -702,6 +702,13 @@ def header(results, name):
              "interquartile range in brackets (25th–75th percentile); a benchmark that ran once says \"1 run\". "
              "On a shared machine wall time also counts waiting for a core, so it is not used. Instruction "
              "counts, where a file has them, are deterministic and shown beside the times.", ""]
+    for path, noise in results.noise.items():
+        load = noise.get("load_average_1min") or {}
+        if load:
+            lines += [f"Machine load during `{os.path.basename(path)}` (scripts/bench's {noise.get('samples', '?')} "
+                      f"samples): 1-minute load average median {load.get('median')} (min {load.get('min')}, max "
+                      f"{load.get('max')}) on {results.files[0][1].get('num_cpus', '?')} CPUs, CPU steal "
+                      f"{noise.get('cpu_steal_percent', '?')}%, busy {noise.get('cpu_busy_percent', '?')}%.", ""]
     if results.replaced:
         lines += [f"Merged with `--duplicates last`: {len(results.replaced)} benchmark(s) of an earlier file were "
                   f"replaced by a later file's (e.g. `{results.replaced[0][0]}`).", ""]
