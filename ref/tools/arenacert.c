@@ -20,6 +20,12 @@ static void usage(FILE *out) {
             "                    \"verdict: N\" and the reason; exit 0 certified, 1 rejected,\n"
             "                    2 malformed plan or bad usage. PLAN \"-\" reads standard input.\n"
             "  gen ...           generate a workload plan (arenacert gen --help)\n"
+            "  place PROBLEM.csv [--strategy NAME] [--capacity B] [--time-limit S]\n"
+            "                    place buffers (MiniMalloc's CSV); --list: the strategies\n"
+            "  import SOLUTION.csv [--alignment N] [--base ADDR]\n"
+            "                    a placement as a plan that certifies exactly when it is valid\n"
+            "  export-problem PLAN.json\n"
+            "                    a plan's planes as a problem CSV\n"
             "\n"
             "  --help            this text\n"
             "  --version         the version\n");
@@ -42,6 +48,10 @@ int main(int argc, char **argv) {
     }
     if (strcmp(command, "certify") == 0) return arenacert_certify_main(argc - 2, argv + 2);
     if (strcmp(command, "gen") == 0) return arenacert_gen_main(argc - 2, argv + 2);
+    if (strcmp(command, "place") == 0) return arenacert_place_main(argc - 2, argv + 2);
+    if (strcmp(command, "import") == 0) return arenacert_import_main(argc - 2, argv + 2);
+    if (strcmp(command, "export-problem") == 0)
+        return arenacert_export_problem_main(argc - 2, argv + 2);
     fprintf(stderr, "arenacert: unknown command \"%s\"\n", command);
     usage(stderr);
     return 2;

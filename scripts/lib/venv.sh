@@ -1,14 +1,15 @@
 # Shared by the scripts that need Python packages from PyPI: one virtual environment under the
 # build folder (build/venv, or $ARENAREF_VENV), made with Debian's python3, never system-wide.
 # Each group is a pinned requirements file in scripts/lib/requirements/GROUP.txt, installed once
-# (a stamp per group records the file's digest, so editing a pin reinstalls). Sourced, not run.
+# (a stamp per group records the file's digest, so editing a pin reinstalls). A line
+# "# arenaref-pip-options: --no-deps" in a group file adds pip options for that group. Sourced.
 #   source scripts/lib/venv.sh; ensure_venv tflite consumers; "$ARENAREF_VENV/bin/python" ...
 _arenaref_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ARENAREF_VENV=${ARENAREF_VENV:-$_arenaref_root/build/venv}
 export ARENAREF_VENV
 
 ensure_venv() {
-  local group req stamp digest
+  local group req stamp digest options
   if [ ! -x "$ARENAREF_VENV/bin/python" ]; then
     if ! /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null; then
       source "$_arenaref_root/scripts/lib/deps.sh"
@@ -25,7 +26,9 @@ ensure_venv() {
     stamp="$ARENAREF_VENV/.arenaref-$group-$digest"
     [ -f "$stamp" ] && continue
     echo "arenaref: installing Python group '$group' into $ARENAREF_VENV" >&2
-    "$ARENAREF_VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$req" \
+    options=$(sed -n 's/^# arenaref-pip-options: //p' "$req")
+    # shellcheck disable=SC2086
+    "$ARENAREF_VENV/bin/python" -m pip install --disable-pip-version-check -q $options -r "$req" \
       || { echo "arenaref: pip install -r $req failed" >&2; return 1; }
     rm -f "$ARENAREF_VENV/.arenaref-$group-"*
     touch "$stamp"

@@ -20,7 +20,8 @@ static inline uint32_t ref_fmix32(uint32_t h) {
 }
 
 static inline float ref_value(uint32_t t, size_t j, size_t d) {
-    uint32_t h = ref_fmix32(t * 0x9E3779B1u ^ (uint32_t)(j + 1) * 0x85EBCA77u ^ (uint32_t)(d + 1) * 0xC2B2AE3Du);
+    uint32_t h = ref_fmix32(t * 0x9E3779B1u ^ (uint32_t)(j + 1) * 0x85EBCA77u ^
+                            (uint32_t)(d + 1) * 0xC2B2AE3Du);
     return (float)((int32_t)(h >> 8) - 8388608) * 0x1p-23f;
 }
 
@@ -51,7 +52,8 @@ static inline test_tape_t test_tape_make(size_t count, size_t const *lengths, ui
     tape.offsets = malloc((count + 1) * sizeof(size_t));
     if (!tape.tokens || !tape.offsets) abort();
     tape.offsets[0] = 0;
-    for (size_t i = 0; i < count; ++i) tape.offsets[i + 1] = tape.offsets[i] + lengths[i] * sizeof(uint32_t);
+    for (size_t i = 0; i < count; ++i)
+        tape.offsets[i + 1] = tape.offsets[i] + lengths[i] * sizeof(uint32_t);
     for (size_t k = 0; k < tape.total; ++k) tape.tokens[k] = test_next(&seed);
     tape.view = (ar_tape_view_t){.data = tape.tokens, .offsets = tape.offsets, .count = count};
     return tape;
@@ -74,7 +76,8 @@ static inline void test_tape_free(test_tape_t *tape) {
 }
 
 /* How many of the embeddings (host view) differ in bits from the documented values. */
-static inline size_t test_embedding_mismatches(test_tape_t const *tape, ar_rows_view_t const *view, size_t dimensions) {
+static inline size_t test_embedding_mismatches(test_tape_t const *tape, ar_rows_view_t const *view,
+                                               size_t dimensions) {
     size_t mismatches = 0;
     for (size_t i = 0; i < tape->count; ++i) {
         uint32_t const *tokens = tape->tokens + tape->offsets[i] / sizeof(uint32_t);
@@ -87,18 +90,21 @@ static inline size_t test_embedding_mismatches(test_tape_t const *tape, ar_rows_
     return mismatches;
 }
 
-static inline size_t test_state_mismatches(test_tape_t const *tape, ar_rows_tape_view_t const *view, size_t dimensions) {
+static inline size_t test_state_mismatches(test_tape_t const *tape, ar_rows_tape_view_t const *view,
+                                           size_t dimensions) {
     size_t mismatches = 0;
     for (size_t i = 0; i < tape->count; ++i) {
         size_t n = (tape->offsets[i + 1] - tape->offsets[i]) / sizeof(uint32_t);
         size_t first = tape->offsets[i] / sizeof(uint32_t);
-        if (ar_rows_tape_offset(view, i) != first || ar_rows_tape_offset(view, i + 1) != first + n) {
+        if (ar_rows_tape_offset(view, i) != first ||
+            ar_rows_tape_offset(view, i + 1) != first + n) {
             ++mismatches;
             continue;
         }
         for (size_t j = 0; j < n; ++j)
             for (size_t d = 0; d < dimensions; ++d) {
-                float expected = ref_value(tape->tokens[first + j], j, d), got = ar_rows_tape_f32(view, first + j, d);
+                float expected = ref_value(tape->tokens[first + j], j, d),
+                      got = ar_rows_tape_f32(view, first + j, d);
                 if (memcmp(&expected, &got, sizeof got) != 0) ++mismatches;
             }
     }

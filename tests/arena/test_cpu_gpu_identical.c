@@ -8,16 +8,27 @@
 #ifdef ARENAREF_HAVE_CUDA
 #include "arenaref/cuda.h"
 
-static void compare(ar_executor_t cpu, ar_arena_t cpu_arena, ar_executor_t gpu, ar_arena_t gpu_arena,
-                    ar_tape_view_t texts, ar_tape_view_t gpu_texts, size_t dimensions) {
+static void compare(ar_executor_t cpu, ar_arena_t cpu_arena, ar_executor_t gpu,
+                    ar_arena_t gpu_arena, ar_tape_view_t texts, ar_tape_view_t gpu_texts,
+                    size_t dimensions) {
     ar_outcome_t outcome = {0};
     ar_rows_view_t a, b;
     ar_rows_tape_view_t sa, sb;
-    ar_text_encode(&(ar_text_encode_t){.executor = cpu, .arena = cpu_arena, .texts = texts, .dimensions = dimensions,
-                                       .embeddings = &a, .states = &sa, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = cpu,
+                                       .arena = cpu_arena,
+                                       .texts = texts,
+                                       .dimensions = dimensions,
+                                       .embeddings = &a,
+                                       .states = &sa,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
-    ar_text_encode(&(ar_text_encode_t){.executor = gpu, .arena = gpu_arena, .texts = gpu_texts,
-                                       .dimensions = dimensions, .embeddings = &b, .states = &sb, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = gpu,
+                                       .arena = gpu_arena,
+                                       .texts = gpu_texts,
+                                       .dimensions = dimensions,
+                                       .embeddings = &b,
+                                       .states = &sb,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     size_t bytes = a.count * a.stride, state_bytes = sa.rows * sa.stride;
     unsigned char *host = malloc(bytes + state_bytes + 1);
@@ -38,9 +49,10 @@ int main(void) {
     if (count == 0) skip_test("no CUDA device on this machine");
     ar_outcome_t outcome = {0};
     ar_executor_t cpu = NULL, gpu = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &cpu, .residency = ar_residency_ram_k, .device = -1});
-    ar_executor_init(&(ar_executor_init_t){.executor = &gpu, .residency = ar_residency_vram_k, .device = 0,
-                                           .outcome = &outcome});
+    ar_executor_init(
+        &(ar_executor_init_t){.executor = &cpu, .residency = ar_residency_ram_k, .device = -1});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &gpu, .residency = ar_residency_vram_k, .device = 0, .outcome = &outcome});
     require_true(cpu && gpu);
     ar_arena_t cpu_arena = NULL, gpu_arena = NULL;
     ar_arena_init(&(ar_arena_init_t){.arena = &cpu_arena, .executor = cpu});
@@ -52,7 +64,8 @@ int main(void) {
         for (uint64_t seed = 0; seed < 6; ++seed) {
             size_t items = 1 + (size_t)(seed * 37 % 300);
             size_t *lengths = malloc(items * sizeof(size_t));
-            for (size_t i = 0; i < items; ++i) lengths[i] = (i * 31 + seed) % 5 == 0 ? 0 : (i * 17 + seed * 3) % 300;
+            for (size_t i = 0; i < items; ++i)
+                lengths[i] = (i * 31 + seed) % 5 == 0 ? 0 : (i * 17 + seed * 3) % 300;
             test_tape_t tape = test_tape_make(items, lengths, seed * 1000 + w);
             free(lengths);
             compare(cpu, cpu_arena, gpu, gpu_arena, tape.view, tape.view, widths[w]);

@@ -8,7 +8,8 @@
 static void expect_description(ar_arena_t arena, ar_residency_t residency, int32_t device) {
     ar_outcome_t outcome = {0};
     ar_arena_description_t description = {.residency = (ar_residency_t)99, .device = 99};
-    ar_arena_describe(&(ar_arena_describe_t){.arena = arena, .outcome = &outcome, .description = &description});
+    ar_arena_describe(
+        &(ar_arena_describe_t){.arena = arena, .outcome = &outcome, .description = &description});
     expect_int_eq(outcome.status, ar_status_success_k);
     expect_int_eq(description.residency, residency);
     expect_int_eq(description.device, device);
@@ -26,22 +27,25 @@ int main(void) {
     expect_u64_eq(stats.growths, 0);
     test_tape_t tape = test_tape_simple(3, 1);
     ar_rows_view_t embeddings;
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = tape.view, .dimensions = 4, .embeddings = &embeddings});
+    ar_text_encode(&(ar_text_encode_t){
+        .arena = arena, .texts = tape.view, .dimensions = 4, .embeddings = &embeddings});
     expect_description(arena, ar_residency_ram_k, -1);
     ar_arena_free(arena);
 
     ar_executor_t executor = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &executor, .residency = ar_residency_ram_k, .device = -1,
-                                           .outcome = &outcome});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &executor, .residency = ar_residency_ram_k, .device = -1, .outcome = &outcome});
     require_true(executor != NULL);
     ar_executor_description_t about;
-    ar_executor_describe(&(ar_executor_describe_t){.executor = executor, .outcome = &outcome, .description = &about});
+    ar_executor_describe(&(ar_executor_describe_t){
+        .executor = executor, .outcome = &outcome, .description = &about});
     expect_int_eq(outcome.status, ar_status_success_k);
     expect_int_eq(about.residency, ar_residency_ram_k);
     expect_int_eq(about.device, -1);
     expect_true(about.numa_node >= 0);
     expect_true(about.cpus >= 1);
-    ar_executor_describe(&(ar_executor_describe_t){.executor = NULL, .outcome = &outcome, .description = &about});
+    ar_executor_describe(
+        &(ar_executor_describe_t){.executor = NULL, .outcome = &outcome, .description = &about});
     expect_int_eq(outcome.status, ar_status_invalid_argument_k);
     ar_arena_init(&(ar_arena_init_t){.arena = &arena, .executor = executor, .outcome = &outcome});
     expect_description(arena, ar_residency_ram_k, -1);
@@ -50,14 +54,18 @@ int main(void) {
 
     size_t count = 0;
     ar_gpu_device_t devices[8];
-    ar_gpu_devices(&(ar_gpu_devices_t){.devices = devices, .capacity = 8, .count = &count, .outcome = &outcome});
+    ar_gpu_devices(&(ar_gpu_devices_t){
+        .devices = devices, .capacity = 8, .count = &count, .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     printf("GPUs: %zu\n", count);
     for (size_t i = 0; i < count && i < 8; ++i) {
         expect_int_eq(devices[i].ordinal, (int)i);
-        printf("  %d: %s, %" PRIu64 " bytes\n", devices[i].ordinal, devices[i].name, devices[i].memory_bytes);
+        printf("  %d: %s, %" PRIu64 " bytes\n", devices[i].ordinal, devices[i].name,
+               devices[i].memory_bytes);
         ar_executor_t gpu = NULL;
-        ar_executor_init(&(ar_executor_init_t){.executor = &gpu, .residency = ar_residency_vram_k, .device = (int32_t)i,
+        ar_executor_init(&(ar_executor_init_t){.executor = &gpu,
+                                               .residency = ar_residency_vram_k,
+                                               .device = (int32_t)i,
                                                .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_success_k);
         ar_arena_init(&(ar_arena_init_t){.arena = &arena, .executor = gpu, .outcome = &outcome});
@@ -71,8 +79,8 @@ int main(void) {
     if (count == 0) {
         /* Without a GPU (or without CUDA in this build) a VRAM executor is unsupported. */
         ar_executor_t gpu = (ar_executor_t)&outcome;
-        ar_executor_init(&(ar_executor_init_t){.executor = &gpu, .residency = ar_residency_vram_k, .device = 0,
-                                               .outcome = &outcome});
+        ar_executor_init(&(ar_executor_init_t){
+            .executor = &gpu, .residency = ar_residency_vram_k, .device = 0, .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_unsupported_k);
         expect_ptr_null(gpu);
     }

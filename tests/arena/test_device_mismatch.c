@@ -8,11 +8,16 @@
 #include "arena_testing.h"
 #include "expect.h"
 
-static ar_status_t encode(ar_executor_t executor, ar_arena_t arena, test_tape_t const *tape, ar_rows_view_t *rows) {
+static ar_status_t encode(ar_executor_t executor, ar_arena_t arena, test_tape_t const *tape,
+                          ar_rows_view_t *rows) {
     ar_outcome_t outcome = {0};
     memset(rows, 0x77, sizeof *rows);
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tape->view, .dimensions = 8,
-                                       .embeddings = rows, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                       .arena = arena,
+                                       .texts = tape->view,
+                                       .dimensions = 8,
+                                       .embeddings = rows,
+                                       .outcome = &outcome});
     if (outcome.status != ar_status_success_k) expect_true(test_all_zero(rows, sizeof *rows));
     if (outcome.status == ar_status_device_k) expect_ptr_not_null(outcome.message);
     return outcome.status;
@@ -23,10 +28,11 @@ int main(void) {
     ar_rows_view_t rows;
     ar_outcome_t outcome = {0};
     ar_executor_t ram = NULL, synthetic = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &ram, .residency = ar_residency_ram_k, .device = -1});
-    ar_testing_executor_init_synthetic(&(ar_executor_init_t){.executor = &synthetic, .residency = ar_residency_ram_k,
-                                                             .device = 1},
-                                       "numa:2 core:2 pu:1");
+    ar_executor_init(
+        &(ar_executor_init_t){.executor = &ram, .residency = ar_residency_ram_k, .device = -1});
+    arp_testing_executor_init_synthetic(
+        &(ar_executor_init_t){.executor = &synthetic, .residency = ar_residency_ram_k, .device = 1},
+        "numa:2 core:2 pu:1");
     require_true(ram && synthetic);
     ar_arena_t host = NULL;
     ar_arena_init(&(ar_arena_init_t){.arena = &host, .executor = ram});
@@ -40,17 +46,19 @@ int main(void) {
     expect_int_eq(outcome.status, ar_status_success_k);
     if (gpus == 0) {
         ar_executor_t vram = NULL;
-        ar_executor_init(&(ar_executor_init_t){.executor = &vram, .residency = ar_residency_vram_k, .device = 0,
-                                               .outcome = &outcome});
+        ar_executor_init(&(ar_executor_init_t){
+            .executor = &vram, .residency = ar_residency_vram_k, .device = 0, .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_unsupported_k);
         expect_ptr_null(vram);
         printf("no GPU: checked the host side and that VRAM executors are unsupported\n");
     } else {
         ar_executor_t vram = NULL, vram2 = NULL;
-        ar_executor_init(&(ar_executor_init_t){.executor = &vram, .residency = ar_residency_vram_k, .device = 0,
-                                               .outcome = &outcome});
+        ar_executor_init(&(ar_executor_init_t){
+            .executor = &vram, .residency = ar_residency_vram_k, .device = 0, .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_success_k);
-        ar_executor_init(&(ar_executor_init_t){.executor = &vram2, .residency = ar_residency_vram_k, .device = 0,
+        ar_executor_init(&(ar_executor_init_t){.executor = &vram2,
+                                               .residency = ar_residency_vram_k,
+                                               .device = 0,
                                                .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_success_k);
         ar_arena_t gpu = NULL;
@@ -68,7 +76,8 @@ int main(void) {
         ar_arena_free(gpu);
         ar_executor_free(vram2);
         ar_executor_free(vram);
-        printf("GPU: checked NULL, RAM and another VRAM executor on a GPU arena, and VRAM on host pages\n");
+        printf("GPU: checked NULL, RAM and another VRAM executor on a GPU arena, and VRAM on host "
+               "pages\n");
     }
     ar_arena_free(host);
     ar_executor_free(synthetic);

@@ -27,28 +27,42 @@ int main(void) {
     ar_outcome_t outcome = {0};
     test_tape_t tape = test_tape_simple(12, 5);
     ar_executor_t executor = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &executor, .residency = ar_residency_ram_k, .device = -1});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &executor, .residency = ar_residency_ram_k, .device = -1});
     require_true(executor != NULL);
     ar_arena_t arena = NULL;
     ar_arena_init(&(ar_arena_init_t){.arena = &arena, .executor = executor});
 
     /* invalid argument */
     dirty();
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = tape.view, .dimensions = 0, .embeddings = &embeddings,
-                                       .states = &states, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = 0,
+                                       .embeddings = &embeddings,
+                                       .states = &states,
+                                       .outcome = &outcome});
     expect_zeroed(&outcome, ar_status_invalid_argument_k);
 
     /* contended */
-    ar_testing_executor_pause(executor, true);
+    arp_testing_executor_pause(executor, true);
     ar_outcome_t holder = {0};
     ar_rows_view_t held;
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tape.view, .dimensions = 3,
-                                       .deferred = true, .embeddings = &held, .outcome = &holder});
+    ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                       .arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = 3,
+                                       .deferred = true,
+                                       .embeddings = &held,
+                                       .outcome = &holder});
     dirty();
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = tape.view, .dimensions = 3, .embeddings = &embeddings,
-                                       .states = &states, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = 3,
+                                       .embeddings = &embeddings,
+                                       .states = &states,
+                                       .outcome = &outcome});
     expect_zeroed(&outcome, ar_status_contended_k);
-    ar_testing_executor_pause(executor, false);
+    arp_testing_executor_pause(executor, false);
     expect_int_eq(ar_outcome_wait(&holder), ar_status_success_k);
 
     /* out of memory, blocking and deferred: the growth's page allocation is the first host
@@ -56,20 +70,30 @@ int main(void) {
     test_tape_t big = test_tape_simple(500, 2);
     for (int deferred = 0; deferred < 2; ++deferred) {
         dirty();
-        ar_host_fault_arm(1);
-        ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = big.view, .dimensions = 64,
-                                           .deferred = deferred, .embeddings = &embeddings, .states = &states,
+        arp_host_fault_arm(1);
+        ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                           .arena = arena,
+                                           .texts = big.view,
+                                           .dimensions = 64,
+                                           .deferred = deferred,
+                                           .embeddings = &embeddings,
+                                           .states = &states,
                                            .outcome = &outcome});
         ar_outcome_wait(&outcome);
-        ar_host_fault_arm(0);
+        arp_host_fault_arm(0);
         expect_zeroed(&outcome, ar_status_out_of_memory_k);
         ar_arena_stats_t stats;
         ar_arena_stats(arena, &stats);
         expect_u64_eq(stats.reserved, 0); /* the old pages went, the new ones never came */
     }
     /* and the arena recovers */
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = big.view, .dimensions = 64,
-                                       .embeddings = &embeddings, .states = &states, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                       .arena = arena,
+                                       .texts = big.view,
+                                       .dimensions = 64,
+                                       .embeddings = &embeddings,
+                                       .states = &states,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     expect_size_eq(test_embedding_mismatches(&big, &embeddings, 64), 0);
 

@@ -24,15 +24,16 @@ static bool step_ok(ar_outcome_t const *outcome, char const *step, uint64_t n) {
 static void scenario(uint64_t n, test_tape_t const *small, test_tape_t const *large) {
     ar_outcome_t outcome = {0};
     ar_executor_t executor = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &executor, .residency = ar_residency_ram_k, .device = -1,
-                                           .outcome = &outcome});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &executor, .residency = ar_residency_ram_k, .device = -1, .outcome = &outcome});
     if (!step_ok(&outcome, "executor", n)) {
         expect_ptr_null(executor);
         executor = NULL; /* calls below then run on the calling thread */
     }
     ar_arena_t arenas[2] = {NULL, NULL};
     for (int k = 0; k < 2; ++k) {
-        ar_arena_init(&(ar_arena_init_t){.arena = &arenas[k], .executor = executor, .outcome = &outcome});
+        ar_arena_init(
+            &(ar_arena_init_t){.arena = &arenas[k], .executor = executor, .outcome = &outcome});
         if (!step_ok(&outcome, "arena", n)) expect_ptr_null(arenas[k]);
     }
     for (int k = 0; k < 2; ++k) {
@@ -41,9 +42,14 @@ static void scenario(uint64_t n, test_tape_t const *small, test_tape_t const *la
         for (int c = 0; c < 3; ++c) {
             ar_rows_view_t embeddings;
             ar_rows_tape_view_t states;
-            ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arenas[k], .texts = tapes[c]->view,
-                                               .dimensions = 16, .deferred = (c == 1), .embeddings = &embeddings,
-                                               .states = &states, .outcome = &outcome});
+            ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                               .arena = arenas[k],
+                                               .texts = tapes[c]->view,
+                                               .dimensions = 16,
+                                               .deferred = (c == 1),
+                                               .embeddings = &embeddings,
+                                               .states = &states,
+                                               .outcome = &outcome});
             ar_outcome_wait(&outcome);
             if (step_ok(&outcome, "encode", n)) {
                 expect_size_eq(test_embedding_mismatches(tapes[c], &embeddings, 16), 0);
@@ -63,19 +69,20 @@ static void scenario(uint64_t n, test_tape_t const *small, test_tape_t const *la
 
 int main(void) {
     test_tape_t small = test_tape_simple(4, 1), large = test_tape_simple(400, 2);
-    int64_t baseline = ar_host_live_allocations();
+    int64_t baseline = arp_host_live_allocations();
     expect_i64_eq(baseline, 0);
     uint64_t n = 1;
     for (;; ++n) {
-        ar_host_fault_arm(n);
+        arp_host_fault_arm(n);
         scenario(n, &small, &large);
-        uint64_t made = ar_host_fault_allocations();
-        ar_host_fault_arm(0);
-        expect_i64_eq(ar_host_live_allocations(), baseline);
+        uint64_t made = arp_host_fault_allocations();
+        arp_host_fault_arm(0);
+        expect_i64_eq(arp_host_live_allocations(), baseline);
         if (made < n) break; /* the N-th allocation never came: every failure point was covered */
         require_true(n < 10000);
     }
-    printf("host allocations in the scenario: %" PRIu64 "; injected failures reported: %zu\n", n - 1, failures_seen);
+    printf("host allocations in the scenario: %" PRIu64 "; injected failures reported: %zu\n",
+           n - 1, failures_seen);
     expect_u64_ge(n - 1, 6); /* executor, 2 arenas, growths: the scenario does allocate */
     expect_u64_ge(failures_seen, n - 1); /* every injected failure surfaced as out_of_memory */
     test_tape_free(&small);

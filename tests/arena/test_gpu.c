@@ -25,7 +25,8 @@ static size_t device_mismatches(test_tape_t const *tape, ar_rows_view_t const *r
     size_t mismatches = 0;
     for (size_t i = 0; i < tape->count; ++i)
         for (size_t d = 0; d < rows->columns; ++d) {
-            float expected = ref_embedding(tape->tokens + tape->offsets[i] / 4, (tape->offsets[i + 1] - tape->offsets[i]) / 4, d);
+            float expected = ref_embedding(tape->tokens + tape->offsets[i] / 4,
+                                           (tape->offsets[i + 1] - tape->offsets[i]) / 4, d);
             if (memcmp(&expected, &host[i * rows->columns + d], sizeof expected)) ++mismatches;
         }
     free(host);
@@ -39,14 +40,15 @@ int main(void) {
     size_t count = 0;
     ar_gpu_device_t devices[16];
     ar_outcome_t outcome = {0};
-    ar_gpu_devices(&(ar_gpu_devices_t){.devices = devices, .capacity = 16, .count = &count, .outcome = &outcome});
+    ar_gpu_devices(&(ar_gpu_devices_t){
+        .devices = devices, .capacity = 16, .count = &count, .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     if (count == 0) skip_test("no CUDA device on this machine");
     printf("GPU 0: %s, %" PRIu64 " bytes\n", devices[0].name, devices[0].memory_bytes);
 
     ar_executor_t executor = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &executor, .residency = ar_residency_vram_k, .device = 0,
-                                           .outcome = &outcome});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &executor, .residency = ar_residency_vram_k, .device = 0, .outcome = &outcome});
     require_true(outcome.status == ar_status_success_k && executor);
     cudaStream_t stream = NULL;
     expect_int_eq(ar_executor_cuda_stream(executor, &stream), ar_status_success_k);
@@ -61,15 +63,21 @@ int main(void) {
     for (int deferred = 0; deferred < 2; ++deferred) {
         ar_rows_view_t rows;
         ar_rows_tape_view_t states;
-        ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tape.view,
-                                           .dimensions = dimensions_k, .deferred = deferred, .embeddings = &rows,
-                                           .states = &states, .outcome = &outcome});
+        ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                           .arena = arena,
+                                           .texts = tape.view,
+                                           .dimensions = dimensions_k,
+                                           .deferred = deferred,
+                                           .embeddings = &rows,
+                                           .states = &states,
+                                           .outcome = &outcome});
         expect_int_eq(ar_outcome_wait(&outcome), ar_status_success_k);
         expect_size_eq(device_mismatches(&tape, &rows), 0);
         struct cudaPointerAttributes attributes;
         expect_int_eq(cudaPointerGetAttributes(&attributes, rows.data), cudaSuccess);
         expect_int_eq(attributes.type, cudaMemoryTypeDevice);
-        for (size_t i = 0; i <= tape.count; ++i) expect_size_eq(states.offsets[i], tape.offsets[i] / 4); /* host */
+        for (size_t i = 0; i <= tape.count; ++i)
+            expect_size_eq(states.offsets[i], tape.offsets[i] / 4); /* host */
         expect_size_eq(states.rows, tape.total);
     }
     printf("values (blocking and deferred), device memory, host offsets: checked\n");
@@ -83,8 +91,12 @@ int main(void) {
         for (int k = 0; k < 6; ++k) {
             ar_rows_view_t rows;
             ar_rows_tape_view_t states;
-            ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tapes[k].view,
-                                               .dimensions = dimensions_k, .embeddings = &rows, .states = &states,
+            ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                               .arena = arena,
+                                               .texts = tapes[k].view,
+                                               .dimensions = dimensions_k,
+                                               .embeddings = &rows,
+                                               .states = &states,
                                                .outcome = &outcome});
             expect_int_eq(outcome.status, ar_status_success_k);
             if (round == 3) expect_size_eq(device_mismatches(&tapes[k], &rows), 0);
@@ -94,43 +106,66 @@ int main(void) {
         expect_u64_eq(stats.growths, warm.growths);
         expect_u64_eq(stats.reserved, warm.reserved);
     }
-    printf("steady loop: growths %" PRIu64 " after warm-up, constant over 3 more cycles\n", warm.growths);
+    printf("steady loop: growths %" PRIu64 " after warm-up, constant over 3 more cycles\n",
+           warm.growths);
 
     /* out of memory: one item whose row is larger than the whole device */
     uint32_t token = 1;
     size_t offsets[2] = {0, 4};
     ar_rows_view_t rows;
     memset(&rows, 0x33, sizeof rows);
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena,
-                                       .texts = {.data = &token, .offsets = offsets, .count = 1},
-                                       .dimensions = (size_t)(devices[0].memory_bytes / 4 + (1u << 20)),
-                                       .embeddings = &rows, .outcome = &outcome});
+    ar_text_encode(
+        &(ar_text_encode_t){.executor = executor,
+                            .arena = arena,
+                            .texts = {.data = &token, .offsets = offsets, .count = 1},
+                            .dimensions = (size_t)(devices[0].memory_bytes / 4 + (1u << 20)),
+                            .embeddings = &rows,
+                            .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_out_of_memory_k);
-    printf("more than the device holds: %s (%s)\n", ar_status_name(outcome.status), outcome.message ? outcome.message : "");
+    printf("more than the device holds: %s (%s)\n", ar_status_name(outcome.status),
+           outcome.message ? outcome.message : "");
     expect_true(test_all_zero(&rows, sizeof rows));
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tape.view,
-                                       .dimensions = dimensions_k, .embeddings = &rows, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                       .arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = dimensions_k,
+                                       .embeddings = &rows,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     expect_size_eq(device_mismatches(&tape, &rows), 0);
     printf("recovered after out of memory: ok\n");
 
     /* device mismatch both ways */
     ar_executor_t ram = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &ram, .residency = ar_residency_ram_k, .device = -1});
+    ar_executor_init(
+        &(ar_executor_init_t){.executor = &ram, .residency = ar_residency_ram_k, .device = -1});
     ar_arena_t host = NULL;
     ar_arena_init(&(ar_arena_init_t){.arena = &host, .executor = ram});
     ar_rows_view_t other;
-    ar_text_encode(&(ar_text_encode_t){.executor = NULL, .arena = arena, .texts = tape.view, .dimensions = 4,
-                                       .embeddings = &other, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = NULL,
+                                       .arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = 4,
+                                       .embeddings = &other,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_device_k);
-    ar_text_encode(&(ar_text_encode_t){.executor = ram, .arena = arena, .texts = tape.view, .dimensions = 4,
-                                       .embeddings = &other, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = ram,
+                                       .arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = 4,
+                                       .embeddings = &other,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_device_k);
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = host, .texts = tape.view, .dimensions = 4,
-                                       .embeddings = &other, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                       .arena = host,
+                                       .texts = tape.view,
+                                       .dimensions = 4,
+                                       .embeddings = &other,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_device_k);
     expect_true(ar_rows_view_current(&rows));
-    printf("device mismatch (NULL, RAM executor on a GPU arena; VRAM executor on host pages): device\n");
+    printf("device mismatch (NULL, RAM executor on a GPU arena; VRAM executor on host pages): "
+           "device\n");
 
     /* a host read of device rows traps */
     death_rows = rows;

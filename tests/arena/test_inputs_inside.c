@@ -15,8 +15,12 @@ int main(void) {
     test_tape_t tape = test_tape_simple(8, 4);
     ar_rows_view_t first;
     ar_rows_tape_view_t states;
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = tape.view, .dimensions = 6, .embeddings = &first,
-                                       .states = &states, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = 6,
+                                       .embeddings = &first,
+                                       .states = &states,
+                                       .outcome = &outcome});
     require_true(outcome.status == ar_status_success_k);
     size_t const bytes = first.count * first.stride;
     unsigned char *before = malloc(bytes);
@@ -28,7 +32,10 @@ int main(void) {
     ar_tape_view_t inside = {.data = first.data, .offsets = offsets, .count = 2};
     ar_rows_view_t second;
     memset(&second, 0x5A, sizeof second);
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = inside, .dimensions = 6, .embeddings = &second,
+    ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                       .texts = inside,
+                                       .dimensions = 6,
+                                       .embeddings = &second,
                                        .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_invalid_argument_k);
     expect_str_contains(outcome.message, "inside the arena");
@@ -37,28 +44,44 @@ int main(void) {
     expect_true(memcmp(before, first.data, bytes) == 0);
     /* deferred on an executor: refused at submission just the same */
     ar_executor_t executor = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &executor, .residency = ar_residency_ram_k, .device = -1});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &executor, .residency = ar_residency_ram_k, .device = -1});
     require_true(executor != NULL);
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = inside, .dimensions = 6,
-                                       .embeddings = &second, .deferred = true, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                       .arena = arena,
+                                       .texts = inside,
+                                       .dimensions = 6,
+                                       .embeddings = &second,
+                                       .deferred = true,
+                                       .outcome = &outcome});
     expect_int_eq(ar_outcome_status(&outcome), ar_status_invalid_argument_k);
     expect_true(ar_rows_view_current(&first));
 
     /* A single byte of the input inside the arena is enough: the last token of the tape. */
     size_t tail_offsets[2] = {bytes - 4, bytes};
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = {.data = first.data, .offsets = tail_offsets, .count = 1},
-                                       .dimensions = 6, .embeddings = &second, .outcome = &outcome});
+    ar_text_encode(
+        &(ar_text_encode_t){.arena = arena,
+                            .texts = {.data = first.data, .offsets = tail_offsets, .count = 1},
+                            .dimensions = 6,
+                            .embeddings = &second,
+                            .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_invalid_argument_k);
 
     /* Offsets in the arena: the states' row offsets, used as a tape's offsets. */
-    ar_text_encode(&(ar_text_encode_t){.arena = arena,
-                                       .texts = {.data = tape.tokens, .offsets = states.offsets, .count = 1},
-                                       .dimensions = 6, .embeddings = &second, .outcome = &outcome});
+    ar_text_encode(
+        &(ar_text_encode_t){.arena = arena,
+                            .texts = {.data = tape.tokens, .offsets = states.offsets, .count = 1},
+                            .dimensions = 6,
+                            .embeddings = &second,
+                            .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_invalid_argument_k);
 
     /* The output struct itself inside the arena. */
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = tape.view, .dimensions = 6,
-                                       .embeddings = (ar_rows_view_t *)states.data, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = 6,
+                                       .embeddings = (ar_rows_view_t *)states.data,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_invalid_argument_k);
     expect_true(ar_rows_view_current(&first));
 
@@ -67,7 +90,10 @@ int main(void) {
     expect_u64_eq(stats.calls, 1);
 
     /* The same inputs into another arena: fine, and they read what the first call wrote. */
-    ar_text_encode(&(ar_text_encode_t){.arena = other, .texts = inside, .dimensions = 6, .embeddings = &second,
+    ar_text_encode(&(ar_text_encode_t){.arena = other,
+                                       .texts = inside,
+                                       .dimensions = 6,
+                                       .embeddings = &second,
                                        .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     expect_size_eq(second.count, 2);

@@ -50,7 +50,9 @@ static void read_stale_state(void) { sink = ar_rows_tape_f32(&old_states, 0, 0);
 static void read_stale_offset(void) { sink = (float)ar_rows_tape_offset(&old_states, 1); }
 static void read_row_out_of_range(void) { sink = ar_rows_f32(&new_rows, new_rows.count, 0); }
 static void read_column_out_of_range(void) { sink = ar_rows_f32(&new_rows, 0, new_rows.columns); }
-static void read_offset_out_of_range(void) { sink = (float)ar_rows_tape_offset(&new_states, new_states.count + 1); }
+static void read_offset_out_of_range(void) {
+    sink = (float)ar_rows_tape_offset(&new_states, new_states.count + 1);
+}
 static void read_zeroed(void) {
     ar_rows_view_t zeroed = {0};
     sink = ar_rows_f32(&zeroed, 0, 0);
@@ -62,7 +64,8 @@ static void read_current(void) {
 #ifdef HAVE_ASAN
 /* The old view's last row lies past everything the smaller second call wrote. */
 static void read_stale_raw(void) {
-    float const *last = (float const *)((char const *)old_rows.data + (old_rows.count - 1) * old_rows.stride);
+    float const *last =
+        (float const *)((char const *)old_rows.data + (old_rows.count - 1) * old_rows.stride);
     sink = last[0];
 }
 #endif
@@ -72,12 +75,20 @@ int main(void) {
     ar_arena_init(&(ar_arena_init_t){.arena = &arena, .outcome = &outcome});
     tape_big = test_tape_simple(64, 1);
     tape_small = test_tape_simple(4, 2);
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = tape_big.view, .dimensions = 8, .embeddings = &old_rows,
-                                       .states = &old_states, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                       .texts = tape_big.view,
+                                       .dimensions = 8,
+                                       .embeddings = &old_rows,
+                                       .states = &old_states,
+                                       .outcome = &outcome});
     require_true(outcome.status == ar_status_success_k);
     expect_true(ar_rows_view_current(&old_rows));
-    ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = tape_small.view, .dimensions = 8,
-                                       .embeddings = &new_rows, .states = &new_states, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                       .texts = tape_small.view,
+                                       .dimensions = 8,
+                                       .embeddings = &new_rows,
+                                       .states = &new_states,
+                                       .outcome = &outcome});
     require_true(outcome.status == ar_status_success_k);
     expect_false(ar_rows_view_current(&old_rows));
     expect_false(ar_rows_tape_view_current(&old_states));
@@ -99,7 +110,8 @@ int main(void) {
     for (size_t k = 0; k < sizeof deaths / sizeof deaths[0]; ++k) {
         int code = 0;
         int signal_number = run_child(deaths[k].body, &code);
-        if (signal_number != SIGABRT) fprintf(stderr, "case %s: signal %d, exit %d\n", deaths[k].name, signal_number, code);
+        if (signal_number != SIGABRT)
+            fprintf(stderr, "case %s: signal %d, exit %d\n", deaths[k].name, signal_number, code);
         expect_int_eq(signal_number, SIGABRT);
     }
     int code = -1;

@@ -23,15 +23,21 @@ static void steady(ar_executor_t executor, bool deferred) {
         for (size_t k = 0; k < cycle_length; ++k) {
             ar_rows_view_t embeddings;
             ar_rows_tape_view_t states;
-            ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tapes[k].view,
-                                               .dimensions = 24, .deferred = deferred, .embeddings = &embeddings,
-                                               .states = &states, .outcome = &outcome});
+            ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                               .arena = arena,
+                                               .texts = tapes[k].view,
+                                               .dimensions = 24,
+                                               .deferred = deferred,
+                                               .embeddings = &embeddings,
+                                               .states = &states,
+                                               .outcome = &outcome});
             if (deferred && executor) ar_outcome_wait(&outcome);
             expect_int_eq(outcome.status, ar_status_success_k);
             expect_size_eq(test_embedding_mismatches(&tapes[k], &embeddings, 24), 0);
             expect_size_eq(test_state_mismatches(&tapes[k], &states, 24), 0);
             ar_arena_stats(arena, &stats);
-            if (stats.bytes_written_last_call > largest_written) largest_written = stats.bytes_written_last_call;
+            if (stats.bytes_written_last_call > largest_written)
+                largest_written = stats.bytes_written_last_call;
             expect_u64_eq(stats.high_water, largest_written);
             expect_u64_le(stats.high_water, stats.reserved);
             if (round > 0) {
@@ -48,8 +54,12 @@ static void steady(ar_executor_t executor, bool deferred) {
             expect_u64_ge(after_warm_up.growths, 1);
             expect_u64_le(after_warm_up.growths, 3);
             ar_rows_view_t probe;
-            ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tapes[0].view,
-                                               .dimensions = 24, .embeddings = &probe, .outcome = &outcome});
+            ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                               .arena = arena,
+                                               .texts = tapes[0].view,
+                                               .dimensions = 24,
+                                               .embeddings = &probe,
+                                               .outcome = &outcome});
             first_data = probe.data;
             ar_arena_stats(arena, &after_warm_up);
         }
@@ -61,8 +71,13 @@ static void steady(ar_executor_t executor, bool deferred) {
     for (int k = 0; k < 3; ++k) {
         ar_rows_view_t embeddings;
         ar_rows_tape_view_t states;
-        ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = big.view, .dimensions = 24,
-                                           .embeddings = &embeddings, .states = &states, .outcome = &outcome});
+        ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                           .arena = arena,
+                                           .texts = big.view,
+                                           .dimensions = 24,
+                                           .embeddings = &embeddings,
+                                           .states = &states,
+                                           .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_success_k);
         ar_arena_stats(arena, &stats);
         expect_u64_eq(stats.growths, after_warm_up.growths + 1);
@@ -76,7 +91,8 @@ static void steady(ar_executor_t executor, bool deferred) {
 int main(void) {
     steady(NULL, false);
     ar_executor_t executor = NULL;
-    ar_executor_init(&(ar_executor_init_t){.executor = &executor, .residency = ar_residency_ram_k, .device = -1});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &executor, .residency = ar_residency_ram_k, .device = -1});
     require_true(executor != NULL);
     steady(executor, false);
     steady(executor, true);

@@ -36,9 +36,12 @@ typedef struct worker_t {
 static void *round_call(void *argument) {
     worker_t *worker = argument;
     pthread_barrier_wait(&worker->shared->start);
-    ar_text_encode(&(ar_text_encode_t){.executor = worker->shared->executor, .arena = worker->shared->arena,
-                                       .texts = worker->tape.view, .dimensions = dimensions_k,
-                                       .embeddings = &worker->embeddings, .outcome = &worker->outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = worker->shared->executor,
+                                       .arena = worker->shared->arena,
+                                       .texts = worker->tape.view,
+                                       .dimensions = dimensions_k,
+                                       .embeddings = &worker->embeddings,
+                                       .outcome = &worker->outcome});
     if (worker->outcome.status == ar_status_contended_k)
         __atomic_add_fetch(&worker->shared->returned_contended, 1, __ATOMIC_ACQ_REL);
     return NULL;
@@ -52,13 +55,17 @@ static void *hammer(void *argument) {
         ar_rows_view_t embeddings;
         bool deferred = worker->deferred && (k % 2);
         ar_text_encode(&(ar_text_encode_t){.executor = deferred ? worker->shared->executor : NULL,
-                                           .arena = worker->shared->arena, .texts = worker->tape.view,
-                                           .dimensions = dimensions_k, .deferred = deferred,
-                                           .embeddings = &embeddings, .outcome = &outcome});
+                                           .arena = worker->shared->arena,
+                                           .texts = worker->tape.view,
+                                           .dimensions = dimensions_k,
+                                           .deferred = deferred,
+                                           .embeddings = &embeddings,
+                                           .outcome = &outcome});
         ar_status_t status = ar_outcome_wait(&outcome);
         if (status == ar_status_success_k) {
             ++worker->successes;
-            if (embeddings.count != worker->tape.count || embeddings.columns != dimensions_k) ++worker->others;
+            if (embeddings.count != worker->tape.count || embeddings.columns != dimensions_k)
+                ++worker->others;
         } else if (status == ar_status_contended_k) {
             ++worker->contended;
         } else {
@@ -70,28 +77,31 @@ static void *hammer(void *argument) {
 
 int main(void) {
     shared_t shared = {0};
-    ar_executor_init(&(ar_executor_init_t){.executor = &shared.executor, .residency = ar_residency_ram_k, .device = -1});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &shared.executor, .residency = ar_residency_ram_k, .device = -1});
     require_true(shared.executor != NULL);
     ar_arena_init(&(ar_arena_init_t){.arena = &shared.arena, .executor = shared.executor});
     require_true(shared.arena != NULL);
     worker_t workers[threads_k];
     for (size_t t = 0; t < threads_k; ++t)
-        workers[t] = (worker_t){.shared = &shared, .index = t, .tape = test_tape_simple(10 + t * 3, 1000 + t)};
+        workers[t] = (worker_t){
+            .shared = &shared, .index = t, .tape = test_tape_simple(10 + t * 3, 1000 + t)};
 
     /* 1. rounds */
     for (int round = 0; round < rounds_k; ++round) {
         pthread_barrier_init(&shared.start, NULL, threads_k);
         __atomic_store_n(&shared.returned_contended, 0, __ATOMIC_RELEASE);
-        ar_testing_executor_pause(shared.executor, true);
+        arp_testing_executor_pause(shared.executor, true);
         pthread_t threads[threads_k];
         for (size_t t = 0; t < threads_k; ++t) {
             workers[t].outcome = (ar_outcome_t){0};
             require_true(pthread_create(&threads[t], NULL, round_call, &workers[t]) == 0);
         }
         /* Every loser returns while the winner is stuck on the paused worker. */
-        while (__atomic_load_n(&shared.returned_contended, __ATOMIC_ACQUIRE) < threads_k - 1) sched_yield();
-        expect_true(ar_testing_arena_held(shared.arena));
-        ar_testing_executor_pause(shared.executor, false);
+        while (__atomic_load_n(&shared.returned_contended, __ATOMIC_ACQUIRE) < threads_k - 1)
+            sched_yield();
+        expect_true(arp_testing_arena_held(shared.arena));
+        arp_testing_executor_pause(shared.executor, false);
         for (size_t t = 0; t < threads_k; ++t) pthread_join(threads[t], NULL);
         pthread_barrier_destroy(&shared.start);
         int winners = 0;
@@ -99,7 +109,9 @@ int main(void) {
             if (workers[t].outcome.status == ar_status_success_k) {
                 ++winners;
                 expect_true(ar_rows_view_current(&workers[t].embeddings));
-                expect_size_eq(test_embedding_mismatches(&workers[t].tape, &workers[t].embeddings, dimensions_k), 0);
+                expect_size_eq(test_embedding_mismatches(&workers[t].tape, &workers[t].embeddings,
+                                                         dimensions_k),
+                               0);
             } else {
                 expect_int_eq(workers[t].outcome.status, ar_status_contended_k);
                 expect_ptr_null(workers[t].embeddings.data);
@@ -137,8 +149,11 @@ int main(void) {
     /* One more call, alone: right values. */
     ar_outcome_t outcome = {0};
     ar_rows_view_t embeddings;
-    ar_text_encode(&(ar_text_encode_t){.arena = shared.arena, .texts = workers[0].tape.view, .dimensions = dimensions_k,
-                                       .embeddings = &embeddings, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.arena = shared.arena,
+                                       .texts = workers[0].tape.view,
+                                       .dimensions = dimensions_k,
+                                       .embeddings = &embeddings,
+                                       .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     expect_size_eq(test_embedding_mismatches(&workers[0].tape, &embeddings, dimensions_k), 0);
 

@@ -5,7 +5,8 @@
 #include "arena_test_util.h"
 #include "expect.h"
 
-static void check_call(ar_executor_t executor, bool deferred, size_t count, size_t dimensions, uint64_t seed) {
+static void check_call(ar_executor_t executor, bool deferred, size_t count, size_t dimensions,
+                       uint64_t seed) {
     ar_arena_t arena = NULL;
     ar_outcome_t outcome = {0};
     ar_arena_init(&(ar_arena_init_t){.arena = &arena, .executor = executor, .outcome = &outcome});
@@ -13,9 +14,14 @@ static void check_call(ar_executor_t executor, bool deferred, size_t count, size
     test_tape_t tape = test_tape_simple(count, seed);
     ar_rows_view_t embeddings;
     ar_rows_tape_view_t states;
-    ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena, .texts = tape.view,
-                                       .dimensions = dimensions, .deferred = deferred,
-                                       .embeddings = &embeddings, .states = &states, .outcome = &outcome});
+    ar_text_encode(&(ar_text_encode_t){.executor = executor,
+                                       .arena = arena,
+                                       .texts = tape.view,
+                                       .dimensions = dimensions,
+                                       .deferred = deferred,
+                                       .embeddings = &embeddings,
+                                       .states = &states,
+                                       .outcome = &outcome});
     if (deferred && executor) expect_int_eq(ar_outcome_wait(&outcome), ar_status_success_k);
     expect_int_eq(ar_outcome_status(&outcome), ar_status_success_k);
     expect_ptr_null(outcome.message);
@@ -37,8 +43,8 @@ static void check_call(ar_executor_t executor, bool deferred, size_t count, size
 int main(void) {
     ar_executor_t executor = NULL;
     ar_outcome_t outcome = {0};
-    ar_executor_init(&(ar_executor_init_t){.executor = &executor, .residency = ar_residency_ram_k, .device = -1,
-                                           .outcome = &outcome});
+    ar_executor_init(&(ar_executor_init_t){
+        .executor = &executor, .residency = ar_residency_ram_k, .device = -1, .outcome = &outcome});
     require_true(outcome.status == ar_status_success_k);
 
     size_t const dims[] = {1, 3, 16, 129};
@@ -48,7 +54,7 @@ int main(void) {
         check_call(executor, false, 17, dims[k], 21 + k);
         check_call(executor, true, 4, dims[k], 31 + k);
     }
-    check_call(NULL, false, 0, 8, 5);     /* no items: success, zero rows */
+    check_call(NULL, false, 0, 8, 5); /* no items: success, zero rows */
     check_call(executor, true, 0, 8, 5);
 
     /* A spot value by hand: one item of token 7, d = 0: the mean of one value is the value. */
@@ -58,8 +64,12 @@ int main(void) {
         ar_arena_t arena = NULL;
         ar_arena_init(&(ar_arena_init_t){.arena = &arena});
         ar_rows_view_t embeddings;
-        ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = {.data = &token, .offsets = offsets, .count = 1},
-                                           .dimensions = 2, .embeddings = &embeddings, .outcome = &outcome});
+        ar_text_encode(
+            &(ar_text_encode_t){.arena = arena,
+                                .texts = {.data = &token, .offsets = offsets, .count = 1},
+                                .dimensions = 2,
+                                .embeddings = &embeddings,
+                                .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_success_k);
         uint32_t h = 7u * 0x9E3779B1u ^ 1u * 0x85EBCA77u ^ 1u * 0xC2B2AE3Du;
         h ^= h >> 16, h *= 0x85EBCA6Bu, h ^= h >> 13, h *= 0xC2B2AE35u, h ^= h >> 16;
@@ -78,9 +88,13 @@ int main(void) {
         ar_arena_t arena = NULL;
         ar_arena_init(&(ar_arena_init_t){.arena = &arena, .executor = executor});
         ar_rows_view_t embeddings;
-        ar_text_encode(&(ar_text_encode_t){.executor = executor, .arena = arena,
-                                           .texts = {.data = buffer, .offsets = offsets, .count = 2},
-                                           .dimensions = 5, .embeddings = &embeddings, .outcome = &outcome});
+        ar_text_encode(
+            &(ar_text_encode_t){.executor = executor,
+                                .arena = arena,
+                                .texts = {.data = buffer, .offsets = offsets, .count = 2},
+                                .dimensions = 5,
+                                .embeddings = &embeddings,
+                                .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_success_k);
         for (size_t d = 0; d < 5; ++d) {
             expect_dbl_eq(ar_rows_f32(&embeddings, 0, d), ref_embedding(tokens, 2, d));
@@ -97,8 +111,12 @@ int main(void) {
         ar_rows_view_t embeddings;
         ar_tape_view_t texts = tape.view;
         texts.count = 0;
-        ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = texts, .count = 6, .dimensions = 4,
-                                           .embeddings = &embeddings, .outcome = &outcome});
+        ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                           .texts = texts,
+                                           .count = 6,
+                                           .dimensions = 4,
+                                           .embeddings = &embeddings,
+                                           .outcome = &outcome});
         expect_int_eq(outcome.status, ar_status_success_k);
         expect_size_eq(embeddings.count, 6);
         expect_size_eq(test_embedding_mismatches(&tape, &embeddings, 4), 0);

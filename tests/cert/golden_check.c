@@ -2,6 +2,7 @@
  *
  * A golden plan carries its expectation in its top-level "meta" object:
  *   "expect": N | "N" | "malformed"   the certificate's verdict (decimal text for huge ones)
+ *           | "refused"               ar_certify refuses the options (a `few` past its limit)
  *   "expect_exact": N                 the exact oracle's verdict (defaults to expect)
  *   "few": K                          the certificate's few (defaults to 16)
  *   "expect_path": "$.…"              a malformed plan's error must contain this path
@@ -27,8 +28,8 @@
 #include "expect.h"
 
 typedef struct expectation_t {
-    bool malformed;
-    char verdict[48], verdict_exact[48];
+    bool malformed, refused;
+    char verdict[AR_VERDICT_TEXT_SIZE], verdict_exact[AR_VERDICT_TEXT_SIZE];
     uint64_t few;
     char const *path, *message, *why;
     json_t *meta;
@@ -85,6 +86,8 @@ static void read_expectation(char const *text, expectation_t *e) {
     require_true(expect != NULL);
     if (json_is_string(expect) && strcmp(json_string_value(expect), "malformed") == 0) {
         e->malformed = true;
+    } else if (json_is_string(expect) && strcmp(json_string_value(expect), "refused") == 0) {
+        e->refused = true;
     } else {
         require_true(verdict_text(expect, e->verdict, sizeof e->verdict));
         json_t *exact = json_object_get(e->meta, "expect_exact");
@@ -123,6 +126,13 @@ static void check_library(char const *plan_path, expectation_t const *e) {
     ar_certify_options_default(&options);
     options.few = e->few;
     ar_certify_report_t report;
+    if (e->refused) {
+        expect_int_ne(ar_certify(plan, &options, &report), ar_status_success_k);
+        if (e->message) expect_str_contains(report.message, e->message);
+        fprintf(stderr, "refused: %s\n", report.message);
+        ar_plan_free(plan);
+        return;
+    }
     expect_int_eq(ar_certify(plan, &options, &report), ar_status_success_k);
     expect_str_eq(report.verdict_text, e->verdict);
     if (e->message) expect_str_contains(report.message, e->message);
@@ -200,13 +210,14 @@ static void check_cli(char const *arenacert, char const *plan_path, expectation_
     char *out = NULL, *err = NULL;
     int code = run_cli(argv, exact ? plan_path : NULL, &out, &err);
     fprintf(stderr, "cli%s: exit %d, stdout: %.200s\n", exact ? " --exact" : "", code, out);
-    if (e->malformed) {
+    if (e->malformed || e->refused) {
         expect_int_eq(code, 2);
         expect_str_eq(out, "");
         if (e->path) expect_str_contains(err, e->path);
+        if (e->refused && e->message) expect_str_contains(err, e->message);
     } else {
         char const *verdict = exact ? e->verdict_exact : e->verdict;
-        char line[96];
+        char line[AR_VERDICT_TEXT_SIZE + 16];
         snprintf(line, sizeof line, "verdict: %s\n", verdict);
         expect_true(strncmp(out, line, strlen(line)) == 0);
         if (strncmp(out, line, strlen(line)) != 0)
@@ -233,7 +244,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", argv[1], e.why ? e.why : "(no why)");
     check_library(argv[1], &e);
     check_cli(argv[2], argv[1], &e, false);
-    check_cli(argv[2], argv[1], &e, true);
+    if (!e.refused) check_cli(argv[2], argv[1], &e, true); /* --exact takes no few */
     json_decref(e.meta);
     free(text);
     return expect_finish();

@@ -140,7 +140,9 @@ static void test_refused(void) {
     expect_refused("{ \"name\": \"weights\", ", "{ ", "$.globals[0].name", "missing", 0);
     expect_refused("\"windows\":  [", "\"windows\":  [ 5, ", "$.windows[0]", "expected an object", 0);
     expect_refused("\"windows\":  [ { \"base\": \"0x7f0000000000\", \"size\": \"0x100000000\" } ]", "\"windows\": {}", "$.windows", "expected an array", 0);
-    expect_refused("\"words\": [] }", "\"word\": [] }", "$.launches[1].words", "missing", 0);
+    expect_refused("\"words\": [] }", "\"words\": 5 }", "$.launches[1].words", "expected an array", 0);
+    expect_refused("\"windows\":  [", "\"windows\": 7, \"w\": [", "$.windows", "expected an array", 0);
+    expect_refused("\"schedule\": [", "\"schedule\": null, \"s\": [", "$.schedule", "expected an array", 0);
     expect_refused("\"planes\": [] }", "\"planes\": {} }", "$.phases[1].planes", "expected an array", 0);
     expect_refused("\"iterations\": 12, \"deltas\"", "\"iterations\": 12, \"frames\": [], \"deltas\"", "$.repeats[1]", "not both", 0);
     expect_refused("\"iterations\": 12, \"deltas\": [ { \"launch\": 0, \"word\": 0, \"delta\": -65536 }, { \"launch\": 0, \"word\": 2, \"delta\": \"0x7fffffffffffffff\" } ]", "\"iterations\": 12", "$.repeats[1]", "needs \"deltas\" or \"frames\"", 0);
@@ -184,6 +186,32 @@ static void test_null_is_absent(void) {
     expect_false(plan->planes[0].carried);
     expect_ptr_null(plan->meta_json);
     ar_plan_free(plan);
+}
+
+/* Optional fields may be omitted, or given as null: windows, globals, repeats, a phase's planes,
+ * a launch's words, kernel and phase. */
+static void test_optional_omitted(void) {
+    char const *texts[] = {
+        "{\"format\":\"arena-plan/1\",\"alignment\":1,\"phases\":[{\"id\":\"p\"}],"
+        "\"launches\":[{}],\"schedule\":[{\"first\":0,\"count\":1}]}",
+        "{\"format\":\"arena-plan/1\",\"alignment\":1,\"windows\":null,\"globals\":null,"
+        "\"repeats\":null,\"phases\":[{\"id\":\"p\",\"planes\":null}],"
+        "\"launches\":[{\"words\":null,\"kernel\":null,\"phase\":null}],"
+        "\"schedule\":[{\"first\":0,\"count\":1}]}",
+    };
+    for (size_t t = 0; t < 2; ++t) {
+        ar_plan_t *plan = NULL;
+        ar_plan_error_t error;
+        expect_int_eq(ar_plan_load_buffer(texts[t], strlen(texts[t]), &plan, &error),
+                      ar_status_success_k);
+        require_true(plan != NULL);
+        expect_size_eq(plan->windows_count + plan->globals_count + plan->repeats_count, 0);
+        expect_size_eq(plan->planes_count + plan->words_count, 0);
+        expect_size_eq(plan->launches_count, 1);
+        expect_str_eq(plan->launches[0].kernel, "");
+        expect_ptr_null(plan->launches[0].phase_name);
+        ar_plan_free(plan);
+    }
 }
 
 /* A built plan with awkward names and values past 2^63 survives write → load. */
@@ -284,6 +312,7 @@ int main(void) {
     test_good();
     test_refused();
     test_null_is_absent();
+    test_optional_omitted();
     test_built_round_trip();
     test_member_order();
     test_odd_inputs();

@@ -139,6 +139,7 @@ void ar_arena_describe(ar_arena_describe_t *arguments);
 typedef struct ar_arena_stats_t {
     uint64_t calls;        /* calls that ran on the arena (rewound it), successful or not */
     uint64_t failed_calls; /* of those, how many failed (out_of_memory) */
+    uint64_t cancelled;    /* of those, how many ar_outcome_cancel stopped or never ran */
     uint64_t contended;    /* calls refused because the arena was held */
     uint64_t growths;      /* how many times the arena allocated memory */
     uint64_t reserved;     /* bytes held now (device and host parts together) */
@@ -256,8 +257,8 @@ float ar_rows_tape_f32(ar_rows_tape_view_t const *view, size_t row, size_t colum
  * malformed offsets, NULL data with tokens, inputs inside the arena this call rewinds: checked
  * before anything is written); device (another residency or device than the arena's; a GPU
  * arena with another executor than its own, NULL included); contended (the arena is held);
- * out_of_memory (growth failed; a GPU never falls back to host pages). On failure every output
- * view is zeroed. With `deferred`, the call returns with ar_status_deferred_k after taking the
+ * out_of_memory (growth failed; a GPU never falls back to host pages); cancelled
+ * (ar_outcome_cancel). On failure every output view is zeroed. With `deferred`, the call returns with ar_status_deferred_k after taking the
  * arena and finishes on the executor's worker (with a NULL executor it runs to completion
  * before returning). */
 typedef struct ar_text_encode_t {
@@ -291,6 +292,17 @@ static inline float ar_text_encode_value(uint32_t token, size_t position, size_t
 /* Blocks until `outcome`'s status leaves ar_status_deferred_k and returns it. NULL: returns
  * ar_status_invalid_argument_k. */
 ar_status_t ar_outcome_wait(ar_outcome_t *outcome);
+
+/* Cancels the call an executor runs for `outcome` (a deferred call, or a blocking one waited
+ * for on another thread) and returns its final status, waiting for it: a call still queued
+ * never runs; a running one stops at its next check (between items; on a GPU, before its
+ * kernels); either becomes final with ar_status_cancelled_k, its outputs zeroed and its arena
+ * released (counted in the arena's `calls` and `cancelled`). A call that finished first keeps
+ * its own status, which is returned; so is the status of an outcome already final. A call
+ * that ran inline (NULL executor) is final when it returns. NULL: invalid_argument. The
+ * outcome must be one the library made deferred (or final); its arena and executor must not
+ * be freed by another thread while this runs. */
+ar_status_t ar_outcome_cancel(ar_outcome_t *outcome);
 
 #ifdef __cplusplus
 }

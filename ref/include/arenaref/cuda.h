@@ -1,13 +1,14 @@
 /* arenaref CUDA helpers (optional): for callers that mix their own CUDA work with arena calls.
- * arenaref.h never includes this header; it needs the CUDA runtime's headers, and the library
- * defines these functions only when built with CUDA (ARENAREF_HAVE_CUDA). Errors follow
- * status.h: each returns its status. */
+ * arenaref.h never includes this header; it needs the CUDA runtime's headers, and only the
+ * CUDA library (arenaref_cuda, built where nvcc is found) defines these functions. Errors
+ * follow status.h: each returns its status. */
 #ifndef ARENAREF_CUDA_H
 #define ARENAREF_CUDA_H
 
 #include <cuda_runtime_api.h>
 
 #include "arenaref/arena.h"
+#include "arenaref/cuda_register.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -193,6 +193,12 @@ typedef struct ar_certify_options_t {
 } ar_certify_options_t;
 
 #define AR_CERTIFY_FEW_DEFAULT 16u
+/* A larger `few` is refused (ar_status_invalid_argument_k): listing that many points per word
+ * could take hours. */
+#define AR_CERTIFY_FEW_MAX ((uint64_t)1 << 24)
+/* Room for a verdict's exact decimal text; a verdict with more digits is refused
+ * (ar_status_unsupported_k). */
+#define AR_VERDICT_TEXT_SIZE 1024
 
 /* Defaults: few 16, not exact, not all_sites, exact_limit default. */
 void ar_certify_options_default(ar_certify_options_t *options);
@@ -200,15 +206,15 @@ void ar_certify_options_default(ar_certify_options_t *options);
 typedef struct ar_certify_report_t {
     ar_rule_t rule;          /* the first rule broken, or ar_rule_none_k */
     uint64_t verdict;        /* CERTIFICATE.md's verdict, saturated at UINT64_MAX */
-    char verdict_text[48];   /* the exact verdict in decimal, even past 2^64 */
-    char message[1024];      /* which rule broke and where, one line; "certified" when 0 */
+    char verdict_text[AR_VERDICT_TEXT_SIZE]; /* the exact verdict in decimal, at any size */
+    char message[1024 + AR_VERDICT_TEXT_SIZE]; /* which rule broke and where; "certified" */
 
     /* Where (C) broke: launch as written, word, the value or interval, the ordinal. */
     size_t launch, word;
     uint64_t lo, hi;          /* the failing point (lo == hi) or interval */
     /* Where (D) broke: the executed instance, saturated; instance_text exact. */
     uint64_t instance;
-    char instance_text[48];
+    char instance_text[AR_VERDICT_TEXT_SIZE];
 
     /* Counts, for benchmarks and precision figures. Sites are (launch, word) pairs as written;
      * with all_sites every site is counted, else only those checked before the verdict. */

@@ -25,21 +25,21 @@
 #endif
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
-#define AR_POISON(address, size) ASAN_POISON_MEMORY_REGION((address), (size))
-#define AR_UNPOISON(address, size) ASAN_UNPOISON_MEMORY_REGION((address), (size))
+#define ARP_POISON(address, size) ASAN_POISON_MEMORY_REGION((address), (size))
+#define ARP_UNPOISON(address, size) ASAN_UNPOISON_MEMORY_REGION((address), (size))
 #else
-#define AR_POISON(address, size) ((void)(address), (void)(size))
-#define AR_UNPOISON(address, size) ((void)(address), (void)(size))
+#define ARP_POISON(address, size) ((void)(address), (void)(size))
+#define ARP_UNPOISON(address, size) ((void)(address), (void)(size))
 #endif
 
-_Noreturn void ar_trap(char const *what) {
+_Noreturn void arp_trap(char const *what) {
     fprintf(stderr, "arenaref: trap: %s\n", what);
     fflush(stderr);
     abort();
 }
 
 static void report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
-    if (outcome) ar_outcome_finish(outcome, status, message);
+    if (outcome) arp_outcome_finish(outcome, status, message);
 }
 
 void ar_arena_init(ar_arena_init_t *arguments) {
@@ -50,9 +50,10 @@ void ar_arena_init(ar_arena_init_t *arguments) {
     }
     *arguments->arena = NULL;
     struct ar_executor_handle_t *executor = arguments->executor;
-    struct ar_arena_handle_t *arena = ar_host_calloc(1, sizeof *arena);
+    struct ar_arena_handle_t *arena = arp_host_calloc(1, sizeof *arena);
     if (!arena) {
-        report(arguments->outcome, ar_status_out_of_memory_k, "ar_arena_init: out of host memory for the arena");
+        report(arguments->outcome, ar_status_out_of_memory_k,
+               "ar_arena_init: out of host memory for the arena");
         return;
     }
     pthread_mutex_init(&arena->lock, NULL);
@@ -63,7 +64,7 @@ void ar_arena_init(ar_arena_init_t *arguments) {
         arena->device = executor->device;
         arena->requested_node = -1;
         arena->gpu_executor = executor;
-        ar_executor_retain(executor);
+        arp_executor_retain(executor);
     } else {
         arena->residency = ar_residency_ram_k;
         arena->device = -1;
@@ -71,7 +72,7 @@ void ar_arena_init(ar_arena_init_t *arguments) {
             arena->requested_node = executor->numa_node;
         } else {
             /* NULL executor: the calling thread's node, decided once, here. */
-            hwloc_topology_t topology = ar_machine_topology();
+            hwloc_topology_t topology = arp_machine_topology();
             hwloc_bitmap_t where = topology ? hwloc_bitmap_alloc() : NULL;
             arena->requested_node = -1;
             if (where && hwloc_get_last_cpu_location(topology, where, HWLOC_CPUBIND_THREAD) == 0) {
@@ -96,8 +97,8 @@ void ar_arena_init(ar_arena_init_t *arguments) {
 }
 
 static void release_host(struct ar_arena_handle_t *arena) {
-    if (arena->host.data) AR_UNPOISON(arena->host.data, arena->host.size);
-    ar_host_pages_free(&arena->host);
+    if (arena->host.data) ARP_UNPOISON(arena->host.data, arena->host.size);
+    arp_host_pages_free(&arena->host);
     arena->host_written = 0;
 }
 
@@ -110,111 +111,112 @@ void ar_arena_free(ar_arena_t arena) {
     pthread_mutex_lock(&arena->lock);
     for (;;) {
         int holder = __atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE);
-        if (holder == ar_holder_free_k && arena->in_flight == 0) break;
-        if (holder == ar_holder_taken_k &&
-            !__atomic_compare_exchange_n(&arena->holder, &holder, ar_holder_watched_k, false, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
+        if (holder == arp_holder_free_k && arena->in_flight == 0) break;
+        if (holder == arp_holder_taken_k &&
+            !__atomic_compare_exchange_n(&arena->holder, &holder, arp_holder_watched_k, false,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             continue; /* released (or retaken) meanwhile */
         pthread_cond_wait(&arena->released, &arena->lock);
     }
     pthread_mutex_unlock(&arena->lock);
 
     release_host(arena);
-    if (arena->device_block) ar_gpu_free(arena->gpu_executor->gpu, arena->device_block);
-    if (arena->gpu_executor) ar_executor_release(arena->gpu_executor);
+    if (arena->device_block) arp_gpu_free(arena->gpu_executor->gpu, arena->device_block);
+    if (arena->gpu_executor) arp_executor_release(arena->gpu_executor);
     pthread_cond_destroy(&arena->released);
     pthread_mutex_destroy(&arena->lock);
-    ar_host_free(arena);
+    arp_host_free(arena);
 }
 
-bool ar_testing_arena_held(ar_arena_t arena) {
+bool arp_testing_arena_held(ar_arena_t arena) {
     return arena && __atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0;
 }
 
-bool ar_arena_take_holder(struct ar_arena_handle_t *arena) {
-    int expected = ar_holder_free_k;
-    return __atomic_compare_exchange_n(&arena->holder, &expected, ar_holder_taken_k, false, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED);
+bool arp_arena_take_holder(struct ar_arena_handle_t *arena) {
+    int expected = arp_holder_free_k;
+    return __atomic_compare_exchange_n(&arena->holder, &expected, arp_holder_taken_k, false,
+                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
-void ar_arena_release_holder(struct ar_arena_handle_t *arena) {
-    int expected = ar_holder_taken_k;
-    if (__atomic_compare_exchange_n(&arena->holder, &expected, ar_holder_free_k, false, __ATOMIC_RELEASE,
-                                    __ATOMIC_RELAXED))
+void arp_arena_release_holder(struct ar_arena_handle_t *arena) {
+    int expected = arp_holder_taken_k;
+    if (__atomic_compare_exchange_n(&arena->holder, &expected, arp_holder_free_k, false,
+                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         return; /* nobody watched: nothing to wake, and the arena is not touched again */
     /* ar_arena_free watches: it reads the holder under `lock`, so it cannot see it free (and
      * destroy the lock) before this unlock, the release's last touch. */
     pthread_mutex_lock(&arena->lock);
-    __atomic_store_n(&arena->holder, ar_holder_free_k, __ATOMIC_RELEASE);
+    __atomic_store_n(&arena->holder, arp_holder_free_k, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&arena->released);
     pthread_mutex_unlock(&arena->lock);
 }
 
-void ar_arena_call_begins(struct ar_arena_handle_t *arena) {
+void arp_arena_call_begins(struct ar_arena_handle_t *arena) {
     pthread_mutex_lock(&arena->lock);
     arena->in_flight++;
     pthread_mutex_unlock(&arena->lock);
 }
 
-void ar_arena_call_final(struct ar_arena_handle_t *arena) {
+void arp_arena_call_final(struct ar_arena_handle_t *arena) {
     pthread_mutex_lock(&arena->lock);
     arena->in_flight--;
     pthread_cond_broadcast(&arena->released);
     pthread_mutex_unlock(&arena->lock);
 }
 
-void ar_arena_rewind(struct ar_arena_handle_t *arena) {
+void arp_arena_rewind(struct ar_arena_handle_t *arena) {
     /* Only the holder writes the epoch (taking the holder acquired the previous one's value):
      * a plain increment published with a release store, no read-modify-write needed. */
-    __atomic_store_n(&arena->epoch, __atomic_load_n(&arena->epoch, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
-    if (arena->host.data && arena->host_written) AR_POISON(arena->host.data, arena->host_written);
+    __atomic_store_n(&arena->epoch, __atomic_load_n(&arena->epoch, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELEASE);
+    if (arena->host.data && arena->host_written) ARP_POISON(arena->host.data, arena->host_written);
     arena->host_written = 0;
 }
 
-void ar_arena_mark_written(struct ar_arena_handle_t *arena, size_t host_bytes) {
-    if (arena->host.data && host_bytes) AR_UNPOISON(arena->host.data, host_bytes);
+void arp_arena_mark_written(struct ar_arena_handle_t *arena, size_t host_bytes) {
+    if (arena->host.data && host_bytes) ARP_UNPOISON(arena->host.data, host_bytes);
     arena->host_written = host_bytes;
 }
 
-ar_status_t ar_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size) {
+ar_status_t arp_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size) {
     if (size <= arena->host.size) return ar_status_success_k;
     release_host(arena);
-    ar_host_pages_t pages;
-    ar_status_t status = ar_host_pages_alloc(arena->requested_node, size, &pages);
-    ar_arena_stats_begin(arena);
+    arp_host_pages_t pages;
+    ar_status_t status = arp_host_pages_alloc(arena->requested_node, size, &pages);
+    arp_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->host = pages;
-        AR_POISON(pages.data, pages.size); /* nothing written yet */
-        AR_STAT_SET(arena, growths, arena->stats.growths + 1);
+        ARP_POISON(pages.data, pages.size); /* nothing written yet */
+        ARP_STAT_SET(arena, growths, arena->stats.growths + 1);
         if (arena->residency == ar_residency_ram_k) {
             /* A GPU arena's host part (row offsets) is bound nowhere in particular. */
-            AR_STAT_SET(arena, strict_binding, pages.strict);
-            AR_STAT_SET(arena, binding_fallback, arena->stats.binding_fallback || pages.fallback);
+            ARP_STAT_SET(arena, strict_binding, pages.strict);
+            ARP_STAT_SET(arena, binding_fallback, arena->stats.binding_fallback || pages.fallback);
         }
-        AR_STAT_SET(arena, huge_pages, arena->stats.huge_pages || pages.huge);
+        ARP_STAT_SET(arena, huge_pages, arena->stats.huge_pages || pages.huge);
         arena->numa_known = false;
     }
-    AR_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
-    ar_arena_stats_end(arena);
+    ARP_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
+    arp_arena_stats_end(arena);
     return status;
 }
 
-ar_status_t ar_arena_reserve_device(struct ar_arena_handle_t *arena, size_t size) {
+ar_status_t arp_arena_reserve_device(struct ar_arena_handle_t *arena, size_t size) {
     if (size <= arena->device_size) return ar_status_success_k;
-    ar_gpu_state_t *gpu = arena->gpu_executor->gpu;
-    if (arena->device_block) ar_gpu_free(gpu, arena->device_block);
+    arp_gpu_state_t *gpu = arena->gpu_executor->gpu;
+    if (arena->device_block) arp_gpu_free(gpu, arena->device_block);
     arena->device_block = NULL;
     arena->device_size = 0;
     void *block = NULL;
-    ar_status_t status = ar_gpu_alloc(gpu, size, &block);
-    ar_arena_stats_begin(arena);
+    ar_status_t status = arp_gpu_alloc(gpu, size, &block);
+    arp_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->device_block = block;
         arena->device_size = size;
-        AR_STAT_SET(arena, growths, arena->stats.growths + 1);
+        ARP_STAT_SET(arena, growths, arena->stats.growths + 1);
     }
-    AR_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
-    ar_arena_stats_end(arena);
+    ARP_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
+    arp_arena_stats_end(arena);
     return status;
 }
 
@@ -222,7 +224,8 @@ void ar_arena_describe(ar_arena_describe_t *arguments) {
     if (!arguments) return;
     if (!arguments->arena || !arguments->description) {
         report(arguments->outcome, ar_status_invalid_argument_k,
-               !arguments->arena ? "ar_arena_describe: `arena` is NULL" : "ar_arena_describe: `description` is NULL");
+               !arguments->arena ? "ar_arena_describe: `arena` is NULL"
+                                 : "ar_arena_describe: `description` is NULL");
         return;
     }
     *arguments->description = (ar_arena_description_t){
@@ -239,13 +242,15 @@ void ar_arena_describe(ar_arena_describe_t *arguments) {
  * sequence, each field with acquire (so its second load of the sequence cannot come before
  * them), and the sequence again, and retries unless both were the same even value. On x86
  * every one of these is a plain move. One writer at a time: the holder. */
-void ar_arena_stats_begin(struct ar_arena_handle_t *arena) {
-    __atomic_store_n(&arena->stats_sequence, __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
+void arp_arena_stats_begin(struct ar_arena_handle_t *arena) {
+    __atomic_store_n(&arena->stats_sequence,
+                     __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
 }
 
-void ar_arena_stats_end(struct ar_arena_handle_t *arena) {
-    __atomic_store_n(&arena->stats_sequence, __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
+void arp_arena_stats_end(struct ar_arena_handle_t *arena) {
+    __atomic_store_n(&arena->stats_sequence,
+                     __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELEASE);
 }
 
@@ -256,19 +261,20 @@ ar_status_t ar_arena_stats(ar_arena_t arena, ar_arena_stats_t *stats) {
     for (unsigned attempt = 0;; ++attempt) {
         uint64_t before = __atomic_load_n(&arena->stats_sequence, __ATOMIC_ACQUIRE);
         copy = (ar_arena_stats_t){
-#define AR_STAT_GET(field) .field = __atomic_load_n(&from->field, __ATOMIC_ACQUIRE)
-            AR_STAT_GET(calls),
-            AR_STAT_GET(failed_calls),
-            AR_STAT_GET(contended),
-            AR_STAT_GET(growths),
-            AR_STAT_GET(reserved),
-            AR_STAT_GET(high_water),
-            AR_STAT_GET(bytes_written_last_call),
-            AR_STAT_GET(numa_node),
-            AR_STAT_GET(strict_binding),
-            AR_STAT_GET(binding_fallback),
-            AR_STAT_GET(huge_pages),
-#undef AR_STAT_GET
+#define ARP_STAT_GET(field) .field = __atomic_load_n(&from->field, __ATOMIC_ACQUIRE)
+            ARP_STAT_GET(calls),
+            ARP_STAT_GET(failed_calls),
+            ARP_STAT_GET(cancelled),
+            ARP_STAT_GET(contended),
+            ARP_STAT_GET(growths),
+            ARP_STAT_GET(reserved),
+            ARP_STAT_GET(high_water),
+            ARP_STAT_GET(bytes_written_last_call),
+            ARP_STAT_GET(numa_node),
+            ARP_STAT_GET(strict_binding),
+            ARP_STAT_GET(binding_fallback),
+            ARP_STAT_GET(huge_pages),
+#undef ARP_STAT_GET
             /* fixed at init, before the arena was published */
             .requested_node = from->requested_node,
             .residency = from->residency,
@@ -305,8 +311,8 @@ static bool current(struct ar_arena_handle_t const *arena, uint64_t epoch, void 
 /* Traps unless the view was written by a call and its arena has not been rewound since. */
 static void check_view(struct ar_arena_handle_t const *arena, uint64_t epoch, void const *data,
                        char const *zeroed_message, char const *stale_message) {
-    if (!arena || !data) ar_trap(zeroed_message);
-    if (__atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) != epoch) ar_trap(stale_message);
+    if (!arena || !data) arp_trap(zeroed_message);
+    if (__atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) != epoch) arp_trap(stale_message);
 }
 
 #define ROWS_ZEROED "ar_rows_view_t: zeroed view (a failed call's output, or never written)"
@@ -323,39 +329,41 @@ bool ar_rows_tape_view_current(ar_rows_tape_view_t const *view) {
 }
 
 void *ar_rows_row(ar_rows_view_t const *view, size_t row) {
-    if (!view) ar_trap("ar_rows_row: NULL view");
+    if (!view) arp_trap("ar_rows_row: NULL view");
     check_view(view->arena_, view->epoch_, view->data, ROWS_ZEROED, ROWS_STALE);
-    if (row >= view->count) ar_trap("ar_rows_row: row index out of range");
+    if (row >= view->count) arp_trap("ar_rows_row: row index out of range");
     return (char *)view->data + row * view->stride;
 }
 
 float ar_rows_f32(ar_rows_view_t const *view, size_t row, size_t column) {
     float const *values = ar_rows_row(view, row);
-    if (view->scalar != ar_scalar_f32_k) ar_trap("ar_rows_f32: the view's scalar is not f32");
-    if (column >= view->columns) ar_trap("ar_rows_f32: column index out of range");
-    if (view->arena_->residency != ar_residency_ram_k) ar_trap("ar_rows_f32: a host read of device memory (VRAM arena)");
+    if (view->scalar != ar_scalar_f32_k) arp_trap("ar_rows_f32: the view's scalar is not f32");
+    if (column >= view->columns) arp_trap("ar_rows_f32: column index out of range");
+    if (view->arena_->residency != ar_residency_ram_k)
+        arp_trap("ar_rows_f32: a host read of device memory (VRAM arena)");
     return values[column];
 }
 
 size_t ar_rows_tape_offset(ar_rows_tape_view_t const *view, size_t item) {
-    if (!view) ar_trap("ar_rows_tape_offset: NULL view");
+    if (!view) arp_trap("ar_rows_tape_offset: NULL view");
     check_view(view->arena_, view->epoch_, view->offsets, TAPE_ZEROED, TAPE_STALE);
-    if (item > view->count) ar_trap("ar_rows_tape_offset: item index out of range (count + 1 offsets)");
+    if (item > view->count)
+        arp_trap("ar_rows_tape_offset: item index out of range (count + 1 offsets)");
     return view->offsets[item];
 }
 
 void *ar_rows_tape_row(ar_rows_tape_view_t const *view, size_t row) {
-    if (!view) ar_trap("ar_rows_tape_row: NULL view");
+    if (!view) arp_trap("ar_rows_tape_row: NULL view");
     check_view(view->arena_, view->epoch_, view->data, TAPE_ZEROED, TAPE_STALE);
-    if (row >= view->rows) ar_trap("ar_rows_tape_row: row index out of range");
+    if (row >= view->rows) arp_trap("ar_rows_tape_row: row index out of range");
     return (char *)view->data + row * view->stride;
 }
 
 float ar_rows_tape_f32(ar_rows_tape_view_t const *view, size_t row, size_t column) {
     float const *values = ar_rows_tape_row(view, row);
-    if (view->scalar != ar_scalar_f32_k) ar_trap("ar_rows_tape_f32: the view's scalar is not f32");
-    if (column >= view->columns) ar_trap("ar_rows_tape_f32: column index out of range");
+    if (view->scalar != ar_scalar_f32_k) arp_trap("ar_rows_tape_f32: the view's scalar is not f32");
+    if (column >= view->columns) arp_trap("ar_rows_tape_f32: column index out of range");
     if (view->arena_->residency != ar_residency_ram_k)
-        ar_trap("ar_rows_tape_f32: a host read of device memory (VRAM arena)");
+        arp_trap("ar_rows_tape_f32: a host read of device memory (VRAM arena)");
     return values[column];
 }

@@ -15,17 +15,21 @@
 /* ar_executor_init on a synthetic topology (a RAM executor only); the executor owns the
  * topology. Memory of its arenas binds on the machine only where the node exists there (else
  * unbound, recorded as binding_fallback). */
-void ar_testing_executor_init_synthetic(ar_executor_init_t *arguments, char const *synthetic);
+void arp_testing_executor_init_synthetic(ar_executor_init_t *arguments, char const *synthetic);
 
 /* Writes the executor's cpuset in hwloc list form ("0-3") into `text`; returns its length,
  * 0 when there is none. */
-size_t ar_testing_executor_cpuset(ar_executor_t executor, char *text, size_t capacity);
+size_t arp_testing_executor_cpuset(ar_executor_t executor, char *text, size_t capacity);
 
 /* Holds the executor's worker before its next job (true) or lets it go on (false), so a test
  * can keep a submitted call holding its arena for as long as it needs, without timing. */
-void ar_testing_executor_pause(ar_executor_t executor, bool paused);
+void arp_testing_executor_pause(ar_executor_t executor, bool paused);
 
 /* Whether a call holds the arena now. */
-bool ar_testing_arena_held(ar_arena_t arena);
+bool arp_testing_arena_held(ar_arena_t arena);
+
+/* Called (when not NULL) at each cancellation check of a job a worker runs, with the job's
+ * cancel flag (atomic), so a test can hold a running job at a check until it is cancelled. */
+extern void (*arp_testing_check_hook)(int const *cancel);
 
 #endif

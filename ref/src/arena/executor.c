@@ -13,20 +13,21 @@
 #include "internal.h"
 
 static void executor_destroy(struct ar_executor_handle_t *executor) {
-    ar_gpu_close(executor->gpu);
+    arp_gpu_close(executor->gpu);
     if (executor->cpuset) hwloc_bitmap_free(executor->cpuset);
     if (executor->owns_topology) hwloc_topology_destroy(executor->topology);
     pthread_cond_destroy(&executor->wake);
     pthread_mutex_destroy(&executor->lock);
-    ar_host_free(executor);
+    arp_host_free(executor);
 }
 
-void ar_executor_retain(struct ar_executor_handle_t *executor) {
+void arp_executor_retain(struct ar_executor_handle_t *executor) {
     __atomic_add_fetch(&executor->references, 1, __ATOMIC_ACQ_REL);
 }
 
-void ar_executor_release(struct ar_executor_handle_t *executor) {
-    if (__atomic_sub_fetch(&executor->references, 1, __ATOMIC_ACQ_REL) == 0) executor_destroy(executor);
+void arp_executor_release(struct ar_executor_handle_t *executor) {
+    if (__atomic_sub_fetch(&executor->references, 1, __ATOMIC_ACQ_REL) == 0)
+        executor_destroy(executor);
 }
 
 static void *worker_main(void *argument) {
@@ -35,19 +36,20 @@ static void *worker_main(void *argument) {
     for (;;) {
         while ((!executor->head && !executor->stopping) || (executor->paused && executor->head))
             pthread_cond_wait(&executor->wake, &executor->lock);
-        ar_job_t *job = executor->head;
+        arp_job_t *job = executor->head;
         if (!job) break; /* stopping, and nothing left to run */
         executor->head = job->next;
         if (!executor->head) executor->tail = NULL;
+        executor->running = job; /* cleared by the job before it releases its arena */
         pthread_mutex_unlock(&executor->lock);
-        ar_job_run(job, true);
+        arp_job_run(job, executor);
         pthread_mutex_lock(&executor->lock);
     }
     pthread_mutex_unlock(&executor->lock);
     return NULL;
 }
 
-void ar_executor_submit(struct ar_executor_handle_t *executor, ar_job_t *job) {
+void arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job) {
     job->next = NULL;
     pthread_mutex_lock(&executor->lock);
     if (executor->tail)
@@ -60,7 +62,7 @@ void ar_executor_submit(struct ar_executor_handle_t *executor, ar_job_t *job) {
 }
 
 static void report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
-    if (outcome) ar_outcome_finish(outcome, status, message);
+    if (outcome) arp_outcome_finish(outcome, status, message);
 }
 
 /* The NUMA node (OS index) of the calling thread's CPU, or the first node. */
@@ -89,13 +91,15 @@ static void executor_init(ar_executor_init_t *arguments, hwloc_topology_t synthe
     *arguments->executor = NULL;
     if (arguments->residency != ar_residency_ram_k && arguments->residency != ar_residency_vram_k) {
         if (synthetic) hwloc_topology_destroy(synthetic);
-        report(outcome, ar_status_invalid_argument_k, "ar_executor_init: `residency` is neither RAM nor VRAM");
+        report(outcome, ar_status_invalid_argument_k,
+               "ar_executor_init: `residency` is neither RAM nor VRAM");
         return;
     }
-    struct ar_executor_handle_t *executor = ar_host_calloc(1, sizeof *executor);
+    struct ar_executor_handle_t *executor = arp_host_calloc(1, sizeof *executor);
     if (!executor) {
         if (synthetic) hwloc_topology_destroy(synthetic);
-        report(outcome, ar_status_out_of_memory_k, "ar_executor_init: out of host memory for the executor");
+        report(outcome, ar_status_out_of_memory_k,
+               "ar_executor_init: out of host memory for the executor");
         return;
     }
     pthread_mutex_init(&executor->lock, NULL);
@@ -104,55 +108,65 @@ static void executor_init(ar_executor_init_t *arguments, hwloc_topology_t synthe
     executor->residency = arguments->residency;
     executor->device = -1;
     executor->numa_node = -1;
-    executor->topology = synthetic ? synthetic : ar_machine_topology();
+    executor->topology = synthetic ? synthetic : arp_machine_topology();
     executor->owns_topology = synthetic != NULL;
 
     ar_status_t status = ar_status_success_k;
     char const *message = NULL;
     if (!executor->topology) {
-        status = ar_status_unsupported_k, message = "ar_executor_init: hwloc could not load the machine's topology";
+        status = ar_status_unsupported_k,
+        message = "ar_executor_init: hwloc could not load the machine's topology";
         goto failed;
     }
     executor->cpuset = hwloc_bitmap_alloc();
     if (!executor->cpuset) {
-        status = ar_status_out_of_memory_k, message = "ar_executor_init: out of host memory for a cpuset";
+        status = ar_status_out_of_memory_k,
+        message = "ar_executor_init: out of host memory for a cpuset";
         goto failed;
     }
     if (arguments->residency == ar_residency_ram_k) {
         hwloc_obj_t node = arguments->device < 0
                                ? node_of_calling_thread(executor->topology)
-                               : hwloc_get_numanode_obj_by_os_index(executor->topology, (unsigned)arguments->device);
+                               : hwloc_get_numanode_obj_by_os_index(executor->topology,
+                                                                    (unsigned)arguments->device);
         if (!node || arguments->device < -1) {
             status = ar_status_invalid_argument_k,
-            message = "ar_executor_init: `device` names no NUMA node of this machine (OS index, or -1)";
+            message =
+                "ar_executor_init: `device` names no NUMA node of this machine (OS index, or -1)";
             goto failed;
         }
         executor->numa_node = (int32_t)node->os_index;
         /* A memory-only node (no cores of its own) computes on every core. */
-        hwloc_bitmap_copy(executor->cpuset, node->cpuset && !hwloc_bitmap_iszero(node->cpuset)
-                                                ? node->cpuset
-                                                : hwloc_topology_get_topology_cpuset(executor->topology));
+        hwloc_bitmap_copy(executor->cpuset,
+                          node->cpuset && !hwloc_bitmap_iszero(node->cpuset)
+                              ? node->cpuset
+                              : hwloc_topology_get_topology_cpuset(executor->topology));
     } else {
         if (arguments->device < 0) {
-            status = ar_status_invalid_argument_k, message = "ar_executor_init: a VRAM executor needs a GPU ordinal in `device`";
+            status = ar_status_invalid_argument_k,
+            message = "ar_executor_init: a VRAM executor needs a GPU ordinal in `device`";
             goto failed;
         }
-        status = ar_gpu_open(arguments->device, &executor->gpu, &message);
+        status = arp_gpu_open(arguments->device, &executor->gpu, &message);
         if (status != ar_status_success_k) goto failed;
         executor->device = arguments->device;
-        if (!ar_gpu_cpuset(executor->gpu, executor->topology, executor->cpuset))
-            hwloc_bitmap_copy(executor->cpuset, hwloc_topology_get_topology_cpuset(executor->topology));
+        if (!arp_gpu_cpuset(executor->gpu, executor->topology, executor->cpuset))
+            hwloc_bitmap_copy(executor->cpuset,
+                              hwloc_topology_get_topology_cpuset(executor->topology));
     }
 
     if (pthread_create(&executor->worker, NULL, worker_main, executor) != 0) {
-        status = ar_status_out_of_memory_k, message = "ar_executor_init: could not start the worker thread";
+        status = ar_status_out_of_memory_k,
+        message = "ar_executor_init: could not start the worker thread";
         goto failed;
     }
     executor->worker_started = true;
+    arp_cancel_register(executor);
     /* Pinned from here, synchronously, so `bound` is known when init returns. A synthetic
      * topology is not this machine: its placement is computed but never applied. */
-    executor->bound = hwloc_topology_is_thissystem(executor->topology) &&
-                      hwloc_set_thread_cpubind(executor->topology, executor->worker, executor->cpuset, 0) == 0;
+    executor->bound =
+        hwloc_topology_is_thissystem(executor->topology) &&
+        hwloc_set_thread_cpubind(executor->topology, executor->worker, executor->cpuset, 0) == 0;
     *arguments->executor = executor;
     report(outcome, ar_status_success_k, NULL);
     return;
@@ -164,29 +178,32 @@ failed:
 
 void ar_executor_init(ar_executor_init_t *arguments) { executor_init(arguments, NULL); }
 
-void ar_testing_executor_init_synthetic(ar_executor_init_t *arguments, char const *synthetic) {
+void arp_testing_executor_init_synthetic(ar_executor_init_t *arguments, char const *synthetic) {
     hwloc_topology_t topology = NULL;
     if (!synthetic || hwloc_topology_init(&topology) != 0) {
         if (arguments && arguments->outcome)
-            ar_outcome_finish(arguments->outcome, ar_status_invalid_argument_k, "synthetic topology: cannot init");
+            arp_outcome_finish(arguments->outcome, ar_status_invalid_argument_k,
+                               "synthetic topology: cannot init");
         return;
     }
-    if (hwloc_topology_set_synthetic(topology, synthetic) != 0 || hwloc_topology_load(topology) != 0) {
+    if (hwloc_topology_set_synthetic(topology, synthetic) != 0 ||
+        hwloc_topology_load(topology) != 0) {
         hwloc_topology_destroy(topology);
         if (arguments && arguments->outcome)
-            ar_outcome_finish(arguments->outcome, ar_status_invalid_argument_k, "synthetic topology: description refused by hwloc");
+            arp_outcome_finish(arguments->outcome, ar_status_invalid_argument_k,
+                               "synthetic topology: description refused by hwloc");
         return;
     }
     executor_init(arguments, topology);
 }
 
-size_t ar_testing_executor_cpuset(ar_executor_t executor, char *text, size_t capacity) {
+size_t arp_testing_executor_cpuset(ar_executor_t executor, char *text, size_t capacity) {
     if (!executor || !executor->cpuset || !text || !capacity) return 0;
     int length = hwloc_bitmap_list_snprintf(text, capacity, executor->cpuset);
     return length > 0 ? (size_t)length : 0;
 }
 
-void ar_testing_executor_pause(ar_executor_t executor, bool paused) {
+void arp_testing_executor_pause(ar_executor_t executor, bool paused) {
     if (!executor) return;
     pthread_mutex_lock(&executor->lock);
     executor->paused = paused;
@@ -204,8 +221,9 @@ void ar_executor_free(ar_executor_t executor) {
         pthread_mutex_unlock(&executor->lock);
         pthread_join(executor->worker, NULL);
         executor->worker_started = false;
+        arp_cancel_unregister(executor);
     }
-    ar_executor_release(executor);
+    arp_executor_release(executor);
 }
 
 void ar_executor_describe(ar_executor_describe_t *arguments) {
@@ -235,15 +253,17 @@ void ar_gpu_devices(ar_gpu_devices_t *arguments) {
         return;
     }
     if (arguments->capacity && !arguments->devices) {
-        report(arguments->outcome, ar_status_invalid_argument_k, "ar_gpu_devices: `devices` is NULL with a capacity");
+        report(arguments->outcome, ar_status_invalid_argument_k,
+               "ar_gpu_devices: `devices` is NULL with a capacity");
         return;
     }
-    size_t count = ar_gpu_count();
+    size_t count = arp_gpu_count();
     for (size_t i = 0; i < count && i < arguments->capacity; ++i) {
-        ar_status_t status = ar_gpu_describe((int32_t)i, &arguments->devices[i]);
+        ar_status_t status = arp_gpu_describe((int32_t)i, &arguments->devices[i]);
         if (status != ar_status_success_k) {
             *arguments->count = 0;
-            report(arguments->outcome, status, "ar_gpu_devices: the CUDA runtime could not describe a device");
+            report(arguments->outcome, status,
+                   "ar_gpu_devices: the CUDA runtime could not describe a device");
             return;
         }
     }

@@ -23,7 +23,7 @@ static void machine_topology_load(void) {
     machine_topology_ = topology;
 }
 
-hwloc_topology_t ar_machine_topology(void) {
+hwloc_topology_t arp_machine_topology(void) {
     pthread_once(&machine_topology_once_, machine_topology_load);
     return machine_topology_;
 }
@@ -32,14 +32,18 @@ static uint64_t fault_at_;      /* 0: disarmed */
 static uint64_t fault_counter_; /* allocations since the last arm */
 static int64_t live_allocations_;
 
-void ar_host_fault_arm(uint64_t n) {
+void arp_host_fault_arm(uint64_t n) {
     __atomic_store_n(&fault_counter_, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&fault_at_, n, __ATOMIC_SEQ_CST);
 }
 
-uint64_t ar_host_fault_allocations(void) { return __atomic_load_n(&fault_counter_, __ATOMIC_SEQ_CST); }
+uint64_t arp_host_fault_allocations(void) {
+    return __atomic_load_n(&fault_counter_, __ATOMIC_SEQ_CST);
+}
 
-int64_t ar_host_live_allocations(void) { return __atomic_load_n(&live_allocations_, __ATOMIC_SEQ_CST); }
+int64_t arp_host_live_allocations(void) {
+    return __atomic_load_n(&live_allocations_, __ATOMIC_SEQ_CST);
+}
 
 /* True when this allocation is the injected failure. */
 static bool fault_hits(void) {
@@ -48,14 +52,14 @@ static bool fault_hits(void) {
     return at != 0 && nth == at;
 }
 
-void *ar_host_calloc(size_t count, size_t size) {
+void *arp_host_calloc(size_t count, size_t size) {
     if (fault_hits()) return NULL;
     void *pointer = calloc(count ? count : 1, size ? size : 1);
     if (pointer) __atomic_add_fetch(&live_allocations_, 1, __ATOMIC_SEQ_CST);
     return pointer;
 }
 
-void ar_host_free(void *pointer) {
+void arp_host_free(void *pointer) {
     if (!pointer) return;
     __atomic_sub_fetch(&live_allocations_, 1, __ATOMIC_SEQ_CST);
     free(pointer);
@@ -63,15 +67,17 @@ void ar_host_free(void *pointer) {
 
 enum { huge_page_threshold_k = 2u << 20 }; /* below one huge page THP cannot help */
 
-ar_status_t ar_host_pages_alloc(int32_t node, size_t size, ar_host_pages_t *pages) {
-    *pages = (ar_host_pages_t){.node = node};
+ar_status_t arp_host_pages_alloc(int32_t node, size_t size, arp_host_pages_t *pages) {
+    *pages = (arp_host_pages_t){.node = node};
     if (size == 0 || fault_hits()) return ar_status_out_of_memory_k;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (size > SIZE_MAX - page) return ar_status_out_of_memory_k;
     size = (size + page - 1) / page * page;
 
-    hwloc_topology_t topology = ar_machine_topology();
-    hwloc_obj_t numa = (topology && node >= 0) ? hwloc_get_numanode_obj_by_os_index(topology, (unsigned)node) : NULL;
+    hwloc_topology_t topology = arp_machine_topology();
+    hwloc_obj_t numa = (topology && node >= 0)
+                           ? hwloc_get_numanode_obj_by_os_index(topology, (unsigned)node)
+                           : NULL;
     void *data = NULL;
     if (numa) {
         data = hwloc_alloc_membind(topology, size, numa->nodeset, HWLOC_MEMBIND_BIND,
@@ -96,7 +102,7 @@ ar_status_t ar_host_pages_alloc(int32_t node, size_t size, ar_host_pages_t *page
         pages->via_hwloc = false;
     }
     if (!data) {
-        *pages = (ar_host_pages_t){.node = node};
+        *pages = (arp_host_pages_t){.node = node};
         return ar_status_out_of_memory_k;
     }
     if (size >= huge_page_threshold_k) pages->huge = madvise(data, size, MADV_HUGEPAGE) == 0;
@@ -106,19 +112,19 @@ ar_status_t ar_host_pages_alloc(int32_t node, size_t size, ar_host_pages_t *page
     return ar_status_success_k;
 }
 
-void ar_host_pages_free(ar_host_pages_t *pages) {
+void arp_host_pages_free(arp_host_pages_t *pages) {
     if (pages->data) {
         if (pages->via_hwloc)
-            hwloc_free(ar_machine_topology(), pages->data, pages->size);
+            hwloc_free(arp_machine_topology(), pages->data, pages->size);
         else
             munmap(pages->data, pages->size);
         __atomic_sub_fetch(&live_allocations_, 1, __ATOMIC_SEQ_CST);
     }
-    *pages = (ar_host_pages_t){.node = -1};
+    *pages = (arp_host_pages_t){.node = -1};
 }
 
-int32_t ar_host_pages_node(void const *data, size_t length) {
-    hwloc_topology_t topology = ar_machine_topology();
+int32_t arp_host_pages_node(void const *data, size_t length) {
+    hwloc_topology_t topology = arp_machine_topology();
     if (!topology || !data || !length) return -1;
     hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
     if (!nodes) return -1;

@@ -32,13 +32,12 @@
  *    names it (so two such repeats give a hull, not points).
  *  - `few` 0 means the default (16), as exact_limit 0 does, so zeroed options behave; nothing is
  *    lost, since few 1 already gives a 1-iteration repeat's single value, which is its hull.
- *    A huge `few` is honoured as asked: a repeat of that many iterations is walked point by
- *    point.
+ *    A `few` above AR_CERTIFY_FEW_MAX (2^24) is refused: listing its points could take hours.
  *  - A launch with no phase (absent, or naming no declared phase) breaks (C) even with no words;
  *    with all_sites its words count as checked and not accepted.
  *  - Sites without all_sites are counted up to the word that breaks (C), that word included.
- *  - The verdict 2 + n + k is printed exactly in verdict_text (k is counted in 128 bits and
- *    saturates only past 2^128); report.verdict saturates at UINT64_MAX.
+ *  - The verdict 2 + n + k is printed exactly in verdict_text at any size (rule_d_wide.c counts
+ *    past 2^128); report.verdict saturates at UINT64_MAX.
  *  - hull_slack_bytes (not defined by the contract): over every hull tested, its width
  *    (hi - lo + 1) less the number of ordinal tuples of its naming repeats, where the width is
  *    larger, saturated at 2^64 - 1; points add nothing.
@@ -231,6 +230,23 @@ static void set_verdict(ar_certify_report_t *report, ar_rule_t rule, ar_u128_t v
     report->rule = rule;
     report->verdict = ar_u128_to_u64_sat(verdict);
     ar_u128_decimal(verdict, report->verdict_text, sizeof report->verdict_text);
+}
+
+/* The decimal text of `add` + the number `decimal` spells, of any length; false when the sum
+ * does not fit `size`. */
+static bool decimal_add(char const *decimal, uint64_t add, char *out, size_t size) {
+    if (size < 2) return false;
+    size_t i = strlen(decimal), at = size - 1;
+    out[at] = '\0';
+    ar_u128_t carry = add;
+    while (i > 0 || carry || at == size - 1) {
+        if (at == 0) return false;
+        if (i > 0) carry += (ar_u128_t)(decimal[--i] - '0');
+        out[--at] = (char)('0' + (int)(carry % 10));
+        carry /= 10;
+    }
+    memmove(out, out + at, size - at);
+    return true;
 }
 
 /* Checks one list of ranges (already copied into `sorted`, in written order): aligned and
@@ -1232,6 +1248,14 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
     else ar_certify_options_default(&cert.options);
     if (cert.options.exact_limit == 0) cert.options.exact_limit = (uint64_t)1 << 32;
     if (cert.options.few == 0) cert.options.few = AR_CERTIFY_FEW_DEFAULT;
+    if (cert.options.few > AR_CERTIFY_FEW_MAX) {
+        char message[160];
+        snprintf(message, sizeof message,
+                 "few %" PRIu64 " is above the limit %" PRIu64 " (2^24): listing that many points "
+                 "per word could take hours",
+                 cert.options.few, AR_CERTIFY_FEW_MAX);
+        return fail_status(report, ar_status_invalid_argument_k, message);
+    }
 
     set_verdict(report, ar_rule_none_k, 0);
     snprintf(report->message, sizeof report->message, "certified");
@@ -1290,7 +1314,13 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
         set_verdict(report, ar_rule_d_k,
                     ar_u128_add_sat(ar_u128_add_sat(2, plan->launches_count), d.instance));
         report->instance = ar_u128_to_u64_sat(d.instance);
-        ar_u128_decimal(d.instance, report->instance_text, sizeof report->instance_text);
+        snprintf(report->instance_text, sizeof report->instance_text, "%s", d.instance_text);
+        if (!decimal_add(d.instance_text, (uint64_t)plan->launches_count + 2, report->verdict_text,
+                         sizeof report->verdict_text)) {
+            status = fail_status(report, ar_status_unsupported_k,
+                                 "the verdict has more digits than a report holds");
+            goto out;
+        }
         snprintf(report->message, sizeof report->message, "%s", d.message);
     }
 out:

@@ -103,7 +103,7 @@ static int compare_u128(void const *a, void const *b) {
 }
 
 /* Repeat indices sorted by (first ascending, count descending): outer before inner. */
-static ar_status_t sort_repeats(ar_plan_t const *plan, size_t *order) {
+ar_status_t ar_cert_sort_repeats(ar_plan_t const *plan, size_t *order) {
     size_t r = plan->repeats_count;
     repeat_key_t *keys = malloc((r + 1) * sizeof *keys);
     if (!keys) return ar_status_out_of_memory_k;
@@ -173,7 +173,7 @@ ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count) {
         return ar_status_out_of_memory_k;
     }
     for (size_t i = 0; i < n; ++i) weight[i] = 1;
-    if (sort_repeats(plan, order) != ar_status_success_k) {
+    if (ar_cert_sort_repeats(plan, order) != ar_status_success_k) {
         free(weight), free(order);
         return ar_status_out_of_memory_k;
     }
@@ -315,9 +315,27 @@ typedef struct walker_t {
     size_t log_count, log_capacity;
     unsigned depth;
     summaries_t sums;
+    /* Counting: saturating at 2^128 (modulus 0, !wrap), modulo 2^128 (wrap), or modulo a prime
+     * below 2^64; rule_d_wide.c rebuilds counts past 2^128 from such residues. */
+    uint64_t modulus;
+    bool wrap;
+    uint32_t *pass_mark, pass_epoch; /* per key: deduplicates a pass's keys when not saturating */
     ar_status_t status;
     ar_rule_d_t *result;
 } walker_t;
+
+static inline ar_u128_t count_add(walker_t const *w, ar_u128_t a, ar_u128_t b) {
+    if (w->modulus) return (a + b % w->modulus) % w->modulus;
+    return w->wrap ? a + b : ar_u128_add_sat(a, b);
+}
+static inline ar_u128_t count_mul(walker_t const *w, ar_u128_t a, ar_u128_t b) {
+    if (w->modulus) return (a % w->modulus) * (b % w->modulus) % w->modulus;
+    return w->wrap ? a * b : ar_u128_mul_sat(a, b);
+}
+static inline ar_u128_t count_sub(walker_t const *w, ar_u128_t a, ar_u128_t b) {
+    if (w->modulus) return (a + w->modulus - b % w->modulus) % w->modulus;
+    return a - b;
+}
 
 static void tree_assign(int32_t *tree, size_t node, size_t nl, size_t nr, size_t l, size_t r,
                         int32_t value) {
@@ -386,33 +404,36 @@ static int32_t state_other(walker_t const *w, size_t l, size_t r, int32_t value)
 }
 
 static void report_break(walker_t *w, int64_t phase, size_t plane) {
-    ar_plan_t const *plan = w->plan;
     ar_rule_d_t *result = w->result;
     int32_t key = w->plane_key[plane];
-    char k_text[48], c_text[200], other_text[200] = "", when[96] = "";
     result->broken = true;
     result->instance = w->instances;
     result->phase = (size_t)phase;
     result->plane = plane;
-    ar_u128_decimal(w->instances, k_text, sizeof k_text);
-    describe_plane(&plan->planes[plane], c_text, sizeof c_text);
+    result->plane_declared = w->declared[key];
     int32_t other = state_other(w, w->plane_lo[plane], w->plane_hi[plane], key);
-    if (other >= 0) {
-        char j_text[48];
-        ar_plane_t const *o = &plan->planes[w->key_plane[other]];
-        describe_plane(o, other_text, sizeof other_text);
-        ar_u128_decimal(w->stamp[other], j_text, sizeof j_text);
-        int64_t op = w->stamp_phase[other];
+    result->other_plane = other >= 0 ? w->key_plane[other] : SIZE_MAX;
+    result->other_phase = other >= 0 ? w->stamp_phase[other] : -1;
+    result->other_stamp = other >= 0 ? w->stamp[other] : 0;
+}
+
+void ar_cert_rule_d_message(ar_plan_t const *plan, ar_rule_d_t *result, char const *k_text,
+                            char const *j_text) {
+    char c_text[200], other_text[200] = "", when[96 + AR_VERDICT_TEXT_SIZE] = "";
+    describe_plane(&plan->planes[result->plane], c_text, sizeof c_text);
+    if (result->other_plane != SIZE_MAX) {
+        describe_plane(&plan->planes[result->other_plane], other_text, sizeof other_text);
+        int64_t op = result->other_phase;
         snprintf(when, sizeof when, " by instance %s (phase \"%s\")", j_text,
                  op >= 0 ? plan->phases[op].id : "");
     }
-    char const *pid = plan->phases[phase].id ? plan->phases[phase].id : "";
-    if (!w->declared[key] && other < 0)
+    char const *pid = plan->phases[result->phase].id ? plan->phases[result->phase].id : "";
+    if (!result->plane_declared && result->other_plane == SIZE_MAX)
         snprintf(result->message, sizeof result->message,
                  "rule D: instance %s (phase \"%s\") starts with carried plane %s, which no "
                  "earlier instance declared",
                  k_text, pid, c_text);
-    else if (!w->declared[key])
+    else if (!result->plane_declared)
         snprintf(result->message, sizeof result->message,
                  "rule D: instance %s (phase \"%s\") starts with carried plane %s, which no "
                  "earlier instance declared with that name, base and size (its bytes were last "
@@ -476,7 +497,7 @@ static void record_paint(walker_t *w, size_t i) {
 
 /* A run of `length` launches of `phase`. Returns false when D breaks or on error. */
 static bool walk_run(walker_t *w, int64_t phase, size_t length) {
-    w->executed = ar_u128_add_sat(w->executed, length);
+    w->executed = count_add(w, w->executed, length);
     if (phase == w->current) return true;
     w->current = phase;
     if (phase >= 0 && (size_t)phase < w->plan->phases_count) {
@@ -486,7 +507,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
             if (w->sums.top && !record_needs(w, i)) return false;
             if (!state_uniform(w, w->plane_lo[i], w->plane_hi[i], w->plane_key[i])) {
                 report_break(w, phase, i);
-                w->instances = ar_u128_add_sat(w->instances, 1);
+                w->instances = count_add(w, w->instances, 1);
                 return false;
             }
         }
@@ -500,7 +521,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
             if (!log_key(w, key)) return false;
         }
     }
-    w->instances = ar_u128_add_sat(w->instances, 1);
+    w->instances = count_add(w, w->instances, 1);
     return true;
 }
 
@@ -536,12 +557,12 @@ static bool replay(walker_t *w, summary_t const *s) {
         if (m->top) record_paint(w, plane);
         state_assign(w, w->plane_lo[plane], w->plane_hi[plane], d->key);
         w->declared[d->key] = true;
-        w->stamp[d->key] = ar_u128_add_sat(w->instances, d->stamp);
+        w->stamp[d->key] = count_add(w, w->instances, d->stamp);
         w->stamp_phase[d->key] = d->phase;
         if (!log_key(w, d->key)) return true; /* status says out of memory */
     }
-    w->instances = ar_u128_add_sat(w->instances, s->instances);
-    w->executed = ar_u128_add_sat(w->executed, s->executed);
+    w->instances = count_add(w, w->instances, s->instances);
+    w->executed = count_add(w, w->executed, s->executed);
     w->current = s->end_phase;
     return true;
 }
@@ -581,7 +602,8 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     m->top = parent;
     if (!ok) return false;
     summary_t s = {true, m->needs_count, 0, m->keys_count, 0,
-                   w->instances - instances, w->executed - executed, w->current};
+                   count_sub(w, w->instances, instances), count_sub(w, w->executed, executed),
+                   w->current};
     /* Needs: each cell once; those the recording around had not painted are its needs too. */
     uint32_t seen = ++m->scratch;
     size_t kept = pending_mark;
@@ -607,7 +629,8 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
         if (m->key_seen[key] == seen) continue;
         m->key_seen[key] = seen;
         if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys)) goto oom;
-        m->keys[m->keys_count++] = (declared_key_t){key, w->stamp_phase[key], w->stamp[key] - instances};
+        m->keys[m->keys_count++] =
+            (declared_key_t){key, w->stamp_phase[key], count_sub(w, w->stamp[key], instances)};
     }
     for (size_t x = s.keys_first, y = m->keys_count; x + 1 < y; ++x, --y) {
         declared_key_t t = m->keys[x];
@@ -690,16 +713,25 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
     ar_u128_t start_instances = w->instances, start_executed = w->executed;
     if (!walk_body(w, kind, a, b)) return false;
     if (passes == 2) return true;
-    ar_u128_t c2 = w->instances - start_instances, e2 = w->executed - start_executed;
-    ar_u128_t skipped_instances = ar_u128_mul_sat(c2, passes - 2);
-    /* Keys last declared in pass 2 are, after pass N, last declared (N-2) x c2 instances on. */
+    ar_u128_t c2 = count_sub(w, w->instances, start_instances);
+    ar_u128_t e2 = count_sub(w, w->executed, start_executed);
+    ar_u128_t skipped_instances = count_mul(w, c2, passes - 2);
+    /* Keys last declared in pass 2 are, after pass N, last declared (N-2) x c2 instances on.
+     * A key logged twice moves once: saturating, its stamp has left pass 2's range; otherwise
+     * (residues have no order) a mark says so. */
+    uint32_t mark = w->pass_mark ? ++w->pass_epoch : 0;
     for (size_t i = log_mark; i < w->log_count; ++i) {
         int32_t key = w->log[i];
-        if (w->stamp[key] >= start_instances && w->stamp[key] < start_instances + c2)
+        if (w->pass_mark) {
+            if (w->pass_mark[key] == mark) continue;
+            w->pass_mark[key] = mark;
+            w->stamp[key] = count_add(w, w->stamp[key], skipped_instances);
+        } else if (w->stamp[key] >= start_instances && w->stamp[key] < start_instances + c2) {
             w->stamp[key] = ar_u128_add_sat(w->stamp[key], skipped_instances);
+        }
     }
-    w->instances = ar_u128_add_sat(w->instances, skipped_instances);
-    w->executed = ar_u128_add_sat(w->executed, ar_u128_mul_sat(e2, passes - 2));
+    w->instances = count_add(w, w->instances, skipped_instances);
+    w->executed = count_add(w, w->executed, count_mul(w, e2, passes - 2));
     return true;
 }
 
@@ -838,10 +870,27 @@ ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
     return ar_cert_rule_d_fast_runs(plan, NULL, 0, result);
 }
 
-ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_given,
-                                     size_t runs_given_count, ar_rule_d_t *result) {
+ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs, size_t runs_count,
+                                     ar_rule_d_t *result) {
+    ar_status_t status = ar_cert_rule_d_walk(plan, runs, runs_count, 0, false, result);
+    if (status != ar_status_success_k) return status;
+    if (result->executed_launches == AR_U128_MAX) /* saturated: count past 2^128 */
+        return ar_cert_rule_d_wide(plan, runs, runs_count, result);
+    if (result->broken) {
+        char j_text[48];
+        ar_u128_decimal(result->instance, result->instance_text, sizeof result->instance_text);
+        ar_u128_decimal(result->other_stamp, j_text, sizeof j_text);
+        ar_cert_rule_d_message(plan, result, result->instance_text, j_text);
+    }
+    return ar_status_success_k;
+}
+
+ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
+                                size_t runs_given_count, uint64_t modulus, bool wrap,
+                                ar_rule_d_t *result) {
     memset(result, 0, sizeof *result);
-    walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k};
+    walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k,
+                  .modulus = modulus, .wrap = wrap};
     size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
     ar_u128_t *coords = NULL;
     size_t coords_count = 0;
@@ -859,13 +908,17 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs_g
     w.declared = calloc(p + 1, sizeof *w.declared);
     w.stamp = calloc(p + 1, sizeof *w.stamp);
     w.stamp_phase = calloc(p + 1, sizeof *w.stamp_phase);
+    if (modulus || wrap) {
+        w.pass_mark = calloc(p + 1, sizeof *w.pass_mark);
+        if (!w.pass_mark) goto out;
+    }
     by_identity = malloc((p + 1) * sizeof *by_identity);
     if (!w.order || !w.after_end || !w.plane_key || !w.key_plane || !w.declared ||
         !w.stamp || !w.stamp_phase || !by_identity)
         goto out;
 
     /* Repeats, outer before inner; the largest starting at each launch. */
-    if (sort_repeats(plan, w.order) != ar_status_success_k) goto out;
+    if (ar_cert_sort_repeats(plan, w.order) != ar_status_success_k) goto out;
     /* Events: run starts (given, or found in one pass over the launches) merged with repeat
      * starts (order is sorted by first launch, outer first). */
     size_t *runs_found = NULL, runs = runs_given_count;
@@ -967,7 +1020,7 @@ out:
     free(w.tree), free(w.log), free(coords), free(by_identity);
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);
     free(w.sums.painted), free(w.sums.needed), free(w.sums.cell_seen), free(w.sums.key_seen);
-    free(w.sums.pending), free(w.memo_rule), free(w.met);
+    free(w.sums.pending), free(w.memo_rule), free(w.met), free(w.pass_mark);
     return status;
 }
 
@@ -1002,6 +1055,8 @@ static bool naive_launch(naive_t *v, size_t launch) {
                 describe_plane(&plan->planes[i], c_text, sizeof c_text);
                 v->result->broken = true;
                 v->result->instance = v->instances;
+                ar_u128_decimal(v->instances, v->result->instance_text,
+                                sizeof v->result->instance_text);
                 v->result->phase = (size_t)phase;
                 v->result->plane = i;
                 snprintf(v->result->message, sizeof v->result->message,

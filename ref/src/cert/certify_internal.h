@@ -183,11 +183,16 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
 /* Rule D's outcome, from either walker. */
 typedef struct ar_rule_d_t {
     bool broken;
-    ar_u128_t instance;          /* k, the first instance that breaks D (when broken) */
+    ar_u128_t instance;          /* k, the first instance that breaks D (when broken), saturated */
     ar_u128_t instances;         /* instances executed, up to and including k when broken */
     ar_u128_t executed_launches; /* launches executed, up to the break when broken */
     size_t phase, plane;         /* the breaking instance's phase and its carried plane */
-    char message[1024];
+    bool plane_declared;         /* the carried plane's key was declared before */
+    size_t other_plane;          /* a plane declared over the carried one's bytes, or SIZE_MAX */
+    int64_t other_phase;         /* the phase of the instance that declared it last */
+    ar_u128_t other_stamp;       /* that instance */
+    char instance_text[AR_VERDICT_TEXT_SIZE]; /* k exactly, in decimal */
+    char message[1024 + AR_VERDICT_TEXT_SIZE];
 } ar_rule_d_t;
 
 /* The fixed-point walker: never proportional to iterations or to runs of identical schedule
@@ -205,6 +210,19 @@ ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs, 
  * than `launch_limit` launches. */
 ar_status_t ar_cert_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
                                  ar_rule_d_t *result);
+/* The fixed-point walker counting saturated at 2^128 (modulus 0, !wrap), modulo 2^128 (wrap)
+ * or modulo `modulus`; the message is left to ar_cert_rule_d_message. */
+ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs, size_t runs_count,
+                                uint64_t modulus, bool wrap, ar_rule_d_t *result);
+/* Rule D's counts past 2^128: walks again modulo 2^128 and enough primes, and rebuilds k and
+ * the counts exactly by the Chinese remainder theorem (rule_d_wide.c). */
+ar_status_t ar_cert_rule_d_wide(ar_plan_t const *plan, size_t const *runs, size_t runs_count,
+                                ar_rule_d_t *result);
+/* The diagnostic of a broken result, given k and the clobbering instance in decimal. */
+void ar_cert_rule_d_message(ar_plan_t const *plan, ar_rule_d_t *result, char const *k_text,
+                            char const *j_text);
+/* Repeat indices sorted by (first ascending, count descending): outer before inner. */
+ar_status_t ar_cert_sort_repeats(ar_plan_t const *plan, size_t *order);
 /* Launches the schedule executes, by prefix sums over the launch table (saturated). */
 ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count);
 

@@ -1,35 +1,11 @@
-/* The JSON loader for `arena-plan/1` (CERTIFICATE.md §1).
+/* The JSON loader for `arena-plan/1` (CERTIFICATE.md §1; its readings: ref/README.md).
  *
- * Design: a plan of hundreds of MB must not become a jansson tree. A jansson object costs
- * roughly ten times its text (a hash table per object, a json_t per word), so the loader walks
- * the top-level object and its big arrays (windows, globals, phases, launches, repeats,
- * schedule) itself and hands jansson one element at a time (json_loadb with
- * JSON_DISABLE_EOF_CHECK, which reports how many bytes it consumed). Each element is converted
- * straight into the plan's flat arrays and freed at once, so peak memory is the file's bytes plus
- * the plan plus one element, and jansson's allocations are recycled hot. Syntax errors keep
- * jansson's wording; the element's line and column are mapped back onto the whole file.
- *
- * Reading the format:
- *  - Required top-level fields: format ("arena-plan/1"), alignment, windows, globals, phases,
- *    launches, repeats, schedule: §1 declares them all and says none may be left out. Unknown
- *    top-level fields are ignored, except "meta", which is kept as compact JSON when it is an
- *    object (a "meta" that is not an object is ignored like any unknown field).
- *  - Required per element: window {base, size}; global {name, base, size}; phase {id, planes};
- *    plane {name, base, size}, optional "carried" (a boolean; absent means fresh); launch
- *    {words}, optional "kernel" (a string; absent means "") and "phase" (a string; absent means
- *    none); repeat {first, count, iterations} and exactly one of "deltas" or "frames"; delta
- *    {launch, word, delta}; frame entry {launch, word, offset}; reference {first, count}.
- *    Unknown fields inside elements are ignored, as at the top level. An optional field given
- *    as JSON null counts as absent (generators often write a missing phase as null).
- *  - A 64-bit field is a JSON integer in [0, 2^63) or "0x" and 1 to 16 hex digits; a
- *    delta/offset is a JSON integer (jansson holds int64) or "0x…"/"-0x…" inside int64.
- *    Floats, negative addresses, other strings, and "0x" with no digits or more than 16 are
- *    malformed. An integer literal past int64 is a syntax error ("too big integer"), with its line
- *    and column.
- *  - Duplicate keys in one object are refused (JSON_REJECT_DUPLICATES, and the same rule for the
- *    top level): a plan with two "base" fields in one range has no single meaning.
- *  - Structural rules (ranges, repeats, schedule) are checked by ar_plan_finish on the loaded
- *    plan, with the same JSON paths.
+ * A plan of hundreds of MB must not become a jansson tree (about ten times its text), so the
+ * loader walks the top-level object and its big arrays itself and hands jansson one element at
+ * a time (JSON_DISABLE_EOF_CHECK reports the bytes consumed). Each element goes straight into
+ * the plan's flat arrays and is freed at once: peak memory is the text, the plan and one
+ * element. Syntax errors keep jansson's wording, mapped onto the whole file's line and column.
+ * Structural rules are ar_plan_finish's, with the same JSON paths.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -262,8 +238,8 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
     if (!status) status = member_string(element, "id", true, NULL, &id, &id_length, where);
     if (status) return status;
     json_t const *planes = json_object_get(element, "planes");
-    if (!planes) return missing(where, "planes", "an array of planes");
-    if (!json_is_array(planes)) {
+    if (planes && json_is_null(planes)) planes = NULL;
+    if (planes && !json_is_array(planes)) {
         snprintf(where->text, sizeof where->text, "expected an array, found %s",
                  type_name(planes));
         return breach(where, ".planes");
@@ -309,8 +285,8 @@ static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t
     if (!status) status = member_string(element, "phase", false, NULL, &phase, &phase_length, where);
     if (status) return status;
     json_t const *words = json_object_get(element, "words");
-    if (!words) return missing(where, "words", "an array of parameter words");
-    if (!json_is_array(words)) {
+    if (words && json_is_null(words)) words = NULL;
+    if (words && !json_is_array(words)) {
         snprintf(where->text, sizeof where->text, "expected an array, found %s",
                  type_name(words));
         return breach(where, ".words");
@@ -718,6 +694,17 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
     for (int f = 0; f < field_known_count; ++f)
         if (strcmp(key, field_names[f]) == 0) field = f;
     if (field >= 0) walk->seen[field] = true;
+    bool optional = field == field_windows || field == field_globals || field == field_repeats;
+    if (optional && peek(loader) == 'n') {
+        json_t *value;
+        ar_status_t status = parse_value(loader, &value, "%s", path);
+        if (status) return status;
+        bool is_null = json_is_null(value);
+        json_decref(value);
+        if (is_null) return ar_status_success_k; /* null means omitted */
+        return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+                            "expected an array");
+    }
     if (field == field_repeats) return walk_array(loader, path, "an array", walk_repeat, NULL);
     if (field >= 0 && loaders[field]) return load_elements(loader, path, loaders[field]);
     json_t *value;
@@ -768,7 +755,7 @@ static ar_status_t load_text(loader_t *loader) {
     if (peek(loader) >= 0)
         return syntax_at(loader, loader->position, "$", "extra text after the plan's object");
     for (int f = 0; f < field_meta; ++f)
-        if (!walk.seen[f]) {
+        if (!walk.seen[f] && f != field_windows && f != field_globals && f != field_repeats) {
             char path[32];
             snprintf(path, sizeof path, "$.%s", field_names[f]);
             return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,

@@ -1,0 +1,187 @@
+/* arenaref: placement, the device arena strategy. A problem is buffers, each live over a
+ * half-open lifetime [lower, upper) and needing `size` bytes at an offset that is a multiple of
+ * its alignment; a solution gives each an offset so that no two buffers whose lifetimes overlap
+ * share a byte. The height of a solution is its largest offset + size; the max-live bound (the
+ * most bytes live at one time) is a lower bound on any height.
+ *
+ * Several strategies (ar_place_strategy_t) solve the same problem, so a plan's strategy can be
+ * compared on the same instances, and every layout can be judged by the certificate: a solution
+ * becomes an arena-plan/1 plan (ar_place_to_plan) that certifies exactly when it is valid.
+ * There are no fixed caps: sizes of arrays are bounded by memory only.
+ *
+ * Buffers with size 0 or an empty lifetime (lower == upper) hold no byte at any time: they
+ * conflict with nothing and get offset 0. */
+#ifndef ARENAREF_PLACE_H
+#define ARENAREF_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arenaref/plan.h"
+#include "arenaref/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Values a problem may hold: times below 2^63, sizes, alignments and offsets below 2^56, so
+ * an offset + size never wraps and a plan built from it stays in 64 bits. */
+#define AR_PLACE_MAX_TIME ((uint64_t)1 << 63)
+#define AR_PLACE_MAX_BYTES ((uint64_t)1 << 56)
+
+typedef struct ar_place_buffer_t {
+    uint64_t lower, upper; /* live over [lower, upper); lower <= upper */
+    uint64_t size;         /* bytes */
+    uint64_t alignment;    /* the offset's alignment, a power of two; 0 or 1: none */
+} ar_place_buffer_t;
+
+typedef struct ar_place_problem_t {
+    ar_place_buffer_t const *buffers;
+    size_t count;
+} ar_place_problem_t;
+
+typedef enum ar_place_strategy_t {
+    /* Non-increasing size (ties: input order), each at the lowest offset clear of the placed
+     * buffers live with it. TensorFlow Lite Micro's GreedyMemoryPlanner (TFLite's arena
+     * planner orders the same way). O(n^2 log n). */
+    ar_place_greedy_by_size_k = 0,
+    /* TFLite GPU's "greedy by breadth" (Pisarchyk & Lee 2020) as offsets: time points in
+     * non-increasing breadth (bytes live there), each point's unplaced buffers by non-increasing
+     * size, each at the lowest clear offset. O(n^2 log n + n T) for T distinct times. */
+    ar_place_greedy_by_breadth_k,
+    /* In order of start (ties: larger first, then input order), each at the lowest clear
+     * offset: a linear-scan allocator. O(n^2 log n). */
+    ar_place_first_fit_k,
+    /* XLA's heap simulator (GlobalDecreasingSizeBestFitHeap): non-increasing size (ties: longer
+     * lifetime, then input order), each into the tightest gap between the placed buffers live
+     * with it, else on top of them. O(n^2 log n). */
+    ar_place_best_fit_k,
+    /* An exact, anytime branch and bound over canonical solutions (after MiniMalloc, Moffitt,
+     * ASPLOS 2023): buffers are placed in non-decreasing offset order, each on the floor of the
+     * sections (time slices) it spans, floors never drop below the last offset; inference raises
+     * a section's floor to the lowest offset any buffer live there can still take; nodes whose
+     * floors plus the bytes still to place overflow the limit are cut; permutations of buffers
+     * placed at one offset are explored once. Starts from the best of the other strategies and
+     * returns the best found at its time limit. Exponential in the worst case. */
+    ar_place_search_k,
+    ar_place_strategy_count_k
+} ar_place_strategy_t;
+
+/* "greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit", "search"; NULL out of range. */
+char const *ar_place_strategy_name(ar_place_strategy_t strategy);
+/* The strategy of that name; false when none has it. */
+bool ar_place_strategy_from_name(char const *name, ar_place_strategy_t *strategy);
+
+typedef struct ar_place_options_t {
+    ar_place_strategy_t strategy;
+    uint64_t capacity;   /* a solution must fit in [0, capacity); 0: no capacity */
+    double time_limit_s; /* search only: stop and return the best so far; <= 0: the default */
+    bool minimize;       /* search only: with a capacity, go on lowering the height once it
+                            fits (without a capacity the height is always minimised) */
+    uint64_t alignment;  /* a floor on every buffer's alignment (0 or 1: none) */
+} ar_place_options_t;
+
+#define AR_PLACE_TIME_LIMIT_DEFAULT 60.0
+
+/* greedy-by-size, no capacity, the default time limit, no minimise, no alignment floor. */
+void ar_place_options_default(ar_place_options_t *options);
+
+typedef struct ar_place_result_t {
+    uint64_t height;       /* max offset + size (0 for an empty problem) */
+    uint64_t lower_bound;  /* the max-live bound */
+    bool fits;             /* height <= capacity, or no capacity */
+    bool optimal;          /* search only: the height is proven the least possible */
+    double seconds;        /* wall time of the solve */
+    uint64_t nodes;        /* search only: nodes explored */
+    char message[256];     /* why not, when the call fails */
+} ar_place_result_t;
+
+/* Place every buffer: offsets[i] for buffer i (the caller's array of problem->count). Returns
+ * ar_status_success_k with a valid placement in `offsets` (even when it does not fit the
+ * capacity: result->fits says so), ar_status_invalid_argument_k for a bad problem (a lifetime
+ * with lower > upper, a value past the limits above, an alignment not a power of two; message
+ * names the buffer), ar_status_out_of_memory_k. `options` NULL means the defaults. */
+ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const *options,
+                     uint64_t *offsets, ar_place_result_t *result);
+
+/* Check a problem against the limits above; false with a message naming the buffer. */
+bool ar_place_problem_valid(ar_place_problem_t const *problem, char *message, size_t size);
+
+/* The max-live bound: the largest sum of sizes live at one time. O(n log n). */
+uint64_t ar_place_lower_bound(ar_place_problem_t const *problem);
+
+/* max over buffers of offset + size (buffers holding no byte count 0). */
+uint64_t ar_place_height(ar_place_problem_t const *problem, uint64_t const *offsets);
+
+/* Why a placement is not valid: the first misaligned buffer (second == SIZE_MAX) or a pair of
+ * buffers live together whose byte ranges meet. */
+typedef struct ar_place_violation_t {
+    size_t first, second;
+} ar_place_violation_t;
+
+/* true when every offset is aligned and no two buffers live together share a byte (a sweep
+ * over time with an ordered set of live ranges: O(n log n)). Otherwise false, and *violation
+ * (may be NULL) names one. `alignment` is a floor on every buffer's alignment (0: none). */
+bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
+                    uint64_t alignment, ar_place_violation_t *violation);
+
+/* ---- CSV: MiniMalloc's format ---------------------------------------------------------------
+ * A header naming columns (any order): `id` or `buffer`, `lower` or `start`, `upper` or `end`,
+ * `size`, and optionally `alignment` and `offset`; then one row per buffer. Numbers are decimal,
+ * with no sign; ids are unique, non-empty, and hold no comma or quote. Blank lines are skipped;
+ * CRLF line ends are accepted. */
+
+typedef struct ar_place_csv_t {
+    ar_place_problem_t problem; /* buffers point into `rows` */
+    ar_place_buffer_t *rows;
+    char **ids;                 /* each row's id */
+    uint64_t *offsets;          /* each row's offset; NULL without an `offset` column */
+    bool has_alignment;         /* the file had an `alignment` column */
+    size_t *lines;              /* each row's line in the file (1-based) */
+} ar_place_csv_t;
+
+/* Where a CSV was bad: line and column are 1-based (column: the field's number; 0 when the
+ * error is about the whole line or file). `message` is the whole sentence, ready to print. */
+typedef struct ar_place_csv_error_t {
+    size_t line, column;
+    char message[512];
+} ar_place_csv_error_t;
+
+/* Read a CSV from text or a file ("-": standard input). ar_status_invalid_argument_k for a
+ * bad file (error says where), ar_status_io_k when it cannot be read. */
+ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t **csv,
+                               ar_place_csv_error_t *error);
+ar_status_t ar_place_csv_read_file(char const *path, ar_place_csv_t **csv,
+                                   ar_place_csv_error_t *error);
+void ar_place_csv_free(ar_place_csv_t *csv); /* NULL is safe */
+
+/* Write the rows, with `offsets` (NULL: no offset column): header `id,lower,upper,size` (plus
+ * `,alignment` when the CSV had one) and `,offset`. Returns false on a write error. */
+bool ar_place_csv_write(FILE *file, ar_place_csv_t const *csv, uint64_t const *offsets);
+
+/* ---- Plans ----------------------------------------------------------------------------------
+ * A placement as an arena-plan/1 plan. Times become phases: one phase per distinct start time
+ * ("t" + the time) in order, one launch each (no words), one schedule reference over all. A
+ * buffer is a plane named by its id at base + offset, declared fresh in the phase of its start
+ * and carried in the phase of the last start time before its end (when that is a later phase).
+ * Rule (B) then finds two buffers that meet and start at one time; rule (D) any other meeting
+ * pair, because the later one's fresh plane lands on the earlier one's bytes before the earlier
+ * one's carried declaration. Buffers holding no byte are left out. The plan's alignment is
+ * `alignment` (0: 1), so it certifies exactly when ar_place_check with that floor accepts.
+ * `ids` NULL names planes "b" + the index. */
+ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *const *ids,
+                             uint64_t const *offsets, uint64_t alignment, uint64_t base,
+                             ar_plan_t **plan, char *message, size_t message_size);
+
+/* A plan's planes as a problem: one buffer per plane name, live from the position (in the
+ * plan's phase order) of the first phase declaring it to one past the last, its size, the
+ * plan's alignment; offsets relative to the lowest plane base. The csv's ids are the names. */
+ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **csv, char *message,
+                               size_t message_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,213 @@
+/* A placement as an arena-plan/1 plan, and a plan's planes as a placement problem. The plan
+ * form lets the certificate judge any strategy's layout: each distinct start time is a phase
+ * (one launch, no words), a buffer is declared fresh where it starts and carried at the last
+ * start before its end, and nowhere else, so the plan holds at most two planes per buffer and
+ * rule (D) checks the rest of its lifetime without a phase per time step (place.h says why a
+ * meeting pair always breaks (B) or (D)). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place/place_internal.h"
+
+static int by_u64(void const *a, void const *b) {
+    uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The number of starts[0, count) below t. */
+static size_t count_below(uint64_t const *starts, size_t count, uint64_t t) {
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *const *ids,
+                             uint64_t const *offsets, uint64_t alignment, uint64_t base,
+                             ar_plan_t **out, char *message, size_t message_size) {
+    *out = NULL;
+    if (alignment == 0) alignment = 1;
+    if (alignment & (alignment - 1) || alignment >= AR_PLACE_MAX_BYTES) {
+        snprintf(message, message_size, "alignment %" PRIu64 " is not a power of two below 2^56",
+                 alignment);
+        return ar_status_invalid_argument_k;
+    }
+    if (base % alignment) {
+        snprintf(message, message_size, "base 0x%" PRIx64 " is not a multiple of alignment %" PRIu64,
+                 base, alignment);
+        return ar_status_invalid_argument_k;
+    }
+    if (!ar_place_problem_valid(problem, message, message_size)) return ar_status_invalid_argument_k;
+    size_t n = problem->count, held = 0;
+    for (size_t i = 0; i < n; ++i) {
+        ar_place_buffer_t const *b = &problem->buffers[i];
+        if (!arp_place_holds(b)) continue;
+        if (offsets[i] >= AR_PLACE_MAX_BYTES || base > UINT64_MAX - offsets[i] - b->size) {
+            snprintf(message, message_size,
+                     "buffer %zu: base + offset + size passes 2^64 (offset %" PRIu64 ")", i,
+                     offsets[i]);
+            return ar_status_invalid_argument_k;
+        }
+        ++held;
+    }
+    uint64_t *starts = malloc((held + 1) * sizeof *starts);
+    size_t *per_phase = NULL, *slots = NULL;
+    ar_plan_t *plan = NULL;
+    ar_status_t status = ar_status_out_of_memory_k;
+    if (!starts) goto done;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (arp_place_holds(&problem->buffers[i])) starts[k++] = problem->buffers[i].lower;
+    qsort(starts, held, sizeof *starts, by_u64);
+    size_t phases = 0;
+    for (k = 0; k < held; ++k)
+        if (!phases || starts[k] != starts[phases - 1]) starts[phases++] = starts[k];
+    /* Planes per phase (counting sort): entry = 2 * buffer + carried. */
+    per_phase = calloc(phases + 2, sizeof *per_phase);
+    slots = malloc((2 * held + 1) * sizeof *slots);
+    if (!per_phase || !slots) goto done;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < n; ++i) {
+            ar_place_buffer_t const *b = &problem->buffers[i];
+            if (!arp_place_holds(b)) continue;
+            size_t fresh = count_below(starts, phases, b->lower);
+            size_t carried = count_below(starts, phases, b->upper) - 1;
+            if (pass == 0) {
+                ++per_phase[fresh + 1];
+                if (carried > fresh) ++per_phase[carried + 1];
+            } else {
+                slots[per_phase[fresh]++] = 2 * i;
+                if (carried > fresh) slots[per_phase[carried]++] = 2 * i + 1;
+            }
+        }
+        if (pass == 0)
+            for (size_t p = 0; p < phases; ++p) per_phase[p + 1] += per_phase[p];
+        else
+            for (size_t p = phases; p > 0; --p) per_phase[p] = per_phase[p - 1];
+        if (pass == 1) per_phase[0] = 0;
+    }
+    if (ar_plan_create(&plan) != ar_status_success_k) goto done;
+    if (ar_plan_reserve(plan, phases, 0, 0) != ar_status_success_k) goto done;
+    if (ar_plan_set_alignment(plan, alignment) != ar_status_success_k) goto done;
+    char name[48];
+    for (size_t p = 0; p < phases; ++p) {
+        snprintf(name, sizeof name, "t%" PRIu64, starts[p]);
+        if (ar_plan_add_phase(plan, name) != ar_status_success_k) goto done;
+        for (size_t s = per_phase[p]; s < per_phase[p + 1]; ++s) {
+            size_t i = slots[s] / 2;
+            char const *id = ids ? ids[i] : NULL;
+            if (!id) {
+                snprintf(name, sizeof name, "b%zu", i);
+                id = name;
+            }
+            if (ar_plan_add_plane(plan, id, base + offsets[i], problem->buffers[i].size,
+                                  slots[s] & 1) != ar_status_success_k)
+                goto done;
+        }
+    }
+    for (size_t p = 0; p < phases; ++p) {
+        snprintf(name, sizeof name, "t%" PRIu64, starts[p]);
+        if (ar_plan_add_launch(plan, "step", name, NULL, 0, NULL) != ar_status_success_k)
+            goto done;
+    }
+    if (phases && ar_plan_add_reference(plan, 0, phases) != ar_status_success_k) goto done;
+    char meta[160];
+    snprintf(meta, sizeof meta,
+             "{\"source\":\"arenacert import\",\"buffers\":%zu,\"height\":%" PRIu64 "}", n,
+             ar_place_height(problem, offsets));
+    if (ar_plan_set_meta(plan, meta) != ar_status_success_k) goto done;
+    ar_plan_error_t error;
+    status = ar_plan_finish(plan, &error);
+    if (status != ar_status_success_k) snprintf(message, message_size, "%s", error.message);
+done:
+    if (status == ar_status_out_of_memory_k) snprintf(message, message_size, "out of memory");
+    if (status == ar_status_success_k) *out = plan;
+    else ar_plan_free(plan);
+    free(starts), free(per_phase), free(slots);
+    return status;
+}
+
+typedef struct entry_t {
+    char const *name;
+    uint64_t base, size;
+    size_t first, last;
+} entry_t;
+
+static uint64_t hash_name(char const *text) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *text; ++text) h = (h ^ (unsigned char)*text) * 1099511628211ull;
+    return h;
+}
+
+ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char *message,
+                               size_t message_size) {
+    *out = NULL;
+    size_t capacity = 16;
+    while (capacity < 2 * plan->planes_count + 2) capacity *= 2;
+    entry_t *entries = malloc(plan->planes_count * sizeof *entries + 1);
+    size_t *table = calloc(capacity, sizeof *table), count = 0;
+    ar_place_csv_t *csv = calloc(1, sizeof *csv);
+    ar_status_t status = ar_status_out_of_memory_k;
+    if (!entries || !table || !csv) goto done;
+    for (size_t p = 0; p < plan->phases_count; ++p) {
+        ar_phase_t const *phase = &plan->phases[p];
+        for (size_t j = 0; j < phase->planes_count; ++j) {
+            ar_plane_t const *plane = &plan->planes[phase->planes_first + j];
+            size_t at = hash_name(plane->name) & (capacity - 1);
+            while (table[at] && strcmp(entries[table[at] - 1].name, plane->name) != 0)
+                at = (at + 1) & (capacity - 1);
+            if (!table[at]) {
+                entries[count] = (entry_t){plane->name, plane->base, plane->size, p, p};
+                table[at] = ++count;
+                continue;
+            }
+            entry_t *e = &entries[table[at] - 1];
+            if (e->base != plane->base || e->size != plane->size) {
+                snprintf(message, message_size,
+                         "$.phases[%zu].planes[%zu]: plane \"%.60s\" is declared elsewhere or with "
+                         "another size than in phase %zu",
+                         p, j, plane->name, e->first);
+                status = ar_status_invalid_argument_k;
+                goto done;
+            }
+            e->last = p;
+        }
+    }
+    uint64_t low = UINT64_MAX;
+    for (size_t i = 0; i < count; ++i)
+        if (entries[i].base < low) low = entries[i].base;
+    csv->rows = calloc(count + 1, sizeof *csv->rows);
+    csv->ids = calloc(count + 1, sizeof *csv->ids);
+    csv->offsets = calloc(count + 1, sizeof *csv->offsets);
+    csv->lines = calloc(count + 1, sizeof *csv->lines);
+    if (!csv->rows || !csv->ids || !csv->offsets || !csv->lines) goto done;
+    csv->has_alignment = plan->alignment > 1;
+    for (size_t i = 0; i < count; ++i) {
+        entry_t const *e = &entries[i];
+        if (e->size >= AR_PLACE_MAX_BYTES || e->base - low >= AR_PLACE_MAX_BYTES) {
+            snprintf(message, message_size, "plane \"%.60s\": size or offset past 2^56", e->name);
+            status = ar_status_invalid_argument_k;
+            goto done;
+        }
+        csv->rows[i] = (ar_place_buffer_t){e->first, e->last + 1, e->size,
+                                           plan->alignment > 1 ? plan->alignment : 0};
+        csv->offsets[i] = e->base - low;
+        csv->lines[i] = i + 2;
+        csv->ids[i] = malloc(strlen(e->name) + 1);
+        if (!csv->ids[i]) goto done;
+        strcpy(csv->ids[i], e->name);
+        csv->problem.count = i + 1;
+    }
+    csv->problem.buffers = csv->rows;
+    status = ar_status_success_k;
+done:
+    if (status == ar_status_out_of_memory_k) snprintf(message, message_size, "out of memory");
+    free(entries), free(table);
+    if (status == ar_status_success_k) *out = csv;
+    else ar_place_csv_free(csv);
+    return status;
+}

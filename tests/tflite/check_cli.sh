@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Bad input exits 2 with a reason naming it; --help exits 0. Usage: check_cli.sh TFLITE_PLAN DIR
+set -euo pipefail
+plan_tool=$1 dir=$2
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$dir"
+"$plan_tool" --help | grep -q -- --plant-fault || fail "--help does not list --plant-fault"
+printf 'not a model' > "$dir/bad.tflite"
+expect_exit2() { # GREP ARGS...
+  local pattern=$1 status
+  shift
+  set +e; "$plan_tool" "$@" > /dev/null 2> "$dir/err.txt"; status=$?; set -e
+  [ "$status" = 2 ] || fail "$*: exit $status, expected 2"
+  grep -q "$pattern" "$dir/err.txt" || fail "$*: message lacks '$pattern': $(cat "$dir/err.txt")"
+  echo "ok: $* -> $(cat "$dir/err.txt")"
+}
+expect_exit2 "not a TFLite flatbuffer" "$dir/bad.tflite"
+expect_exit2 "no such file" "$dir/missing.tflite"
+expect_exit2 "must be at least 1" face_landmark --runs 0
+expect_exit2 "not a trace" --from-trace "$dir/bad.tflite"
+expect_exit2 "no model given"
+echo passed

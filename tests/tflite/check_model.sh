@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One shipped model: the clean export certifies 0 with 1 and 3 runs, its meta names the model,
+# its digest, the package versions and what was merged; a rule-B and a rule-D planted fault (two
+# seeds each) get the verdict class their meta says.
+# Usage: check_model.sh TFLITE_PLAN ARENACERT MODEL DIR
+set -euo pipefail
+plan_tool=$1 ARENACERT=$2 model=$3 dir=$4
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$dir"
+"$plan_tool" "$model" --out "$dir/clean.json" --problem-out "$dir/problem.csv"
+expect_class "$dir/clean.json" 0
+[ "$(meta "$dir/clean.json" model)" = "$model" ] || fail "meta.model is not $model"
+[ "$(meta "$dir/clean.json" sha256 | wc -c)" = 65 ] || fail "meta.sha256 is not a digest"
+meta "$dir/clean.json" versions.ai-edge-litert > /dev/null \
+  || fail "meta.versions lacks ai-edge-litert"
+[ "$(meta "$dir/clean.json" aliasing.last_reader_check)" = passed ] \
+  || fail "aliasing check not recorded"
+lb=$(meta "$dir/clean.json" lower_bound_bytes) arena=$(meta "$dir/clean.json" arena_bytes)
+[ "$lb" -gt 0 ] && [ "$lb" -le "$arena" ] || fail "lower bound $lb is not in (0, arena $arena]"
+[ "$(($(wc -l < "$dir/problem.csv") - 1))" = "$(meta "$dir/clean.json" planes)" ] \
+  || fail "the problem has not one row per plane"
+"$plan_tool" "$model" --runs 3 --out "$dir/runs3.json"
+expect_class "$dir/runs3.json" 0
+[ "$(meta "$dir/runs3.json" runs)" = 3 ] || fail "meta.runs is not 3"
+for rule in B D; do
+  for seed in 0 5; do
+    f="$dir/fault-$rule-$seed.json"
+    "$plan_tool" "$model" --plant-fault --fault-rule "$rule" --fault-seed "$seed" \
+      --out "$f"
+    class=$(meta "$f" fault.expect_class)
+    [ "$class" = "$rule" ] || fail "$f: meta says class $class, asked for $rule"
+    expect_class "$f" "$class"
+  done
+done
+# The same seed plants the same fault (reproducible).
+"$plan_tool" "$model" --plant-fault --fault-rule D --fault-seed 5 --out "$dir/again.json"
+[ "$(meta "$dir/again.json" fault.plane)" = "$(meta "$dir/fault-D-5.json" fault.plane)" ] \
+  && [ "$(meta "$dir/again.json" fault.onto)" = "$(meta "$dir/fault-D-5.json" fault.onto)" ] \
+  || fail "the same seed planted a different fault"
+echo "passed: $model"
