@@ -45,7 +45,10 @@ def prepare(rev, label, build, log):
         source, folder = ROOT, os.path.join(ab, "build-worktree")
         what = f"work tree at {git('rev-parse', '--short=12', 'HEAD')}{' (dirty)' if dirty else ''}"
     else:
-        sha = git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+        try:
+            sha = git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+        except BadInput:
+            raise BadInput(f"unknown revision '{rev}' (not a commit in this repository)")
         source, folder = os.path.join(ab, f"src-{sha[:12]}"), os.path.join(ab, f"build-{sha[:12]}")
         what = f"{rev} = {sha[:12]}"
         if not os.path.isdir(source):
