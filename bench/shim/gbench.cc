@@ -133,7 +133,8 @@ class names_reporter_t : public benchmark::BenchmarkReporter {
   public:
     bool ReportContext(Context const &) override { return true; }
     void ReportRuns(std::vector<Run> const &runs) override {
-        for (Run const &run : runs) std::printf("%s (under callgrind)\n", run.benchmark_name().c_str());
+        for (Run const &run : runs)
+            std::printf("%s (under callgrind)\n", run.benchmark_name().c_str());
         std::fflush(stdout);
     }
 };
@@ -144,7 +145,9 @@ class deferred_reporter_t : public benchmark::BenchmarkReporter {
         runs_.reserve(4096);
         return true;
     }
-    void ReportRuns(std::vector<Run> const &runs) override { runs_.insert(runs_.end(), runs.begin(), runs.end()); }
+    void ReportRuns(std::vector<Run> const &runs) override {
+        runs_.insert(runs_.end(), runs.begin(), runs.end());
+    }
     void Finalize() override {
         target_.SetOutputStream(&GetOutputStream());
         target_.SetErrorStream(&GetErrorStream());

@@ -475,7 +475,8 @@ static void run_strategy(gb_state_t *state, void *data) {
         gb_set_counter(state, "alloc_path_ns", probe.median_ns, gb_counter_default_k);
         gb_set_counter(state, "alloc_path_mean_ns", probe.mean_ns, gb_counter_default_k);
         gb_set_counter(state, "timer_overhead_ns", probe.timer_overhead_ns, gb_counter_default_k);
-        gb_set_counter(state, "timer_resolution_ns", probe.timer_resolution_ns, gb_counter_default_k);
+        gb_set_counter(state, "timer_resolution_ns", probe.timer_resolution_ns,
+                       gb_counter_default_k);
         gb_set_counter(state, "probe_calls", (double)probe.calls, gb_counter_default_k);
     }
     gb_set_counter(state, "dimensions", (double)stream->dimensions, gb_counter_default_k);

@@ -2,6 +2,7 @@
 scripts/gate-check, not a test): ratios around 1 with 1% noise are "same", around 1.10 are
 "SLOWER" (the whole interval above 5%), around 0.90 "faster", around 1.05 with 8% noise
 "inconclusive"; the interval holds the median and has the asked confidence's order."""
+
 import importlib.util
 import random
 import sys
@@ -19,7 +20,10 @@ def case(label, center, spread, expected):
     median, low, high, verdict = ab.judge(ratios, 0.05, 0.95, random.Random(1))
     ok = verdict == expected and low <= median <= high
     failures += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {label}: {median - 1:+.1%} [{low - 1:+.1%}, {high - 1:+.1%}] {verdict}")
+    print(
+        f"{'ok  ' if ok else 'FAIL'} {label}: {median - 1:+.1%} "
+        f"[{low - 1:+.1%}, {high - 1:+.1%}] {verdict}"
+    )
 
 
 case("identical", 1.0, 0.01, "same")

@@ -8,6 +8,7 @@ pass; the same slowdown in a run whose load passed the CPU count, or with a CV t
 Like with like: another profile, host kind or benchmark set is exit 2 (0 with --force). Nothing
 compared, a missing file, a non-results JSON and a non-JSON file are exit 2.
 """
+
 import json
 import os
 import random
@@ -20,25 +21,64 @@ rng = random.Random(7)
 CERT = "certify/decoder/tiny/repeats:9"
 
 
-def results(times=None, name=CERT, instructions=None, allocations=0.0, precision=1.0, load=1.0,
-            profile="quick", cpu="Test CPU", extra=()):
+def results(
+    times=None,
+    name=CERT,
+    instructions=None,
+    allocations=0.0,
+    precision=1.0,
+    load=1.0,
+    profile="quick",
+    cpu="Test CPU",
+    extra=(),
+):
     times = times or [100.0] * 9
     runs = []
     for i, t in enumerate(times):
-        run = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": len(times),
-               "repetition_index": i, "threads": 1, "iterations": 1000, "real_time": t, "cpu_time": t,
-               "time_unit": "us", "allocations_per_call": allocations, "site_precision": precision}
+        run = {
+            "name": name,
+            "run_name": name,
+            "run_type": "iteration",
+            "repetitions": len(times),
+            "repetition_index": i,
+            "threads": 1,
+            "iterations": 1000,
+            "real_time": t,
+            "cpu_time": t,
+            "time_unit": "us",
+            "allocations_per_call": allocations,
+            "site_precision": precision,
+        }
         if instructions is not None:
             run["instructions"] = instructions
         runs.append(run)
     for other in extra:
-        runs.append({"name": other, "run_name": other, "run_type": "iteration", "iterations": 10,
-                     "real_time": 5.0, "cpu_time": 5.0, "time_unit": "us"})
+        runs.append(
+            {
+                "name": other,
+                "run_name": other,
+                "run_type": "iteration",
+                "iterations": 10,
+                "real_time": 5.0,
+                "cpu_time": 5.0,
+                "time_unit": "us",
+            }
+        )
     mode = "instructions" if instructions is not None else "time"
-    context = {"profile": profile, "cpu_model": cpu, "compiler": "gcc 12", "build_type": "RelWithDebInfo",
-               "cpu_count": "2", "arenaref_mode": mode, "arenaref_filter": ""}
-    noise = {"samples": 5, "load_average_1min": {"min": load, "median": load, "max": load},
-             "cpu_steal_percent": 0.1}
+    context = {
+        "profile": profile,
+        "cpu_model": cpu,
+        "compiler": "gcc 12",
+        "build_type": "RelWithDebInfo",
+        "cpu_count": "2",
+        "arenaref_mode": mode,
+        "arenaref_filter": "",
+    }
+    noise = {
+        "samples": 5,
+        "load_average_1min": {"min": load, "median": load, "max": load},
+        "cpu_steal_percent": 0.1,
+    }
     return {"context": context, "arenaref_noise": noise, "benchmarks": runs}
 
 
@@ -62,35 +102,93 @@ def check(label, base, new, expected, *extra, expect_text=None):
         ok = done.returncode == expected and (expect_text is None or expect_text in output)
         if not ok:
             failures += 1
-            print(f"FAIL {label}: exit {done.returncode}, expected {expected}"
-                  f"{'' if expect_text is None else f' with {expect_text!r}'}\n{output}")
+            print(
+                f"FAIL {label}: exit {done.returncode}, expected {expected}"
+                f"{'' if expect_text is None else f' with {expect_text!r}'}\n{output}"
+            )
         else:
             print(f"ok   {label}: exit {done.returncode}")
 
 
 base_ir = results(instructions=1_000_000)
 check("instructions equal", base_ir, results(instructions=1_000_000), 0)
-check("instructions +3%", base_ir, results(instructions=1_030_000), 1, expect_text="instructions +3.00%")
+check(
+    "instructions +3%",
+    base_ir,
+    results(instructions=1_030_000),
+    1,
+    expect_text="instructions +3.00%",
+)
 check("instructions +0.5%", base_ir, results(instructions=1_005_000), 0)
-check("instructions +0.5% threshold", base_ir, results(instructions=1_005_000), 1, "--threshold", "0.002")
+check(
+    "instructions +0.5% threshold",
+    base_ir,
+    results(instructions=1_005_000),
+    1,
+    "--threshold",
+    "0.002",
+)
 other = "arena/fixed/jemalloc/repeats:9"
-check("instructions other allocator", results(name=other, instructions=1000), results(name=other, instructions=1030),
-      0, expect_text="not judged")
+check(
+    "instructions other allocator",
+    results(name=other, instructions=1000),
+    results(name=other, instructions=1030),
+    0,
+    expect_text="not judged",
+)
 
 quiet = [100.0 + rng.uniform(-0.5, 0.5) for _ in range(9)]
-check("times same", results(quiet), results([t * (1 + rng.uniform(-0.002, 0.002)) for t in quiet]), 0)
-check("times 20% slower", results(quiet), results([t * 1.2 for t in quiet]), 1, expect_text="SLOWER")
-check("times under load", results(quiet, load=3.5), results([t * 1.2 for t in quiet], load=3.5), 0,
-      expect_text="too noisy to judge (load average reached 3.5 on 2 CPUs)")
+check(
+    "times same", results(quiet), results([t * (1 + rng.uniform(-0.002, 0.002)) for t in quiet]), 0
+)
+check(
+    "times 20% slower", results(quiet), results([t * 1.2 for t in quiet]), 1, expect_text="SLOWER"
+)
+check(
+    "times under load",
+    results(quiet, load=3.5),
+    results([t * 1.2 for t in quiet], load=3.5),
+    0,
+    expect_text="too noisy to judge (load average reached 3.5 on 2 CPUs)",
+)
 wide = [100.0 * (1 + rng.uniform(-0.3, 0.3)) for _ in range(9)]
-check("times high CV", results(wide), results([t * 1.2 for t in wide]), 0, expect_text="too noisy to judge (CV")
-check("counters", results(quiet), results(quiet, allocations=1.0, precision=0.9), 1, expect_text="REGRESSED")
+check(
+    "times high CV",
+    results(wide),
+    results([t * 1.2 for t in wide]),
+    0,
+    expect_text="too noisy to judge (CV",
+)
+check(
+    "counters",
+    results(quiet),
+    results(quiet, allocations=1.0, precision=0.9),
+    1,
+    expect_text="REGRESSED",
+)
 
-check("profile mismatch", base_ir, results(instructions=1_000_000, profile="full"), 2, expect_text="NOT LIKE WITH LIKE")
-check("profile mismatch forced", base_ir, results(instructions=1_000_000, profile="full"), 0, "--force")
+check(
+    "profile mismatch",
+    base_ir,
+    results(instructions=1_000_000, profile="full"),
+    2,
+    expect_text="NOT LIKE WITH LIKE",
+)
+check(
+    "profile mismatch forced",
+    base_ir,
+    results(instructions=1_000_000, profile="full"),
+    0,
+    "--force",
+)
 check("host mismatch", results(quiet), results(quiet, cpu="Other CPU"), 2, expect_text="cpu_model")
-check("set mismatch", base_ir, results(instructions=1_000_000, extra=["floor/decoder/tiny"]), 2,
-      expect_text="only in new")
+check(
+    "set mismatch",
+    base_ir,
+    results(instructions=1_000_000, extra=["floor/decoder/tiny"]),
+    2,
+    expect_text="only in new",
+)
 check("mode mismatch", base_ir, results(quiet), 2, expect_text="mode: instructions vs time")
 check("nothing compared", {"benchmarks": []}, {"benchmarks": []}, 2, expect_text="nothing compared")
 check("missing file", base_ir, "@missing", 2, expect_text="cannot read")

@@ -10,6 +10,7 @@ interval (percentile, 2000 resamples). SLOWER only when the whole interval lies 
 "inconclusive" (more pairs would tell). Exit: 0 no regression, 1 a judged benchmark SLOWER,
 2 bad usage (unknown revision, a build that fails, no benchmark matched).
 """
+
 import argparse
 import json
 import os
@@ -56,14 +57,35 @@ def prepare(rev, label, build, log):
     binary = os.path.join(folder, "bin", "arenaref_bench")
     if build:
         print(f"ab: building {label} ({what}) in {os.path.relpath(folder, ROOT)}", file=sys.stderr)
-        steps = [["cmake", "-S", source, "-B", folder, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-                  "-DARENAREF_BENCH=ON"],
-                 ["cmake", "--build", folder, "--target", "arenaref_bench", "-j", str(os.cpu_count() or 2)]]
+        steps = [
+            [
+                "cmake",
+                "-S",
+                source,
+                "-B",
+                folder,
+                "-G",
+                "Ninja",
+                "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                "-DARENAREF_BENCH=ON",
+            ],
+            [
+                "cmake",
+                "--build",
+                folder,
+                "--target",
+                "arenaref_bench",
+                "-j",
+                str(os.cpu_count() or 2),
+            ],
+        ]
         for step in steps:
             done = subprocess.run(step, capture_output=True, text=True)
             if done.returncode != 0:
                 log.write(done.stdout + done.stderr)
-                raise BadInput(f"building {label} ({what}) failed: {' '.join(step)}\n{done.stderr[-2000:]}")
+                raise BadInput(
+                    f"building {label} ({what}) failed: {' '.join(step)}\n{done.stderr[-2000:]}"
+                )
     if not os.access(binary, os.X_OK):
         raise BadInput(f"{binary} is missing (drop --no-build)")
     return binary, what
@@ -72,8 +94,14 @@ def prepare(rev, label, build, log):
 def sample(binary, args, env, tmp):
     """Median CPU time (ns) per benchmark name of one run of `binary`."""
     out = os.path.join(tmp, "run.json")
-    command = [binary, f"--benchmark_filter={args.filter}", f"--benchmark_min_time={args.min_time}",
-               f"--benchmark_out={out}", "--benchmark_out_format=json", "--benchmark_format=json"]
+    command = [
+        binary,
+        f"--benchmark_filter={args.filter}",
+        f"--benchmark_min_time={args.min_time}",
+        f"--benchmark_out={out}",
+        "--benchmark_out_format=json",
+        "--benchmark_format=json",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise BadInput(f"{binary} failed (status {done.returncode}): {done.stderr[-1000:]}")
@@ -91,7 +119,9 @@ def sample(binary, args, env, tmp):
 
 def bootstrap(ratios, confidence, rng, resamples=2000):
     n = len(ratios)
-    medians = sorted(statistics.median(rng.choice(ratios) for _ in range(n)) for _ in range(resamples))
+    medians = sorted(
+        statistics.median(rng.choice(ratios) for _ in range(n)) for _ in range(resamples)
+    )
     low = medians[int((1 - confidence) / 2 * resamples)]
     high = medians[min(resamples - 1, int((1 + confidence) / 2 * resamples))]
     return statistics.median(ratios), low, high
@@ -117,21 +147,47 @@ def load_average():
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="scripts/compare --ab", description=__doc__.split("\n")[0],
-                                     epilog="Exit status: 0 no regression, 1 regression, 2 bad usage or input.")
+    parser = argparse.ArgumentParser(
+        prog="scripts/compare --ab",
+        description=__doc__.split("\n")[0],
+        epilog="Exit status: 0 no regression, 1 regression, 2 bad usage or input.",
+    )
     parser.add_argument("base", help="the base revision (anything git rev-parse takes)")
-    parser.add_argument("new", nargs="?", help="the new revision (default: the work tree, as it is)")
-    parser.add_argument("--filter", default=DEFAULT_FILTER, help="benchmarks to run (default: %(default)s)")
-    parser.add_argument("--pairs", type=int, default=10, help="alternating pairs of runs (default 10)")
-    parser.add_argument("--time-threshold", type=float, default=0.05, help="relative slowdown that matters (0.05)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="of the interval (default 0.95)")
-    parser.add_argument("--min-time", type=float, default=0.02, help="seconds per benchmark run (default 0.02)")
-    parser.add_argument("--seed", type=int, default=None, help="of the order and the bootstrap (default: time)")
-    parser.add_argument("--new-env", action="append", default=[], metavar="VAR=VALUE",
-                        help="set in NEW's runs only (e.g. ARENAREF_BENCH_SLOWDOWN=1.1 plants a slowdown)")
-    parser.add_argument("--no-build", action="store_true", help="use the binaries already in build/ab/")
+    parser.add_argument(
+        "new", nargs="?", help="the new revision (default: the work tree, as it is)"
+    )
+    parser.add_argument(
+        "--filter", default=DEFAULT_FILTER, help="benchmarks to run (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=10, help="alternating pairs of runs (default 10)"
+    )
+    parser.add_argument(
+        "--time-threshold", type=float, default=0.05, help="relative slowdown that matters (0.05)"
+    )
+    parser.add_argument(
+        "--confidence", type=float, default=0.95, help="of the interval (default 0.95)"
+    )
+    parser.add_argument(
+        "--min-time", type=float, default=0.02, help="seconds per benchmark run (default 0.02)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="of the order and the bootstrap (default: time)"
+    )
+    parser.add_argument(
+        "--new-env",
+        action="append",
+        default=[],
+        metavar="VAR=VALUE",
+        help="set in NEW's runs only (e.g. ARENAREF_BENCH_SLOWDOWN=1.1 plants a slowdown)",
+    )
+    parser.add_argument(
+        "--no-build", action="store_true", help="use the binaries already in build/ab/"
+    )
     parser.add_argument("--out", help="write the samples, ratios and intervals here (strict JSON)")
-    parser.add_argument("--regression-set", default=REGRESSION_SET, help="names whose slowdowns fail (%(default)s)")
+    parser.add_argument(
+        "--regression-set", default=REGRESSION_SET, help="names whose slowdowns fail (%(default)s)"
+    )
     args = parser.parse_args(argv)
     if args.pairs < 3:
         raise BadInput("--pairs must be at least 3")
@@ -144,6 +200,7 @@ def main(argv):
         key, value = item.split("=", 1)
         new_env[key] = value
     import re
+
     try:
         judged = re.compile(args.regression_set)
     except re.error as error:
@@ -151,8 +208,9 @@ def main(argv):
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
     started = time.time()
-    with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "build")) as tmp, \
-            open(os.path.join(tmp, "build.log"), "w") as log:
+    with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "build")) as tmp, open(
+        os.path.join(tmp, "build.log"), "w"
+    ) as log:
         base_bin, base_what = prepare(args.base, "BASE", not args.no_build, log)
         new_bin, new_what = prepare(args.new, "NEW", not args.no_build, log)
         built = time.time()
@@ -178,23 +236,53 @@ def main(argv):
             verdict = "slower (not judged)"
         if verdict == "SLOWER":
             failures.append(f"{name}: {median - 1:+.1%} [{low - 1:+.1%}, {high - 1:+.1%}]")
-        rows.append({"name": name, "ratios": ratios, "median_ratio": median, "low": low, "high": high,
-                     "verdict": verdict})
-    print(f"A = BASE: {base_what}\nB = NEW:  {new_what}" + (f" with {' '.join(args.new_env)}" if args.new_env else ""))
-    print(f"{args.pairs} pairs, orders {' '.join(orders)} (seed {seed}); load average "
-          f"{min(loads):g}-{max(loads):g}; build {built - started:.0f} s, runs {time.time() - built:.0f} s")
+        rows.append(
+            {
+                "name": name,
+                "ratios": ratios,
+                "median_ratio": median,
+                "low": low,
+                "high": high,
+                "verdict": verdict,
+            }
+        )
+    print(
+        f"A = BASE: {base_what}\nB = NEW:  {new_what}"
+        + (f" with {' '.join(args.new_env)}" if args.new_env else "")
+    )
+    print(
+        f"{args.pairs} pairs, orders {' '.join(orders)} (seed {seed}); load average "
+        f"{min(loads):g}-{max(loads):g}; build {built - started:.0f} s, "
+        f"runs {time.time() - built:.0f} s"
+    )
     width = max(len(r["name"]) for r in rows) + 2
-    print(f"{'benchmark':<{width}} {'NEW/BASE':>9} {int(args.confidence * 100)}% interval      verdict "
-          f"(threshold {args.time_threshold:.0%})")
+    print(
+        f"{'benchmark':<{width}} {'NEW/BASE':>9} {int(args.confidence * 100)}% interval"
+        "      verdict "
+        f"(threshold {args.time_threshold:.0%})"
+    )
     for r in rows:
-        print(f"{r['name']:<{width}} {r['median_ratio'] - 1:>+9.1%} [{r['low'] - 1:+.1%}, {r['high'] - 1:+.1%}]"
-              f"{'':4} {r['verdict']}")
+        print(
+            f"{r['name']:<{width}} {r['median_ratio'] - 1:>+9.1%} "
+            f"[{r['low'] - 1:+.1%}, {r['high'] - 1:+.1%}]{'':4} {r['verdict']}"
+        )
     if args.out:
-        record = {"base": base_what, "new": new_what, "new_env": args.new_env, "pairs": args.pairs,
-                  "orders": orders, "seed": seed, "filter": args.filter, "min_time": args.min_time,
-                  "time_threshold": args.time_threshold, "confidence": args.confidence,
-                  "load_average_samples": loads, "build_seconds": built - started,
-                  "run_seconds": time.time() - built, "benchmarks": rows}
+        record = {
+            "base": base_what,
+            "new": new_what,
+            "new_env": args.new_env,
+            "pairs": args.pairs,
+            "orders": orders,
+            "seed": seed,
+            "filter": args.filter,
+            "min_time": args.min_time,
+            "time_threshold": args.time_threshold,
+            "confidence": args.confidence,
+            "load_average_samples": loads,
+            "build_seconds": built - started,
+            "run_seconds": time.time() - built,
+            "benchmarks": rows,
+        }
         with open(args.out, "w") as handle:
             json.dump(record, handle, indent=2, allow_nan=False)
     if failures:

@@ -13,6 +13,7 @@ p < alpha. Counters must not get worse: precision must not drop, verdicts must n
 allocations per call must not rise. Exit: 0 no regression, 1 regression, 2 bad input, mismatch
 or nothing compared.
 """
+
 import argparse
 import json
 import math
@@ -20,8 +21,14 @@ import re
 import statistics
 import sys
 
-MUST_NOT_DROP = ("site_precision", "plan_precision", "sites_certificate_accepted", "plans_certificate_safe",
-                 "verdict_matches_expect", "bits_match_library")
+MUST_NOT_DROP = (
+    "site_precision",
+    "plan_precision",
+    "sites_certificate_accepted",
+    "plans_certificate_safe",
+    "verdict_matches_expect",
+    "bits_match_library",
+)
 MUST_NOT_RISE = ("allocations_per_call", "unsound_plans")
 MUST_NOT_CHANGE = ("verdict", "verdict_x1", "verdict_x8", "sites", "sites_exact_accepted")
 RISE_TOLERANCE = 0.01
@@ -84,14 +91,21 @@ def runs_by_name(data):
 
 def times_ns(name, runs):
     key = metric(name)
-    return [float(r[key]) * UNITS.get(r.get("time_unit", "ns"), 1.0) for r in runs
-            if isinstance(r.get(key), (int, float))]
+    return [
+        float(r[key]) * UNITS.get(r.get("time_unit", "ns"), 1.0)
+        for r in runs
+        if isinstance(r.get(key), (int, float))
+    ]
 
 
 def instructions(name, runs, aggregates):
     if "median" in aggregates.get(name, {}) and "instructions" in aggregates[name]["median"]:
         return float(aggregates[name]["median"]["instructions"])
-    values = [float(r["instructions"]) for r in runs.get(name, []) if isinstance(r.get("instructions"), (int, float))]
+    values = [
+        float(r["instructions"])
+        for r in runs.get(name, [])
+        if isinstance(r.get("instructions"), (int, float))
+    ]
     return statistics.median(values) if values else None
 
 
@@ -99,12 +113,19 @@ def describe(path, data):
     c = data.get("context", {})
     noise = data.get("arenaref_noise", {})
     load = noise.get("load_average_1min", {})
-    parts = [f"{path}: mode {mode(data)}, profile {c.get('profile', '?')}, filter '{c.get('arenaref_filter', '?')}'",
-             f"commit {str(c.get('arenaref_commit', '?'))[:12]}{' (dirty)' if c.get('arenaref_dirty') == 'true' else ''}",
-             f"host {c.get('arenaref_host', c.get('host_name', '?'))}, {c.get('cpu_model', '?')}"]
+    dirty = " (dirty)" if c.get("arenaref_dirty") == "true" else ""
+    cpus = c.get("cpu_count", c.get("num_cpus", "?"))
+    parts = [
+        f"{path}: mode {mode(data)}, profile {c.get('profile', '?')}, "
+        f"filter '{c.get('arenaref_filter', '?')}'",
+        f"commit {str(c.get('arenaref_commit', '?'))[:12]}{dirty}",
+        f"host {c.get('arenaref_host', c.get('host_name', '?'))}, {c.get('cpu_model', '?')}",
+    ]
     if load:
-        parts.append(f"load average {load.get('min')}-{load.get('max')} (median {load.get('median')}) "
-                     f"on {c.get('cpu_count', c.get('num_cpus', '?'))} CPUs, steal {noise.get('cpu_steal_percent')}%")
+        parts.append(
+            f"load average {load.get('min')}-{load.get('max')} (median {load.get('median')}) "
+            f"on {cpus} CPUs, steal {noise.get('cpu_steal_percent')}%"
+        )
     else:
         parts.append("no noise record")
     return "; ".join(parts)
@@ -144,9 +165,17 @@ def mismatches(base, new):
         only_b, only_n = sorted(names_b - names_n), sorted(names_n - names_b)
         text = "benchmark set differs"
         if only_b:
-            text += f"; only in base ({len(only_b)}): " + ", ".join(only_b[:5]) + (" ..." if len(only_b) > 5 else "")
+            text += (
+                f"; only in base ({len(only_b)}): "
+                + ", ".join(only_b[:5])
+                + (" ..." if len(only_b) > 5 else "")
+            )
         if only_n:
-            text += f"; only in new ({len(only_n)}): " + ", ".join(only_n[:5]) + (" ..." if len(only_n) > 5 else "")
+            text += (
+                f"; only in new ({len(only_n)}): "
+                + ", ".join(only_n[:5])
+                + (" ..." if len(only_n) > 5 else "")
+            )
         out.append(text)
     return out
 
@@ -169,29 +198,54 @@ def smallest_visible_change(a, b):
     if ma <= 0 or mb <= 0:
         return None
     cv_a, cv_b = statistics.stdev(a) / ma, statistics.stdev(b) / mb
-    return 2.5 * 1.25 * math.sqrt(cv_a ** 2 / len(a) + cv_b ** 2 / len(b))
+    return 2.5 * 1.25 * math.sqrt(cv_a**2 / len(a) + cv_b**2 / len(b))
 
 
 def main(argv):
     parser = argparse.ArgumentParser(
-        prog="scripts/compare", description=__doc__.split("\n")[0],
-        epilog="scripts/compare --ab BASE_REV [NEW_REV] runs a same-session A/B instead (scripts/compare --ab --help).")
+        prog="scripts/compare",
+        description=__doc__.split("\n")[0],
+        epilog="scripts/compare --ab BASE_REV [NEW_REV] runs a same-session A/B instead "
+        "(scripts/compare --ab --help).",
+    )
     parser.add_argument("base", help="the base results file (scripts/bench)")
     parser.add_argument("new", help="the new results file")
-    parser.add_argument("--threshold", type=float, default=0.01,
-                        help="relative instruction increase that is a regression (default 0.01 = 1%%)")
-    parser.add_argument("--time-threshold", type=float, default=0.05,
-                        help="relative time increase that matters, where times are judged (default 0.05)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the U test on times")
-    parser.add_argument("--force", action="store_true",
-                        help="compare files of different mode, profile, filter, benchmark set or host kind")
-    parser.add_argument("--regression-set", default=REGRESSION_SET,
-                        help="names whose time slowdowns fail the comparison (default: %(default)s)")
-    parser.add_argument("--instruction-set", default=INSTRUCTION_SET,
-                        help="names whose instruction increases fail the comparison (default: %(default)s)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.01,
+        help="relative instruction increase that is a regression (default 0.01 = 1%%)",
+    )
+    parser.add_argument(
+        "--time-threshold",
+        type=float,
+        default=0.05,
+        help="relative time increase that matters, where times are judged (default 0.05)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level of the U test on times"
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="compare files of different mode, profile, filter, benchmark set or host kind",
+    )
+    parser.add_argument(
+        "--regression-set",
+        default=REGRESSION_SET,
+        help="names whose time slowdowns fail the comparison (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--instruction-set",
+        default=INSTRUCTION_SET,
+        help="names whose instruction increases fail the comparison (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
-    for value, flag in ((args.threshold, "--threshold"), (args.time_threshold, "--time-threshold"),
-                        (args.alpha, "--alpha")):
+    for value, flag in (
+        (args.threshold, "--threshold"),
+        (args.time_threshold, "--time-threshold"),
+        (args.alpha, "--alpha"),
+    ):
         if not (0 < value < 1):
             raise BadInput(f"{flag} must be between 0 and 1 (got {value})")
     try:
@@ -229,12 +283,18 @@ def main(argv):
             continue
         change = b / a - 1
         if judged_ir.search(name):
-            verdict = "MORE" if change > args.threshold else ("fewer" if change < -args.threshold else "same")
+            verdict = (
+                "MORE"
+                if change > args.threshold
+                else ("fewer" if change < -args.threshold else "same")
+            )
         else:
             verdict = "not judged"
         ir_rows.append((name, a, b, change, verdict))
         if verdict == "MORE":
-            failures.append(f"{name}: instructions {change:+.2%} ({a:.0f} -> {b:.0f} per iteration)")
+            failures.append(
+                f"{name}: instructions {change:+.2%} ({a:.0f} -> {b:.0f} per iteration)"
+            )
     if ir_rows:
         print(f"== instructions per iteration (callgrind; MORE = over {args.threshold:.2%}) ==")
         print(f"{'benchmark':<{width}} {'base':>14} {'new':>14} {'change':>9}  verdict")
@@ -269,31 +329,59 @@ def main(argv):
                 verdict = "faster"
             else:
                 verdict = "same"
-            time_rows.append((name, ma, mb, change, "-" if p is None else f"{p:.4f}", f"{len(a)}/{len(b)}", verdict))
-        print(f"== times (median CPU time, manual time for GPU; SLOWER = over {args.time_threshold:.0%} with "
-              f"p < {args.alpha}, where the noise allows) ==")
-        print(f"{'benchmark':<{width}} {'base (ns)':>12} {'new (ns)':>12} {'change':>8} {'p':>7} {'reps':>6}  verdict")
+            time_rows.append(
+                (
+                    name,
+                    ma,
+                    mb,
+                    change,
+                    "-" if p is None else f"{p:.4f}",
+                    f"{len(a)}/{len(b)}",
+                    verdict,
+                )
+            )
+        print(
+            f"== times (median CPU time, manual time for GPU; SLOWER = over "
+            f"{args.time_threshold:.0%} with p < {args.alpha}, where the noise allows) =="
+        )
+        print(
+            f"{'benchmark':<{width}} {'base (ns)':>12} {'new (ns)':>12} {'change':>8} {'p':>7} "
+            f"{'reps':>6}  verdict"
+        )
         for name, ma, mb, change, p, reps, verdict in time_rows:
-            print(f"{name:<{width}} {ma:>12.4g} {mb:>12.4g} {change:>+8.1%} {p:>7} {reps:>6}  {verdict}")
+            print(
+                f"{name:<{width}} {ma:>12.4g} {mb:>12.4g} {change:>+8.1%} {p:>7} {reps:>6}  "
+                f"{verdict}"
+            )
         print()
     elif not ir_rows:
-        print("no instruction counts in both files and their times are not comparable "
-              f"(modes {mode(base)} and {mode(new)})")
+        print(
+            "no instruction counts in both files and their times are not comparable "
+            f"(modes {mode(base)} and {mode(new)})"
+        )
 
     counter_rows = []
     for name in common:
         old, fresh = base_runs[name][0], new_runs[name][0]
         for key in MUST_NOT_DROP + MUST_NOT_RISE + MUST_NOT_CHANGE:
-            if not isinstance(old.get(key), (int, float)) or not isinstance(fresh.get(key), (int, float)):
+            if not isinstance(old.get(key), (int, float)) or not isinstance(
+                fresh.get(key), (int, float)
+            ):
                 continue
             a, b = float(old[key]), float(fresh[key])
-            bad = (key in MUST_NOT_DROP and b < a - 1e-12) or (key in MUST_NOT_RISE and b > a + RISE_TOLERANCE) or \
-                  (key in MUST_NOT_CHANGE and a != b)
+            bad = (
+                (key in MUST_NOT_DROP and b < a - 1e-12)
+                or (key in MUST_NOT_RISE and b > a + RISE_TOLERANCE)
+                or (key in MUST_NOT_CHANGE and a != b)
+            )
             if bad or a != b:
                 counter_rows.append((name, key, a, b, "REGRESSED" if bad else "changed"))
             if bad:
                 failures.append(f"{name}: counter {key} {a:g} -> {b:g}")
-    print("== counters (precision must not drop, allocations per call must not rise, verdicts must not change) ==")
+    print(
+        "== counters (precision must not drop, allocations per call must not rise, "
+        "verdicts must not change) =="
+    )
     for name, key, a, b, state in counter_rows:
         print(f"{name:<{width}} {key:<28} {a:>14g} -> {b:<14g} {state}")
     if not counter_rows:
@@ -301,7 +389,11 @@ def main(argv):
     print()
     for label, names in (("skipped in base", base_skipped), ("skipped in new", new_skipped)):
         if names:
-            print(f"{label} ({len(names)}): " + ", ".join(sorted(names)[:8]) + (" ..." if len(names) > 8 else ""))
+            print(
+                f"{label} ({len(names)}): "
+                + ", ".join(sorted(names)[:8])
+                + (" ..." if len(names) > 8 else "")
+            )
 
     if failures:
         print(f"REGRESSION ({len(failures)}):")
@@ -311,8 +403,11 @@ def main(argv):
     judged_ir_count = sum(1 for r in ir_rows if r[4] != "not judged")
     judged_time_count = sum(1 for r in time_rows if r[6] in ("same", "faster"))
     noisy = sum(1 for r in time_rows if r[6].startswith("too noisy"))
-    print(f"no regression: {len(common)} benchmarks compared; instructions judged on {judged_ir_count}, "
-          f"times judged on {judged_time_count}, too noisy to judge on {noisy}; counters checked")
+    print(
+        f"no regression: {len(common)} benchmarks compared; instructions judged on "
+        f"{judged_ir_count}, times judged on {judged_time_count}, too noisy to judge on {noisy}; "
+        "counters checked"
+    )
     return 0
 
 

@@ -13,6 +13,7 @@ name without the "/repeats:N" suffix:
 Strict JSON (no NaN/Infinity). Exit: 0 written, 2 bad input (unreadable, not a results file,
 nothing to export).
 """
+
 import argparse
 import json
 import math
@@ -36,7 +37,11 @@ def collect(data, mode):
     judged = re.compile(INSTRUCTION_SET if mode == "instructions" else TIME_SET)
     out = {}
     for entry in data["benchmarks"]:
-        if entry.get("run_type") == "aggregate" or entry.get("error_occurred") or entry.get("skipped"):
+        if (
+            entry.get("run_type") == "aggregate"
+            or entry.get("error_occurred")
+            or entry.get("skipped")
+        ):
             continue
         name = entry.get("run_name", entry.get("name", ""))
         if not judged.search(name):
@@ -55,8 +60,11 @@ def collect(data, mode):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog="scripts/export", description=__doc__.split("\n")[0],
-                                     epilog="Exit status: 0 written; 2 bad usage or input.")
+    parser = argparse.ArgumentParser(
+        prog="scripts/export",
+        description=__doc__.split("\n")[0],
+        epilog="Exit status: 0 written; 2 bad usage or input.",
+    )
     parser.add_argument("--tracker", required=True, choices=("googlecpp", "bencher"))
     parser.add_argument("results", help="a results file of scripts/bench")
     parser.add_argument("-o", "--output", help="write here instead of standard output")
@@ -72,7 +80,8 @@ def main():
         fail(f"{args.results} is not a results file of scripts/bench (no 'benchmarks' list)")
     context = data.get("context", {}) if isinstance(data.get("context"), dict) else {}
     mode = context.get("arenaref_mode") or (
-        "instructions" if any("instructions" in e for e in data["benchmarks"]) else "time")
+        "instructions" if any("instructions" in e for e in data["benchmarks"]) else "time"
+    )
     items = collect(data, mode)
     if not items:
         fail(f"{args.results}: no judged benchmark with a {mode} figure to export")
@@ -80,24 +89,55 @@ def main():
         entries = []
         for name, item in sorted(items.items()):
             if item["instructions"]:
-                entries.append({"name": f"{name}/instructions", "run_name": f"{name}/instructions",
-                                "run_type": "iteration", "iterations": 1, "threads": 1,
-                                "real_time": statistics.median(item["instructions"]),
-                                "cpu_time": statistics.median(item["instructions"]), "time_unit": "instructions"})
+                entries.append(
+                    {
+                        "name": f"{name}/instructions",
+                        "run_name": f"{name}/instructions",
+                        "run_type": "iteration",
+                        "iterations": 1,
+                        "threads": 1,
+                        "real_time": statistics.median(item["instructions"]),
+                        "cpu_time": statistics.median(item["instructions"]),
+                        "time_unit": "instructions",
+                    }
+                )
             if item["times"]:
                 median = statistics.median(item["times"])
-                entries.append({"name": name, "run_name": name, "run_type": "iteration", "iterations": 1,
-                                 "threads": 1, "real_time": median, "cpu_time": median, "time_unit": "ns"})
-        keep = ("date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
-                "library_build_type", "arenaref_commit", "arenaref_mode", "profile")
+                entries.append(
+                    {
+                        "name": name,
+                        "run_name": name,
+                        "run_type": "iteration",
+                        "iterations": 1,
+                        "threads": 1,
+                        "real_time": median,
+                        "cpu_time": median,
+                        "time_unit": "ns",
+                    }
+                )
+        keep = (
+            "date",
+            "host_name",
+            "executable",
+            "num_cpus",
+            "mhz_per_cpu",
+            "cpu_scaling_enabled",
+            "library_build_type",
+            "arenaref_commit",
+            "arenaref_mode",
+            "profile",
+        )
         output = {"context": {k: context[k] for k in keep if k in context}, "benchmarks": entries}
     else:
         output = {}
         for name, item in sorted(items.items()):
             measures = {}
             if item["times"]:
-                measures["latency"] = {"value": statistics.median(item["times"]),
-                                       "lower_value": min(item["times"]), "upper_value": max(item["times"])}
+                measures["latency"] = {
+                    "value": statistics.median(item["times"]),
+                    "lower_value": min(item["times"]),
+                    "upper_value": max(item["times"]),
+                }
             if item["instructions"]:
                 measures["instructions"] = {"value": statistics.median(item["instructions"])}
             output[name] = measures

@@ -7,6 +7,7 @@ sampler file) and each repeated benchmark's CV of CPU time go into "arenaref_noi
 --callgrind DIR (scripts/bench --instructions), every run gets "instructions": the callgrind
 count of its timed loop's body divided by its iterations, from the dumps the shim made.
 """
+
 import argparse
 import glob
 import json
@@ -46,10 +47,12 @@ def read_dumps(directory):
                 if line.startswith("part:"):
                     part = int(line.split()[1])
                 elif line.startswith("desc: Trigger:"):
-                    desc = line[len("desc: Trigger:"):].strip()
+                    desc = line[len("desc: Trigger:") :].strip()
                 elif line.startswith("totals:") or (total is None and line.startswith("summary:")):
                     total = int(line.split()[1])
-        match = re.match(r"Client Request: arenaref-run iterations=(\d+)( skipped)? name=(.*)$", desc or "")
+        match = re.match(
+            r"Client Request: arenaref-run iterations=(\d+)( skipped)? name=(.*)$", desc or ""
+        )
         if match and part is not None and total is not None:
             parts.append((part, match.group(3), int(match.group(1)), bool(match.group(2)), total))
     parts.sort()
@@ -61,22 +64,31 @@ def attach_instructions(data, directory, source):
     dumps = read_dumps(directory)
     runs = [e for e in data["benchmarks"] if e.get("run_type") != "aggregate"]
     if len(dumps) != len(runs):
-        sys.exit(f"scripts/bench: {source} has {len(runs)} runs but callgrind made {len(dumps)} dumps "
-                 f"in {directory}: cannot match counts to runs")
+        sys.exit(
+            f"scripts/bench: {source} has {len(runs)} runs but callgrind made {len(dumps)} dumps "
+            f"in {directory}: cannot match counts to runs"
+        )
     per_name = {}
     for entry, (name, iterations, skipped, total) in zip(runs, dumps):
         run_name = entry.get("run_name", entry["name"])
         if not run_name.startswith(name):
-            sys.exit(f"scripts/bench: dump for '{name}' does not match the run '{run_name}' in {source}")
+            sys.exit(
+                f"scripts/bench: dump for '{name}' does not match the run '{run_name}' in {source}"
+            )
         if skipped or entry.get("error_occurred") or iterations <= 0:
             continue
         entry["instructions"] = total / iterations
         per_name.setdefault(run_name, []).append(entry["instructions"])
     for entry in data["benchmarks"]:
-        if entry.get("run_type") == "aggregate" and entry.get("aggregate_name") in ("mean", "median"):
+        if entry.get("run_type") == "aggregate" and entry.get("aggregate_name") in (
+            "mean",
+            "median",
+        ):
             values = per_name.get(entry.get("run_name"))
             if values:
-                aggregate = statistics.median if entry["aggregate_name"] == "median" else statistics.fmean
+                aggregate = (
+                    statistics.median if entry["aggregate_name"] == "median" else statistics.fmean
+                )
                 entry["instructions"] = aggregate(values)
 
 
@@ -96,7 +108,11 @@ def read_noise(path):
                     continue
     noise = {"samples": len(loads)}
     if loads:
-        noise["load_average_1min"] = {"min": min(loads), "median": statistics.median(loads), "max": max(loads)}
+        noise["load_average_1min"] = {
+            "min": min(loads),
+            "median": statistics.median(loads),
+            "max": max(loads),
+        }
     if len(stats) >= 2:
         delta = [b - a for a, b in zip(stats[0], stats[-1])]
         total = sum(delta[:8]) or 1
@@ -122,10 +138,14 @@ def benchmark_cv(data):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog="scripts/lib/results_post.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="scripts/lib/results_post.py", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("json")
     parser.add_argument("--mode", choices=("time", "instructions"), default="time")
-    parser.add_argument("--callgrind", help="the directory of callgrind's dumps (instructions mode)")
+    parser.add_argument(
+        "--callgrind", help="the directory of callgrind's dumps (instructions mode)"
+    )
     parser.add_argument("--noise", help="the sampler's file")
     parser.add_argument("--command", default="", help="the scripts/bench command line")
     parser.add_argument("--filter", default="", help="the --filter given")
@@ -150,7 +170,9 @@ def main():
     context["arenaref_command"] = args.command
     context["arenaref_filter"] = args.filter
     if args.mode == "instructions":
-        context["instructions_per"] = "iteration (callgrind Ir of the timed loop's body / iterations)"
+        context["instructions_per"] = (
+            "iteration (callgrind Ir of the timed loop's body / iterations)"
+        )
         context["valgrind_version"] = args.valgrind
         context["times_are"] = "under callgrind: not comparable with native times"
     noise = read_noise(args.noise)
