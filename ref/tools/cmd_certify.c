@@ -131,7 +131,7 @@ int arenacert_certify_main(int argc, char **argv) {
     ar_plan_t *plan = NULL;
     ar_plan_error_t error;
     ar_status_t status = ar_plan_load_file(plan_path, &plan, &error);
-    if (status != ar_status_success_k) {
+    if (status) {
         char const *kind = status == ar_status_invalid_argument_k ? "malformed plan"
                            : status == ar_status_io_k             ? "cannot read the plan"
                                                                   : "cannot load the plan";
@@ -146,7 +146,7 @@ int arenacert_certify_main(int argc, char **argv) {
     ar_certify_report_t report;
     status = ar_certify(plan, &options, &report);
     ar_plan_free(plan);
-    if (status != ar_status_success_k) {
+    if (status) {
         fprintf(stderr, "arenacert certify: no verdict (%s): %s\n", ar_status_name(status),
                 report.message);
         if (as_json) print_json_error(ar_status_name(status), NULL, report.message);

@@ -88,7 +88,6 @@ typedef struct arp_cert_t {
     size_t const *repeat_order; /* the plan's: the order the naming stream opens repeats in */
     arp_summary_t *summaries;
     arp_frame_entry_t *frame_entries;
-    char error[256]; /* why building these views was refused (ar_status_unsupported_k) */
 } arp_cert_t;
 
 /* Rules A and B (rule_ab.c): the rule broken (none, a or b) with its message; leaves

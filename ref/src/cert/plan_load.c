@@ -605,7 +605,7 @@ ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **pla
     if (!error) loader.error = &local;
     arp_plan_error_clear(loader.error);
     status = load_text(&loader);
-    if (status && loader.error->status == ar_status_success_k)
+    if (status && !loader.error->status)
         arp_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
     free(loader.scratch);
     if (!status) status = ar_plan_finish(loader.plan, loader.error);

@@ -444,7 +444,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
     arp_namings_stream_begin(cert, &stream);
     ar_status_t status = rule_c_begin(&c, cert);
     *failed = SIZE_MAX;
-    for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
+    for (size_t li = 0; li < plan->launches_count && !status; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         int64_t phase = launch->phase;
         bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
@@ -481,7 +481,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
         }
         size_t named = 0;
         status = arp_namings_stream_launch(cert, &stream, li, &named);
-        if (status != ar_status_success_k) break;
+        if (status) break;
         if (phaseless) {
             if (*failed == SIZE_MAX) {
                 *failed = li;
@@ -533,7 +533,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
     }
     rule_c_end(&c, plan->phases_count);
     arp_namings_stream_end(&stream);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     report->sites_checked = sites_checked, report->sites_accepted = sites_accepted;
     report->points = tally.points, report->hulls = tally.hulls;
     /* hull_slack_bytes: over all hulls tested, the hull's width (hi - lo + 1) less the number

@@ -65,11 +65,11 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
     bool failed = false;
     ar_status_t status = ar_status_success_k;
     arp_namings_stream_begin(cert, &stream);
-    for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
+    for (size_t li = 0; li < plan->launches_count && !status; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         size_t named = 0;
         status = arp_namings_stream_launch(cert, &stream, li, &named);
-        if (status != ar_status_success_k) break;
+        if (status) break;
         arp_site_naming_t const *next = stream.out, *end = named ? stream.out + named : stream.out;
         bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
         bool launch_ok = !phaseless;

@@ -388,7 +388,7 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     summary_entry_t *entry = &m->table[slot];
     bool merged = first_phase == w->current;
     if (entry->count && entry->as[merged].recorded) {
-        if (replay(w, &entry->as[merged])) return w->status == ar_status_success_k;
+        if (replay(w, &entry->as[merged])) return !w->status;
         return walk_unit(w, repeat, first, count); /* D breaks in it */
     }
     if (m->needs_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
@@ -669,7 +669,7 @@ static bool choose_memo_rules(walker_t *w) {
 
 ar_status_t arp_rule_d(ar_plan_t const *plan, arp_rule_d_t *result) {
     ar_status_t status = arp_rule_d_walk(plan, 0, false, result);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     if (result->executed_launches == ARP_U128_MAX) /* saturated: count past 2^128 */
         return arp_rule_d_wide(plan, result);
     if (result->broken) {
@@ -752,7 +752,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         goto out;
 
     status = arp_cert_compress(plan, &coords, &coords_count, &w.plane_lo, &w.plane_hi);
-    if (status != ar_status_success_k) goto out;
+    if (status) goto out;
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;
     w.flat = w.cells <= FLAT_CELLS;
@@ -777,7 +777,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
 
     bool ok = walk_schedule(&w);
     status = w.status;
-    if (ok || status == ar_status_success_k) status = ar_status_success_k;
+    if (ok) status = ar_status_success_k;
     result->instances = w.instances;
     result->executed_launches = w.executed;
 out:

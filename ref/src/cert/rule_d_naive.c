@@ -139,7 +139,7 @@ ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
     memset(result, 0, sizeof *result);
     arp_u128_t executed = 0;
     ar_status_t status = arp_cert_executed_launches(plan, &executed);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     if (executed > launch_limit) {
         char count[48];
         arp_u128_decimal(executed, count, sizeof count);
@@ -153,7 +153,7 @@ ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
     arp_u128_t *coords = NULL;
     size_t coords_count = 0;
     status = arp_cert_compress(plan, &coords, &coords_count, &v.lo, &v.hi);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     v.last = malloc((coords_count + 1) * sizeof *v.last);
     if (!v.last) status = ar_status_out_of_memory_k;
     else {
