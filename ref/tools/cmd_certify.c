@@ -84,7 +84,8 @@ static size_t report_counters(ar_certify_report_t const *report, counter_t *coun
 
 static void print_json_error(char const *kind, ar_plan_error_t const *error, char const *text) {
     json_t *object = json_pack("{s:s, s:s}", "error", kind, "message", text);
-    if (object && error && error->path[0]) json_object_set_new(object, "path", json_string(error->path));
+    if (object && error && error->path[0])
+        json_object_set_new(object, "path", json_string(error->path));
     if (object && error && error->line > 0) {
         json_object_set_new(object, "line", json_integer(error->line));
         json_object_set_new(object, "column", json_integer(error->column));
@@ -165,14 +166,16 @@ int arenacert_certify_main(int argc, char **argv) {
         json_object_set_new(object, "verdict_text", json_string(report.verdict_text));
         json_object_set_new(object, "rule", json_string(rule_name(report.rule)));
         json_object_set_new(object, "message", json_string(report.message));
-        json_object_set_new(object, "few", json_integer((json_int_t)(options.few > INT64_MAX ? INT64_MAX : options.few)));
+        json_object_set_new(
+            object, "few",
+            json_integer((json_int_t)(options.few > INT64_MAX ? INT64_MAX : options.few)));
         json_object_set_new(object, "exact", json_boolean(options.exact));
         json_t *counts = json_object();
         for (size_t i = 0; i < counters_count; ++i)
-            json_object_set_new(counts, counters[i].name,
-                                json_integer((json_int_t)(counters[i].value > INT64_MAX
-                                                              ? INT64_MAX
-                                                              : counters[i].value)));
+            json_object_set_new(
+                counts, counters[i].name,
+                json_integer(
+                    (json_int_t)(counters[i].value > INT64_MAX ? INT64_MAX : counters[i].value)));
         json_object_set_new(object, "stats", counts);
         json_dumpf(object, stdout, JSON_COMPACT);
         fputc('\n', stdout);

@@ -20,7 +20,6 @@ static ar_plan_t *plan_new(void) {
     return plan;
 }
 
-
 static void launch(ar_plan_t *plan, char const *phase, uint64_t const *words, size_t count) {
     require_true(ar_plan_add_launch(plan, "k", phase, words, count, NULL) == ar_status_success_k);
 }
@@ -107,7 +106,8 @@ static void test_rule_b(void) {
     ar_plan_t *plan = plan_new();
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "x", GLOBAL_END, 0x200, false) == ar_status_success_k);
-    require_true(ar_plan_add_plane(plan, "y", GLOBAL_END + 0x100, 0x200, false) == ar_status_success_k);
+    require_true(ar_plan_add_plane(plan, "y", GLOBAL_END + 0x100, 0x200, false) ==
+                 ar_status_success_k);
     require_finished(plan);
     ar_certify_report_t r = certify(plan);
     expect_u64_eq(r.verdict, 1);
@@ -142,10 +142,11 @@ static void test_rule_c_points(void) {
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "x", GLOBAL_END, 0x100, false) == ar_status_success_k);
     require_true(ar_plan_add_phase(plan, "q") == ar_status_success_k);
-    require_true(ar_plan_add_plane(plan, "z", GLOBAL_END + 0x100, 0x100, false) == ar_status_success_k);
+    require_true(ar_plan_add_plane(plan, "z", GLOBAL_END + 0x100, 0x100, false) ==
+                 ar_status_success_k);
     uint64_t fine[] = {WINDOW, GLOBAL_END + 0xff, 7, 0x20000, 0xffffffffffffffffull};
-    uint64_t past_end[] = {GLOBAL_END + 0x100};    /* one past x: z's bytes, another phase */
-    uint64_t below[] = {WINDOW - 1};                /* below the window: not an address */
+    uint64_t past_end[] = {GLOBAL_END + 0x100}; /* one past x: z's bytes, another phase */
+    uint64_t below[] = {WINDOW - 1};            /* below the window: not an address */
     launch(plan, "p", fine, 5);
     launch(plan, "p", below, 1);
     launch(plan, "p", past_end, 1);
@@ -191,7 +192,8 @@ static void test_rule_c_phaseless(void) {
 static ar_plan_t *walking_plan(uint64_t iterations, int64_t delta, uint64_t plane_size) {
     ar_plan_t *plan = plan_new();
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
-    require_true(ar_plan_add_plane(plan, "x", GLOBAL_END, plane_size, false) == ar_status_success_k);
+    require_true(ar_plan_add_plane(plan, "x", GLOBAL_END, plane_size, false) ==
+                 ar_status_success_k);
     uint64_t word = GLOBAL_END;
     launch(plan, "p", &word, 1);
     ar_shift_t d = {0, 0, delta};
@@ -249,14 +251,17 @@ static void test_rule_c_frames(void) {
     ar_plan_t *plan = plan_new();
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "ping", GLOBAL_END, 0x100, false) == ar_status_success_k);
-    require_true(ar_plan_add_plane(plan, "gap", GLOBAL_END + 0x100, 0x100, false) == ar_status_success_k);
-    require_true(ar_plan_add_plane(plan, "pong", GLOBAL_END + 0x200, 0x100, false) == ar_status_success_k);
+    require_true(ar_plan_add_plane(plan, "gap", GLOBAL_END + 0x100, 0x100, false) ==
+                 ar_status_success_k);
+    require_true(ar_plan_add_plane(plan, "pong", GLOBAL_END + 0x200, 0x100, false) ==
+                 ar_status_success_k);
     uint64_t word = GLOBAL_END;
     launch(plan, "p", &word, 1);
     require_true(ar_plan_add_repeat_frames(plan, 0, 1, 4) == ar_status_success_k);
     ar_shift_t to_pong = {0, 0, 0x200};
     for (int f = 0; f < 4; ++f)
-        require_true(ar_plan_add_frame(plan, f % 2 ? &to_pong : NULL, f % 2 ? 1 : 0) == ar_status_success_k);
+        require_true(ar_plan_add_frame(plan, f % 2 ? &to_pong : NULL, f % 2 ? 1 : 0) ==
+                     ar_status_success_k);
     require_true(ar_plan_add_reference(plan, 0, 1) == ar_status_success_k);
     require_finished(plan);
     /* Points pass; the hull [ping, pong] spans three planes and fails. */
@@ -305,9 +310,11 @@ static ar_plan_t *carry_plan(char const *const *phases, size_t count, uint64_t k
     require_true(ar_plan_add_phase(plan, "a") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "kv", GLOBAL_END, 0x200, false) == ar_status_success_k);
     require_true(ar_plan_add_phase(plan, "b") == ar_status_success_k);
-    require_true(ar_plan_add_plane(plan, "kv", GLOBAL_END, kv_size_in_b, true) == ar_status_success_k);
+    require_true(ar_plan_add_plane(plan, "kv", GLOBAL_END, kv_size_in_b, true) ==
+                 ar_status_success_k);
     require_true(ar_plan_add_phase(plan, "c") == ar_status_success_k);
-    require_true(ar_plan_add_plane(plan, "tmp", GLOBAL_END + 0x100, 0x100, false) == ar_status_success_k);
+    require_true(ar_plan_add_plane(plan, "tmp", GLOBAL_END + 0x100, 0x100, false) ==
+                 ar_status_success_k);
     for (size_t i = 0; i < count; ++i) launch(plan, phases[i], NULL, 0);
     return plan;
 }
@@ -358,7 +365,8 @@ static void test_rule_d(void) {
     expect_str_contains(r.message, "name, base and size");
     ar_plan_free(plan);
 
-    /* Merging across references: a | a, b: one instance of a, then b. References [0,1) [0,1) [1,2). */
+    /* Merging across references: a | a, b: one instance of a, then b.
+     * References [0,1) [0,1) [1,2). */
     char const *merge[] = {"a", "b"};
     plan = carry_plan(merge, 2, 0x200);
     require_true(ar_plan_add_reference(plan, 0, 1) == ar_status_success_k);
@@ -447,7 +455,8 @@ static void test_deep_nesting(void) {
         require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
         for (size_t i = 0; i <= depth; ++i) launch(plan, "p", NULL, 0);
         for (size_t j = 0; j < depth; ++j)
-            require_true(ar_plan_add_repeat_deltas(plan, 0, depth + 1 - j, 1, NULL, 0) == ar_status_success_k);
+            require_true(ar_plan_add_repeat_deltas(plan, 0, depth + 1 - j, 1, NULL, 0) ==
+                         ar_status_success_k);
         require_true(ar_plan_add_reference(plan, 0, depth + 1) == ar_status_success_k);
         require_finished(plan);
         ar_certify_report_t report;

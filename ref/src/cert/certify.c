@@ -51,8 +51,10 @@ static ar_status_t fail_status(ar_certify_report_t *report, ar_status_t status, 
 /* Options as given, with 0 meaning the default; a `few` past its limit is refused. */
 static ar_status_t read_options(ar_certify_options_t const *given, ar_certify_options_t *options,
                                 ar_certify_report_t *report) {
-    if (given) *options = *given;
-    else ar_certify_options_default(options);
+    if (given)
+        *options = *given;
+    else
+        ar_certify_options_default(options);
     if (options->exact_limit == 0) options->exact_limit = (uint64_t)1 << 32;
     if (options->few == 0) options->few = AR_CERTIFY_FEW_DEFAULT;
     if (options->few <= AR_CERTIFY_FEW_MAX) return ar_status_success_k;
@@ -140,8 +142,10 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
     /* D reads the plan alone (its repeat order and phase runs come from ar_plan_finish). */
     arp_rule_d_t d;
     status = arp_rule_d(plan, &d);
-    if (!status) status = report_rule_d(plan, &d, report);
-    else snprintf(report->message, sizeof report->message, "%s", d.message);
+    if (!status)
+        status = report_rule_d(plan, &d, report);
+    else
+        snprintf(report->message, sizeof report->message, "%s", d.message);
 out:
     if (status == ar_status_out_of_memory_k)
         fail_status(report, status, "out of memory while certifying the plan");

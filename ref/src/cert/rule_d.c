@@ -97,7 +97,7 @@ typedef struct summaries_t {
     uint32_t *painted, *needed; /* per cell: paint mark; the epoch that last listed it a need */
     pending_need_t *pending;
     size_t pending_count, pending_capacity;
-    uint32_t scratch;              /* a fresh mark per deduplication */
+    uint32_t scratch;               /* a fresh mark per deduplication */
     uint32_t *cell_seen, *key_seen; /* per cell, per key: the scratch mark last set */
 } summaries_t;
 
@@ -171,8 +171,8 @@ static void tree_assign(int32_t *tree, size_t node, size_t nl, size_t nr, size_t
     tree[node] = tree[2 * node] == tree[2 * node + 1] ? tree[2 * node] : KEY_MIXED;
 }
 
-static bool tree_uniform(int32_t const *tree, size_t node, size_t nl, size_t nr, size_t l,
-                         size_t r, int32_t value) {
+static bool tree_uniform(int32_t const *tree, size_t node, size_t nl, size_t nr, size_t l, size_t r,
+                         int32_t value) {
     if (r <= nl || nr <= l) return true;
     if (tree[node] != KEY_MIXED) return tree[node] == value;
     if (l <= nl && nr <= r) return false; /* mixed: two different keys here */
@@ -267,7 +267,8 @@ static bool record_need_cell(walker_t *w, uint32_t c, int32_t key) {
     summaries_t *m = &w->sums;
     if (m->painted[c] >= m->top || m->needed[c] == m->top) return true;
     m->needed[c] = m->top;
-    if (!grow((void **)&m->pending, &m->pending_capacity, m->pending_count + 1, sizeof *m->pending)) {
+    if (!grow((void **)&m->pending, &m->pending_capacity, m->pending_count + 1,
+              sizeof *m->pending)) {
         w->status = ar_status_out_of_memory_k;
         return false;
     }
@@ -320,7 +321,8 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container);
 static bool walk_repeat(walker_t *w, size_t q);
 
 static size_t summary_slot(summaries_t const *m, size_t first, size_t count, bool repeat) {
-    uint64_t h = ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full);
+    uint64_t h =
+        ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full);
     h ^= repeat ? 0x5851f42d4c957f2dull : 0;
     h ^= h >> 29;
     size_t slot = (size_t)h & (m->capacity - 1);
@@ -346,10 +348,12 @@ static summary_entry_t *summary_table(size_t capacity) {
 static bool replay(walker_t *w, summary_t const *s) {
     summaries_t *m = &w->sums;
     for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
-        if (!state_uniform(w, m->needs[k].cell, m->needs[k].cell + 1, m->needs[k].key)) return false;
+        if (!state_uniform(w, m->needs[k].cell, m->needs[k].cell + 1, m->needs[k].key))
+            return false;
     if (m->top)
         for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
-            if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key)) return true; /* no memory */
+            if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key))
+                return true; /* no memory */
     arp_u128_t const start = w->instances;
     uint64_t const modulus = w->modulus;
     for (size_t k = s->keys_first; k < s->keys_first + s->keys_count; ++k) {
@@ -391,8 +395,8 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
         if (replay(w, &entry->as[merged])) return !w->status;
         return walk_unit(w, repeat, first, count); /* D breaks in it */
     }
-    if (m->needs_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
-        m->last_epoch == UINT32_MAX || m->scratch > UINT32_MAX - 2)
+    if (m->needs_count + m->keys_count > SUMMARY_ENTRIES_MAX || m->last_epoch == UINT32_MAX ||
+        m->scratch > UINT32_MAX - 2)
         return walk_unit(w, repeat, first, count);
     /* Record it. */
     uint32_t parent = m->top, epoch = ++m->last_epoch;
@@ -402,8 +406,13 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     bool ok = walk_unit(w, repeat, first, count);
     m->top = parent;
     if (!ok) return false;
-    summary_t s = {true, m->needs_count, 0, m->keys_count, 0,
-                   count_sub(w, w->instances, instances), w->executed - executed,
+    summary_t s = {true,
+                   m->needs_count,
+                   0,
+                   m->keys_count,
+                   0,
+                   count_sub(w, w->instances, instances),
+                   w->executed - executed,
                    w->current};
     /* Needs: each cell once; those the recording around had not painted are its needs too. */
     uint32_t seen = ++m->scratch;
@@ -429,7 +438,8 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
         int32_t key = w->log[k];
         if (m->key_seen[key] == seen) continue;
         m->key_seen[key] = seen;
-        if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys)) goto oom;
+        if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys))
+            goto oom;
         m->keys[m->keys_count++] =
             (declared_key_t){key, w->stamp_phase[key], count_sub(w, w->stamp[key], instances)};
     }
@@ -488,7 +498,8 @@ static bool walk_reference(walker_t *w, size_t first, size_t count) {
     if (!m->enabled || count == 0 || first >= plan->launches_count)
         return walk_range(w, first, first + count, SIZE_MAX);
     size_t slot = summary_slot(m, first, count, false);
-    int64_t first_phase = m->table[slot].count ? m->table[slot].first_phase : plan->launches[first].phase;
+    int64_t first_phase =
+        m->table[slot].count ? m->table[slot].first_phase : plan->launches[first].phase;
     return walk_memo(w, false, first, count, first_phase);
 }
 
@@ -556,8 +567,10 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
         size_t lo = 0, hi = w->events;
         while (lo < hi) {
             size_t middle = lo + (hi - lo) / 2;
-            if (w->event_at[middle] <= begin) lo = middle + 1;
-            else hi = middle;
+            if (w->event_at[middle] <= begin)
+                lo = middle + 1;
+            else
+                hi = middle;
         }
         next = lo;
     }
@@ -657,8 +670,10 @@ static bool choose_memo_rules(walker_t *w) {
         while (depth && open_end[depth - 1] < end) --depth;
         bool enclosed_iterating = depth && open_iterates[depth - 1];
         bool leaf = !(q + 1 < r && plan->repeats[w->order[q + 1]].first < end);
-        if (leaf && rep->count <= SMALL_LEAF_LAUNCHES) w->memo_rule[q] = MEMO_NEVER;
-        else w->memo_rule[q] = enclosed_iterating ? MEMO_FIRST : MEMO_SECOND;
+        if (leaf && rep->count <= SMALL_LEAF_LAUNCHES)
+            w->memo_rule[q] = MEMO_NEVER;
+        else
+            w->memo_rule[q] = enclosed_iterating ? MEMO_FIRST : MEMO_SECOND;
         open_end[depth] = end;
         open_iterates[depth] = enclosed_iterating || rep->iterations >= 2;
         ++depth;
@@ -682,10 +697,13 @@ ar_status_t arp_rule_d(ar_plan_t const *plan, arp_rule_d_t *result) {
 }
 
 ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
-                                arp_rule_d_t *result) {
+                            arp_rule_d_t *result) {
     memset(result, 0, offsetof(arp_rule_d_t, instance_text));
     result->instance_text[0] = result->message[0] = '\0';
-    walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k,
+    walker_t w = {.plan = plan,
+                  .current = NO_PHASE,
+                  .result = result,
+                  .status = ar_status_success_k,
                   .modulus = modulus};
     size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
     arp_u128_t *coords = NULL;
@@ -707,8 +725,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.pass_mark = calloc(p + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
     }
-    if (!w.after_end || !w.plane_key || !w.key_plane || !w.declared || !w.stamp ||
-        !w.stamp_phase)
+    if (!w.after_end || !w.plane_key || !w.key_plane || !w.declared || !w.stamp || !w.stamp_phase)
         goto out;
 
     /* Events: the phase runs' starts merged with the repeats' (outer first), from finish. */
@@ -741,8 +758,10 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         size_t lo = 0, hi = w.events;
         while (lo < hi) {
             size_t middle = lo + (hi - lo) / 2;
-            if (w.event_at[middle] <= end) lo = middle + 1;
-            else hi = middle;
+            if (w.event_at[middle] <= end)
+                lo = middle + 1;
+            else
+                hi = middle;
         }
         w.after_end[q] = lo;
     }
@@ -770,7 +789,8 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.sums.needed = calloc(w.cells, sizeof *w.sums.needed);
         w.sums.cell_seen = calloc(w.cells, sizeof *w.sums.cell_seen);
         w.sums.key_seen = calloc(w.keys_count + 1, sizeof *w.sums.key_seen);
-        if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.cell_seen || !w.sums.key_seen)
+        if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.cell_seen ||
+            !w.sums.key_seen)
             goto out;
         if (!choose_memo_rules(&w)) goto out;
     }
@@ -784,8 +804,7 @@ out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
     free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
-        free(w.start_event), free(w.plane_key),
-        free(w.key_plane);
+        free(w.start_event), free(w.plane_key), free(w.key_plane);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords);
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);

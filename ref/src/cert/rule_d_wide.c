@@ -19,9 +19,7 @@ typedef struct wide_t {
     uint64_t limb[WIDE_LIMBS]; /* little-endian */
 } wide_t;
 
-static unsigned bit_length(uint64_t x) {
-    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
-}
+static unsigned bit_length(uint64_t x) { return x ? 64u - (unsigned)__builtin_clzll(x) : 0u; }
 
 /* An upper bound, in bits, on the launches the schedule executes: each repeat's body folded
  * into its first launch, innermost first, in bits (a sum of c values below 2^u is below
