@@ -30,7 +30,8 @@ static void add_padding(ar_plan_t *plan, uint64_t count) {
  * the level chosen to clobber buf: levels 0 .. D-2 have a tail). Repeat j (j = 0 .. D-1) is
  * [1, D+2-j), 2 iterations: all share launch 1 as their first, repeat D-1 = [1, 3) is the
  * innermost, and repeat j's body is repeat j+1 then launch D+1-j. Executed: E(D-1) = use prod
- * use prod; E(j) = E(j+1) tail E(j+1) tail. A prod tail merges into the prod before it, so E(j) has 2^(D+1-j) instances.
+ * use prod; E(j) = E(j+1) tail E(j+1) tail. A prod tail merges into the prod before it, so
+ * E(j) has 2^(D+1-j) instances.
  * An evict tail at level m: the next "use" (the second E(m+1)'s first launch) breaks (D) at
  * k = 1 + 2^(D-m) + 1 (init, the first E(m+1), the evict).
  * `evict_level`: the repeat whose tail clobbers buf (NO_EVICT: none). `again`: after the first
