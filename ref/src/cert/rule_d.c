@@ -550,13 +550,7 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
 /* Launches [begin, end) of a container: the top level (container SIZE_MAX) or the body of the
  * repeat at order position `container`. */
 static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) {
-    ar_plan_t const *plan = w->plan;
-    if (end > plan->launches_count || begin > end) {
-        w->status = ar_status_invalid_argument_k;
-        snprintf(w->result->message, sizeof w->result->message,
-                 "rule D: range [%zu, %zu) runs past the launch table", begin, end);
-        return false;
-    }
+    ar_plan_t const *plan = w->plan; /* finish: ranges lie in the table, repeats nest */
     /* at: the event at launch i (SIZE_MAX: none); next: the first event past i. A repeat's body
      * starts at its own event; a reference is looked up. */
     size_t next;
@@ -586,12 +580,6 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
         }
         if (q != SIZE_MAX) {
             ar_repeat_t const *rep = &plan->repeats[w->order[q]];
-            if (rep->count == 0 || rep->count > end - i) {
-                w->status = ar_status_invalid_argument_k;
-                snprintf(w->result->message, sizeof w->result->message,
-                         "rule D: repeat %zu is cut by its container", w->order[q]);
-                return false;
-            }
             if (++w->depth > ARP_MAX_REPEAT_DEPTH) {
                 w->status = ar_status_unsupported_k;
                 snprintf(w->result->message, sizeof w->result->message,
@@ -647,38 +635,30 @@ static bool walk_schedule(walker_t *w) {
     return true;
 }
 
-/* Each repeat's MEMO_* rule (see walk_repeat), in one sweep over the repeats, outer before
- * inner, with a stack of those open around the current one. A plan whose repeats overlap without
- * nesting is refused by the walk; whatever rule they get here changes only the cost. */
+/* Each repeat's MEMO_* rule (see walk_repeat), outer before inner: whether a repeat that
+ * iterates encloses it comes from its parent (from finish). */
 static bool choose_memo_rules(walker_t *w) {
     ar_plan_t const *plan = w->plan;
-    size_t r = plan->repeats_count, n = plan->launches_count;
+    size_t r = plan->repeats_count;
     w->memo_rule = malloc(r + 1);
     w->met = calloc(r + 1, sizeof *w->met);
-    size_t *open_end = malloc((r + 1) * sizeof *open_end);
-    bool *open_iterates = malloc((r + 1) * sizeof *open_iterates);
-    if (!w->memo_rule || !w->met || !open_end || !open_iterates) {
-        free(open_end), free(open_iterates);
+    bool *iterates = malloc((r + 1) * sizeof *iterates); /* by repeat: it or one around it */
+    if (!w->memo_rule || !w->met || !iterates) {
+        free(iterates);
         return false;
     }
-    size_t depth = 0;
     for (size_t q = 0; q < r; ++q) {
-        ar_repeat_t const *rep = &plan->repeats[w->order[q]];
-        size_t end = rep->first < n && rep->count <= n - rep->first ? rep->first + rep->count : n;
-        /* Open repeats start at or before this one (sorted by first): one encloses it iff it
-         * ends at or after its end. */
-        while (depth && open_end[depth - 1] < end) --depth;
-        bool enclosed_iterating = depth && open_iterates[depth - 1];
-        bool leaf = !(q + 1 < r && plan->repeats[w->order[q + 1]].first < end);
+        size_t index = w->order[q], parent = plan->repeat_parent[index];
+        ar_repeat_t const *rep = &plan->repeats[index];
+        bool enclosed_iterating = parent != SIZE_MAX && iterates[parent];
+        bool leaf = !(q + 1 < r && plan->repeats[w->order[q + 1]].first < rep->first + rep->count);
         if (leaf && rep->count <= SMALL_LEAF_LAUNCHES)
             w->memo_rule[q] = MEMO_NEVER;
         else
             w->memo_rule[q] = enclosed_iterating ? MEMO_FIRST : MEMO_SECOND;
-        open_end[depth] = end;
-        open_iterates[depth] = enclosed_iterating || rep->iterations >= 2;
-        ++depth;
+        iterates[index] = enclosed_iterating || rep->iterations >= 2;
     }
-    free(open_end), free(open_iterates);
+    free(iterates);
     return true;
 }
 
@@ -738,7 +718,6 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     if (!w.event_at || !w.event_chain || !w.event_phase || !w.start_event) goto out;
     for (size_t q = 0; q < r; ++q) w.start_event[q] = SIZE_MAX;
     for (size_t k = 0, q = 0; k < runs || q < r;) {
-        while (q < r && plan->repeats[w.order[q]].first >= n) ++q; /* finish rejects these */
         size_t next_run = k < runs ? runs_given[k] : SIZE_MAX;
         size_t next_repeat = q < r ? plan->repeats[w.order[q]].first : SIZE_MAX;
         size_t at = next_run < next_repeat ? next_run : next_repeat;

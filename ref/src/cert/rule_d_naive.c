@@ -21,7 +21,6 @@ ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count)
     /* Innermost first: fold each body into the weight of its first launch. */
     for (size_t q = plan->repeats_count; q-- > 0;) {
         ar_repeat_t const *rep = &plan->repeats[order[q]];
-        if (rep->first >= n || rep->count > n - rep->first) continue; /* finish rejects it */
         arp_u128_t body = 0;
         for (size_t i = rep->first; i < rep->first + rep->count; ++i) {
             body = arp_u128_add_sat(body, weight[i]);
@@ -44,7 +43,6 @@ ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count)
     arp_u128_t total = 0;
     for (size_t s = 0; s < plan->schedule_count && !saturated; ++s) {
         ar_reference_t const *ref = &plan->schedule[s];
-        if (ref->first > n || ref->count > n - ref->first) continue;
         total = arp_u128_add_sat(total, weight[ref->first + ref->count] - weight[ref->first]);
     }
     *count = saturated ? ARP_U128_MAX : total;
@@ -164,8 +162,6 @@ ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_r
         for (size_t i = 0; i <= coords_count; ++i) v.last[i] = SIZE_MAX;
         for (size_t s = 0; s < plan->schedule_count; ++s) {
             ar_reference_t const *ref = &plan->schedule[s];
-            if (ref->first > plan->launches_count || ref->count > plan->launches_count - ref->first)
-                continue;
             if (!naive_range(&v, ref->first, ref->first + ref->count, SIZE_MAX)) break;
         }
         status = v.status;
