@@ -22,12 +22,12 @@ static void certify_usage(FILE *out) {
             "usage: arenacert certify PLAN.json [--few K] [--exact] [--stats] [--json]\n"
             "  PLAN.json   an arena-plan/1 file; \"-\" reads standard input\n"
             "  --few K     a repeat of at most K iterations gives one point per iteration\n"
-            "              instead of a hull (K >= 1; default %u)\n"
+            "              instead of a hull (1 <= K <= %" PRIu64 "; default %u)\n"
             "  --exact     the exact oracle: every word at every ordinal (slow, ground truth)\n"
             "  --stats     also print the report's counters\n"
             "  --json      print one JSON object instead of text\n"
             "exit status: 0 certified, 1 rejected, 2 malformed plan or bad usage\n",
-            AR_CERTIFY_FEW_DEFAULT);
+            AR_CERTIFY_FEW_MAX, AR_CERTIFY_FEW_DEFAULT);
 }
 
 static int usage_error(char const *what, char const *detail) {
@@ -119,6 +119,8 @@ int arenacert_certify_main(int argc, char **argv) {
             if (!value) return usage_error("--few needs a value", NULL);
             if (!parse_positive(value, &options.few))
                 return usage_error("--few takes a positive integer (K >= 1), not", value);
+            if (options.few > AR_CERTIFY_FEW_MAX) /* listing its points could take hours */
+                return usage_error("--few is above its limit 16777216 (2^24)", value);
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return usage_error("unknown option", arg);
         } else if (plan_path) {
