@@ -75,6 +75,7 @@ int bench_load_peak_main(char const *path);
 void bench_register_precision(void);
 void bench_register_arena(void);
 void bench_register_gpu(void);
+void bench_register_placement(void); /* bench_placement.c */
 /* Real models' plans from LiteRT (bench_tflite.c), read from $ARENAREF_TFLITE_PLANS. */
 void bench_register_tflite(void);
 /* Adds the environment record to the JSON context. topology_xml: where to export the hwloc

@@ -80,6 +80,7 @@ int main(int argc, char **argv) {
     bench_register_precision();
     bench_register_arena();
     bench_register_gpu();
+    bench_register_placement();
     bench_register_tflite();
     int status = gb_main(argc, arguments);
     free(arguments);
