@@ -63,8 +63,10 @@ typedef enum ar_place_strategy_t {
      * sections (time slices) it spans, floors never drop below the last offset; inference raises
      * a section's floor to the lowest offset any buffer live there can still take; nodes whose
      * floors plus the bytes still to place overflow the limit are cut; permutations of buffers
-     * placed at one offset are explored once. Starts from the best of the other strategies and
-     * returns the best found at its time limit. Exponential in the worst case. */
+     * placed at one offset are explored once; a buffer that would fit whole below the current
+     * offset cuts the node (it could drop there). Starts from the best of the other strategies
+     * and of up to 1024 perturbed greedy orders (a tenth of the time limit), and returns the best
+     * found at its time limit. Exponential in the worst case. */
     ar_place_search_k,
     ar_place_strategy_count_k
 } ar_place_strategy_t;
@@ -92,7 +94,8 @@ typedef struct ar_place_result_t {
     uint64_t height;       /* max offset + size (0 for an empty problem) */
     uint64_t lower_bound;  /* the max-live bound */
     bool fits;             /* height <= capacity, or no capacity */
-    bool optimal;          /* search only: the height is proven the least possible */
+    bool optimal;          /* the height is proven the least possible: it equals the bound,
+                              or the search exhausted its tree */
     double seconds;        /* wall time of the solve */
     uint64_t nodes;        /* search only: nodes explored */
     char message[256];     /* why not, when the call fails */
