@@ -45,18 +45,18 @@ typedef struct ar_place_problem_t {
 typedef enum ar_place_strategy_t {
     /* Non-increasing size (ties: input order), each at the lowest offset clear of the placed
      * buffers live with it. TensorFlow Lite Micro's GreedyMemoryPlanner (TFLite's arena
-     * planner orders the same way). O(n^2 log n). */
+     * planner orders the same way). O(n^2) (a scan of the placed buffers per buffer). */
     ar_place_greedy_by_size_k = 0,
     /* TFLite GPU's "greedy by breadth" (Pisarchyk & Lee 2020) as offsets: time points in
      * non-increasing breadth (bytes live there), each point's unplaced buffers by non-increasing
-     * size, each at the lowest clear offset. O(n^2 log n + n T) for T distinct times. */
+     * size, each at the lowest clear offset. O(n^2 + n T) for T distinct times. */
     ar_place_greedy_by_breadth_k,
     /* In order of start (ties: larger first, then input order), each at the lowest clear
-     * offset: a linear-scan allocator. O(n^2 log n). */
+     * offset: a linear-scan allocator. O(n^2). */
     ar_place_first_fit_k,
     /* XLA's heap simulator (GlobalDecreasingSizeBestFitHeap): non-increasing size (ties: longer
      * lifetime, then input order), each into the tightest gap between the placed buffers live
-     * with it, else on top of them. O(n^2 log n). */
+     * with it, else on top of them. O(n^2). */
     ar_place_best_fit_k,
     /* An exact, anytime branch and bound over canonical solutions (after MiniMalloc, Moffitt,
      * ASPLOS 2023): buffers are placed in non-decreasing offset order, each on the floor of the
