@@ -572,71 +572,106 @@ def workspace_section(results, folder):
     return out
 
 
+def placement_parts(name):
+    """placement/SET/INSTANCE/STRATEGY or placement/INSTANCE/STRATEGY -> (set, instance, strategy);
+    without a SET the instance's name up to its first '-', '_', '.', ':' or digit names the set."""
+    parts = name.split("/")
+    if len(parts) >= 4:
+        return parts[1], "/".join(parts[2:-1]), parts[-1]
+    instance = parts[1]
+    return (re.split(r"[-_.:]|(?<=[a-z])(?=\d)", instance)[0] or instance), instance, parts[2]
+
+
 def placement_section(results, folder):
-    """placement/INSTANCE/STRATEGY: height against the lower bound per instance set (the instance's
-    name up to its first '-' or digit), a table and a plot per set."""
+    """A table and a plot per instance set: each strategy's height against the lower bound."""
     names = [n for n in results.names("placement/") if len(n.split("/")) >= 3]
     if not names:
         return []
 
-    def find(name, *words):
-        for key in sorted(results.runs.get(name, [{}])[0]):
-            if all(w in key for w in words):
-                return results.counter(name, key)
-        return None
+    def first(name, keys):
+        return next((results.counter(name, k) for k in keys if results.counter(name, k) is not None), None)
     sets = {}
     for name in names:
-        instance = name.split("/")[1]
-        sets.setdefault(re.split(r"[-_.:]|(?<=[a-z])(?=\d)", instance)[0] or instance, []).append(name)
+        sets.setdefault(placement_parts(name)[0], []).append(name)
     out = ["## Placement strategies", "",
-           "`placement/INSTANCE/STRATEGY`: the height a strategy's placement reaches, the lower bound (the most "
-           "bytes live at once), their ratio, the height against the capacity, the solve time (CPU, median [IQR]) "
-           "and the certificate's verdict on the placement (0 = certified).", ""]
+           "`placement/[SET/]INSTANCE/STRATEGY`: the height a strategy's placement reaches, the lower bound (the "
+           "most bytes live at once), their ratio, the height against the capacity or the runtime's own arena "
+           "where the benchmark gives them, the solve time (CPU, median [IQR] or one run), and whether the "
+           "placement was checked valid (verdict 0 from the certificate, or `valid` 1).", ""]
     for set_name, members in sorted(sets.items()):
         rows, blocks = [], {}
         for name in sorted(members):
-            instance, strategy = name.split("/")[1], "/".join(name.split("/")[2:])
+            _, instance, strategy = placement_parts(name)
             if name in results.errors:
-                rows.append([instance, strategy, "skipped: " + results.errors[name], "", "", "", "", ""])
+                rows.append([instance, strategy, "skipped: " + results.errors[name]] + [""] * 5)
                 continue
-            height = next((results.counter(name, k) for k in ("height_bytes", "height") if
-                           results.counter(name, k) is not None), None)
-            bound = next((results.counter(name, k) for k in ("lower_bound_bytes", "lower_bound", "max_live_bytes")
-                          if results.counter(name, k) is not None), None)
-            ratio = find(name, "height_over_lower") or (height / bound if height and bound else None)
-            capacity = find(name, "height_over_capacity")
+            height = first(name, ("height_bytes", "height"))
+            bound = first(name, ("lower_bound_bytes", "lower_bound", "max_live_bytes"))
+            ratio = first(name, ("height_over_lower_bound", "height_over_lower")) or (
+                height / bound if height and bound else None)
+            other = first(name, ("height_over_capacity", "height_over_litert"))
+            verdict = results.counter(name, "verdict")
+            valid = results.counter(name, "valid")
+            checked = (f"verdict {fmt_count(verdict)}" if verdict is not None else
+                       ("valid" if valid == 1 else "INVALID" if valid is not None else "-"))
             rows.append([instance, strategy, fmt_bytes(height), fmt_bytes(bound), fmt_ratio(ratio, 4),
-                         fmt_ratio(capacity, 4), fmt_spread(results.time_stats(name)),
-                         fmt_count(find(name, "verdict"))])
+                         fmt_ratio(other, 4), fmt_spread(results.time_stats(name)), checked])
             if ratio is not None:
                 blocks.setdefault(strategy, []).append((instance, ratio))
+        other_name = ("height / runtime's arena" if any("height_over_litert" in r for n in members
+                                                          for r in results.runs.get(n, [])[:1])
+                      else "height / capacity")
         out += [f"### {set_name}", "", table(["instance", "strategy", "height", "lower bound", "height / bound",
-                                               "height / capacity", "solve time", "verdict"], rows), ""]
+                                               other_name, "solve time", "checked"], rows), ""]
         if blocks:
             instances = sorted({i for pts in blocks.values() for i, _ in pts})
-            png = f"placement_{re.sub(r'[^A-Za-z0-9]', '_', set_name)}.png"
-            with open(os.path.join(folder, png[:-4] + ".dat"), "w") as handle:
+            stem = f"placement_{re.sub(r'[^A-Za-z0-9]', '_', set_name)}"
+            with open(os.path.join(folder, stem + ".dat"), "w") as handle:
                 handle.write("# instance " + " ".join(blocks) + "\n")
                 for instance in instances:
                     values = [dict(pts).get(instance, "?") for pts in blocks.values()]
-                    handle.write(instance + " " + " ".join(str(v) for v in values) + "\n")
-            plots = ", ".join(f"'{png[:-4]}.dat' using {i + 2}:xtic(1) title '{s}' lc rgb '{BARS[i % len(BARS)]}'"
+                    handle.write(re.sub(r"\s", "_", instance) + " " + " ".join(str(v) for v in values) + "\n")
+            plots = ", ".join(f"'{stem}.dat' using {i + 2}:xtic(1) title '{s}' lc rgb '{BARS[i % len(BARS)]}'"
                               for i, s in enumerate(blocks))
             top = max(v for pts in blocks.values() for _, v in pts)
-            ok = draw(folder, png[:-4] + ".gp", terminal(1300, 640) + f"set output '{png}'\n"
+            ok = draw(folder, stem + ".gp", terminal(1300, 640) + f"set output '{stem}.png'\n"
                       f"set title 'Placement height / lower bound per instance ({set_name})'\n"
                       "set datafile missing '?'\nset style data histograms\nset style histogram clustered gap 1\n"
                       "set style fill solid 1.0 border lc rgb 'black'\nset boxwidth 0.9\nset grid noxtics ytics\n"
-                      "set key outside right top\nset xtics rotate by -35\nset bmargin 7\n"
+                      "set key outside right top\nset xtics rotate by -35\nset bmargin 8\nset rmargin 4\n"
                       "set ylabel 'height / lower bound (1 = optimal)'\n"
                       f"set yrange [0:{max(top * 1.1, 1.1):.3f}]\n"
                       "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\n"
                       f"plot {plots}\n")
             if ok:
-                out += figure(png, f"placement {set_name}",
+                out += figure(f"{stem}.png", f"placement {set_name}",
                               "bars at the dashed line reach the lower bound; the taller a bar, the more room "
-                              "that strategy leaves unused on that instance.")
+                              "that strategy leaves unused on that instance (the runtime's own planner, where "
+                              "present, is one of the strategies).")
     return out
+
+
+def tflite_section(results, folder):
+    """certify/tflite/MODEL: real models' plans as LiteRT made them, next to the max-live bound."""
+    names = [n for n in results.names("certify/tflite/")]
+    if not names:
+        return []
+    rows = []
+    for name in names:
+        if name in results.errors:
+            rows.append([name.split("/", 2)[2], "skipped: " + results.errors[name]] + [""] * 7)
+            continue
+        c = lambda key: results.counter(name, key)
+        arena, bound = c("litert_arena_bytes"), c("lower_bound_bytes")
+        rows.append([name.split("/", 2)[2], fmt_count(c("ops")), fmt_count(c("tensors")), fmt_count(c("planes")),
+                     fmt_count(c("words")), fmt_spread(results.time_stats(name)), fmt_bytes(arena), fmt_bytes(bound),
+                     fmt_ratio(arena / bound if arena and bound else None, 4), fmt_count(c("verdict"))])
+    return ["## Real models (LiteRT plans)", "",
+            "`certify/tflite/MODEL`: a model's memory plan as LiteRT's arena planner made it, certified. The "
+            "runtime's arena (lowest tensor to highest end) against the max-live lower bound; strategies of our "
+            "own on the same lifetimes are in the placement section (set `tflite`).", "",
+            table(["model", "ops", "tensors", "planes", "words", "certify", "LiteRT arena", "lower bound",
+                   "arena / bound", "verdict"], rows), ""]
 
 
 def instructions_section(results, folder):
@@ -681,6 +716,7 @@ SECTIONS = [
     ("precision", precision_section),
     ("arena", arena_section),
     ("workspace", workspace_section),
+    ("tflite", tflite_section),
     ("placement", placement_section),
     ("instructions", instructions_section),
     ("skipped", skipped_section),
@@ -702,6 +738,13 @@ def header(results, name):
              "interquartile range in brackets (25th–75th percentile); a benchmark that ran once says \"1 run\". "
              "On a shared machine wall time also counts waiting for a core, so it is not used. Instruction "
              "counts, where a file has them, are deterministic and shown beside the times.", ""]
+    for path, noise in results.noise.items():
+        load = noise.get("load_average_1min") or {}
+        if load:
+            lines += [f"Machine load during `{os.path.basename(path)}` (scripts/bench's {noise.get('samples', '?')} "
+                      f"samples): 1-minute load average median {load.get('median')} (min {load.get('min')}, max "
+                      f"{load.get('max')}) on {results.files[0][1].get('num_cpus', '?')} CPUs, CPU steal "
+                      f"{noise.get('cpu_steal_percent', '?')}%, busy {noise.get('cpu_busy_percent', '?')}%.", ""]
     if results.replaced:
         lines += [f"Merged with `--duplicates last`: {len(results.replaced)} benchmark(s) of an earlier file were "
                   f"replaced by a later file's (e.g. `{results.replaced[0][0]}`).", ""]

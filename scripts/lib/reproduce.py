@@ -103,7 +103,7 @@ def main():
         command += ["--filter", args.filter]
         wanted = re.compile(bench_filter)
     else:
-        command += ["--filter", bench_filter]
+        command += ["--filter", bench_filter] if bench_filter else []  # "": the whole profile ran
         wanted = None
     shown = [c if len(c) < 120 else c[:60] + f"…({len(c)} characters)" for c in command]
     say(f"building and running in {tree}: {' '.join(shown)}")

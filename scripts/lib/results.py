@@ -71,12 +71,15 @@ class Results:
         self.instructions = {}  # base name -> [count per iteration or call, per run]
         self.instructions_per = None
         self.replaced = []      # (name, earlier file, later file) under --duplicates last
+        self.noise = {}         # path -> scripts/bench's noise record (load average, steal), if any
         owner, instr_owner = {}, {}
         for path in paths:
             data = load_file(path)
             context = data.get("context", {})
             instruction_file = context.get("arenaref_mode") == "instructions"
             self.files.append((path, context))
+            if isinstance(data.get("arenaref_noise"), dict):
+                self.noise[path] = data["arenaref_noise"]
             if context.get("instructions_per"):
                 self.instructions_per = self.instructions_per or context["instructions_per"]
             runs, errors, counts = {}, {}, {}

@@ -72,5 +72,22 @@ with tempfile.TemporaryDirectory() as tmp:
     bad = run(b, "--out", out)
     check(bad.returncode == 2 and "b.json" in bad.stderr, "not a results file: exit 2 naming it")
 
-print(f"{9 - len(failures)} passed, {len(failures)} failed")
+    # Placement: a set named in the benchmark (placement/SET/INSTANCE/STRATEGY) and one taken from
+    # the instance's name; a table and a plot per set, heights against the bound.
+    entries = []
+    for name, height in (("placement/tflite/face_a/greedy", 1200), ("placement/tflite/face_a/litert", 1500),
+                         ("placement/minimalloc-A/greedy", 1000), ("placement/minimalloc-B/greedy", 2000)):
+        entries.append({"name": name, "run_name": name, "run_type": "iteration", "iterations": 1,
+                        "real_time": 5, "cpu_time": 4, "time_unit": "ms", "height_bytes": height,
+                        "lower_bound_bytes": 1000, "valid": 1})
+    with open(a, "w") as handle:
+        json.dump({"context": {"arenaref_commit": "c0ffee"}, "benchmarks": entries}, handle)
+    placed = run(a, "--out", out)
+    text = open(os.path.join(out, "report.md")).read()
+    check(placed.returncode == 0 and "### tflite" in text and "### minimalloc" in text, "one table per set")
+    check("| face_a | litert | 1.46 KiB | 1000 B | 1.5 |" in text, "height / bound of the runtime's planner")
+    check(os.path.exists(os.path.join(out, "placement_tflite.png")) and
+          os.path.exists(os.path.join(out, "placement_minimalloc.png")), "a plot per set")
+
+print(f"{12 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
