@@ -143,7 +143,7 @@ ar_status_t arp_arena_grow_host(struct ar_arena_handle_t *arena, size_t size) {
     release_host(arena);
     arp_host_pages_t pages;
     ar_status_t status = arp_host_pages_alloc(arena->requested_node, size, &pages);
-    arp_arena_stats_begin(arena);
+    uint64_t sequence = arp_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->host = pages;
         ARP_POISON(pages.data, pages.size); /* nothing written yet */
@@ -157,7 +157,7 @@ ar_status_t arp_arena_grow_host(struct ar_arena_handle_t *arena, size_t size) {
         arena->numa_known = false;
     }
     ARP_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
-    arp_arena_stats_end(arena);
+    arp_arena_stats_end(arena, sequence);
     return status;
 }
 
@@ -169,14 +169,14 @@ ar_status_t arp_arena_reserve_device(struct ar_arena_handle_t *arena, size_t siz
     arena->device_size = 0;
     void *block = NULL;
     ar_status_t status = arp_gpu_alloc(gpu, size, &block);
-    arp_arena_stats_begin(arena);
+    uint64_t sequence = arp_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->device_block = block;
         arena->device_size = size;
         ARP_STAT_SET(arena, growths, arena->stats.growths + 1);
     }
     ARP_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
-    arp_arena_stats_end(arena);
+    arp_arena_stats_end(arena, sequence);
     return status;
 }
 
