@@ -2,13 +2,12 @@
  * made it computes. A RAM arena is one run of host pages bound to the executor's NUMA node; a
  * VRAM arena is one stream-ordered device block on its executor's stream plus a small run of
  * host pages for the row offsets (which the contract keeps in host memory).
- *
  * Each part grows only when a call needs more than it holds (free, then allocate exactly what
  * is needed, rounded to pages), so a steady loop allocates once it reaches its high-water mark.
  * Rewinding bumps an epoch that views remember, so the checked accessors can tell a stale view;
- * in AddressSanitizer builds it also poisons what the previous call wrote, and the unused rest
- * of the pages stays poisoned, so a raw read of a stale row that the next call did not rewrite
- * is reported. Pages are unpoisoned before they go back to the OS. */
+ * under AddressSanitizer it also poisons what the previous call wrote (the unused rest of the
+ * pages stays poisoned), so a raw read of a stale row the next call did not rewrite is
+ * reported; pages are unpoisoned before they go back to the OS. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>

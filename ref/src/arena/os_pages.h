@@ -1,6 +1,5 @@
 /* The one OS layer of the arena half: every host allocation the arena code makes goes through
  * here, so binding, huge pages, NUMA read-back and fault injection live in one place.
- *
  * - Small bookkeeping blocks (handles) come from arp_host_calloc / arp_host_free.
  * - Arena pages come from arp_host_pages_alloc: hwloc_alloc_membind by nodeset on the machine's
  *   topology, HWLOC_MEMBIND_STRICT first; where the OS refuses strict binding it retries
