@@ -57,18 +57,8 @@ void ar_arena_init(ar_arena_init_t *arguments) {
             arena->requested_node = executor->numa_node;
         } else {
             /* NULL executor: the calling thread's node, decided once, here. */
-            hwloc_topology_t topology = arp_machine_topology();
-            hwloc_bitmap_t where = topology ? hwloc_bitmap_alloc() : NULL;
-            arena->requested_node = -1;
-            if (where && hwloc_get_last_cpu_location(topology, where, HWLOC_CPUBIND_THREAD) == 0) {
-                hwloc_obj_t node = NULL;
-                while ((node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)))
-                    if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, where)) {
-                        arena->requested_node = (int32_t)node->os_index;
-                        break;
-                    }
-            }
-            if (where) hwloc_bitmap_free(where);
+            hwloc_obj_t node = arp_calling_thread_node(arp_machine_topology());
+            arena->requested_node = node ? (int32_t)node->os_index : -1;
         }
     }
     arena->stats = (ar_arena_stats_t){

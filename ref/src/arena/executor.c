@@ -93,18 +93,9 @@ static void report(ar_outcome_t *outcome, ar_status_t status, char const *messag
 
 /* The NUMA node (OS index) of the calling thread's CPU, or the first node. */
 static hwloc_obj_t node_of_calling_thread(hwloc_topology_t topology) {
-    hwloc_obj_t first = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, 0);
-    if (!hwloc_topology_is_thissystem(topology)) return first;
-    hwloc_bitmap_t where = hwloc_bitmap_alloc();
-    if (!where) return first;
-    hwloc_obj_t found = NULL;
-    if (hwloc_get_last_cpu_location(topology, where, HWLOC_CPUBIND_THREAD) == 0) {
-        hwloc_obj_t node = NULL;
-        while (!found && (node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)))
-            if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, where)) found = node;
-    }
-    hwloc_bitmap_free(where);
-    return found ? found : first;
+    hwloc_obj_t found =
+        hwloc_topology_is_thissystem(topology) ? arp_calling_thread_node(topology) : NULL;
+    return found ? found : hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, 0);
 }
 
 static void executor_init(ar_executor_init_t *arguments, hwloc_topology_t synthetic) {

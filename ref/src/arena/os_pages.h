@@ -22,6 +22,10 @@
 /* The machine's topology, loaded once; NULL if hwloc could not load it. Never freed. */
 hwloc_topology_t arp_machine_topology(void);
 
+/* The NUMA node whose cores hold the calling thread's last CPU in `topology` (this machine's),
+ * or NULL when unknown (no topology, no node with that CPU). */
+hwloc_obj_t arp_calling_thread_node(hwloc_topology_t topology);
+
 void *arp_host_calloc(size_t count, size_t size); /* NULL when out of memory or injected */
 void arp_host_free(void *pointer);                /* NULL is safe */
 
