@@ -23,22 +23,19 @@ _Noreturn void arp_trap(char const *what) {
     abort();
 }
 
-static void report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
-    if (outcome) arp_outcome_finish(outcome, status, message);
-}
-
 void ar_arena_init(ar_arena_init_t *arguments) {
     if (!arguments) return;
     if (!arguments->arena) {
-        report(arguments->outcome, ar_status_invalid_argument_k, "ar_arena_init: `arena` is NULL");
+        arp_report(arguments->outcome, ar_status_invalid_argument_k,
+                   "ar_arena_init: `arena` is NULL");
         return;
     }
     *arguments->arena = NULL;
     struct ar_executor_handle_t *executor = arguments->executor;
     struct ar_arena_handle_t *arena = arp_host_calloc(1, sizeof *arena);
     if (!arena) {
-        report(arguments->outcome, ar_status_out_of_memory_k,
-               "ar_arena_init: out of host memory for the arena");
+        arp_report(arguments->outcome, ar_status_out_of_memory_k,
+                   "ar_arena_init: out of host memory for the arena");
         return;
     }
     pthread_mutex_init(&arena->lock, NULL);
@@ -69,7 +66,7 @@ void ar_arena_init(ar_arena_init_t *arguments) {
     };
     arp_registry_add_arena(arena);
     *arguments->arena = arena;
-    report(arguments->outcome, ar_status_success_k, NULL);
+    arp_report(arguments->outcome, ar_status_success_k, NULL);
 }
 
 static void release_host(struct ar_arena_handle_t *arena) {
@@ -172,16 +169,16 @@ ar_status_t arp_arena_reserve_device(struct ar_arena_handle_t *arena, size_t siz
 void ar_arena_describe(ar_arena_describe_t *arguments) {
     if (!arguments) return;
     if (!arguments->arena || !arguments->description) {
-        report(arguments->outcome, ar_status_invalid_argument_k,
-               !arguments->arena ? "ar_arena_describe: `arena` is NULL"
-                                 : "ar_arena_describe: `description` is NULL");
+        arp_report(arguments->outcome, ar_status_invalid_argument_k,
+                   !arguments->arena ? "ar_arena_describe: `arena` is NULL"
+                                     : "ar_arena_describe: `description` is NULL");
         return;
     }
     *arguments->description = (ar_arena_description_t){
         .residency = arguments->arena->residency,
         .device = arguments->arena->device,
     };
-    report(arguments->outcome, ar_status_success_k, NULL);
+    arp_report(arguments->outcome, ar_status_success_k, NULL);
 }
 
 ar_status_t ar_arena_stats(ar_arena_t arena, ar_arena_stats_t *stats) {

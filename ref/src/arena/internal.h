@@ -217,6 +217,10 @@ static inline void arp_outcome_finish(ar_outcome_t *outcome, ar_status_t status,
     __atomic_store_n(&outcome->message, message, __ATOMIC_RELAXED);
     __atomic_store_n((int *)&outcome->status, (int)status, __ATOMIC_RELEASE);
 }
+/* arp_outcome_finish where the caller asked for an outcome (NULL: nothing to report). */
+static inline void arp_report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
+    if (outcome) arp_outcome_finish(outcome, status, message);
+}
 
 /* Traps: message to stderr and abort. */
 _Noreturn void arp_trap(char const *what);

@@ -344,7 +344,7 @@ static void job_end(arp_job_t *job, ar_status_t status, char const *message,
         pthread_mutex_unlock(&executor->lock);
     }
     arp_arena_release_holder(arena);
-    if (outcome) arp_outcome_finish(outcome, status, message);
+    arp_report(outcome, status, message);
     arp_arena_call_final(arena);
 }
 
@@ -420,7 +420,7 @@ static __attribute__((noinline, cold)) void refuse(ar_text_encode_t const *argum
                                                    char const *message) {
     if (arguments->embeddings) *arguments->embeddings = (ar_rows_view_t){0};
     if (arguments->states) *arguments->states = (ar_rows_tape_view_t){0};
-    if (outcome) arp_outcome_finish(outcome, status, message);
+    arp_report(outcome, status, message);
 }
 
 /* Takes the arena for the call, then refuses inputs inside it (exact once held: its blocks
@@ -498,7 +498,7 @@ static __attribute__((noinline)) void encode_here(struct ar_arena_handle_t *aren
     ar_status_t status = encode(arena, arguments, count, NULL, &message, &report);
     account(arena, arguments, status, &report);
     arp_arena_release_holder(arena);
-    if (arguments->outcome) arp_outcome_finish(arguments->outcome, status, message);
+    arp_report(arguments->outcome, status, message);
 }
 
 void ar_text_encode(ar_text_encode_t *arguments) {
@@ -535,7 +535,7 @@ void ar_text_encode(ar_text_encode_t *arguments) {
         account(arena, arguments, ar_status_success_k,
                 &(call_report_t){.written = layout.host_bytes});
         arp_arena_release_holder(arena);
-        if (arguments->outcome) arp_outcome_finish(arguments->outcome, ar_status_success_k, NULL);
+        arp_report(arguments->outcome, ar_status_success_k, NULL);
         return;
     }
     encode_here(arena, arguments, count);
