@@ -4,15 +4,28 @@
 // benchmark::State*, gb_benchmark_t* the pointer RegisterBenchmark returns (its type moved
 // between versions, so it is taken with decltype, never named). Each C benchmark is registered
 // as a capturing lambda that calls the C function with its user data.
+// Under callgrind (scripts/bench --instructions) the shim counts instructions of the timed loop's
+// body only: collection is toggled on when gb_keep_running lets an iteration start and off when
+// the next call (or a pause, or a skip) ends it; after each run a dump labelled with the
+// benchmark's name and iteration count closes that run's count (see bench/README.md).
 #include "gbench.h"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <utility>
 #include <string>
 #include <vector>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define GB_HAVE_CALLGRIND 1
+#endif
+#endif
 
 #ifndef ARENAREF_BENCHMARK_VERSION
 #define ARENAREF_BENCHMARK_VERSION "unknown"
@@ -42,6 +55,7 @@ benchmark::Counter::Flags counter_flags(int flags) {
 // What the shim knows of each registered benchmark: how many arguments each of its runs gets,
 // so gb_range can refuse an index past them (the library would read out of bounds).
 struct registration_t {
+    std::string name;
     gb_function_t function;
     void *user_data;
     size_t arity;
@@ -64,12 +78,65 @@ void set_arity(gb_benchmark_t *benchmark, size_t arity) {
     if (registration_t *record = registration_of(handle_of(benchmark))) record->arity = arity;
 }
 
+// ---- Instruction counting under callgrind ----------------------------------------------------
+// Natively each toggle is one test of a flag read once; under valgrind, a client request. Only
+// when asked (ARENAREF_CALLGRIND_REGIONS=1, as scripts/bench --instructions does): a plain
+// callgrind run of the suite profiles everything, as callgrind does by default.
+#ifdef GB_HAVE_CALLGRIND
+bool under_callgrind() {
+    static int const regions = RUNNING_ON_VALGRIND && getenv("ARENAREF_CALLGRIND_REGIONS") &&
+                               strcmp(getenv("ARENAREF_CALLGRIND_REGIONS"), "1") == 0;
+    return regions != 0;
+}
+#else
+bool under_callgrind() { return false; }
+#endif
+thread_local bool collecting = false;
+constexpr int callgrind_repetitions_k = 3;
+// Instrumentation is switched on only for the region too (valgrind --instr-atstart=no), so the
+// set-up around it (plan generation, warm-up passes) runs at a few times native speed.
+void region_begin() {
+    if (!under_callgrind() || collecting) return;
+    collecting = true;
+#ifdef GB_HAVE_CALLGRIND
+    CALLGRIND_START_INSTRUMENTATION;
+    CALLGRIND_TOGGLE_COLLECT;
+#endif
+}
+void region_end() {
+    if (!collecting) return;
+    collecting = false;
+#ifdef GB_HAVE_CALLGRIND
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_STOP_INSTRUMENTATION;
+#endif
+}
+// Closes one run: the dump's label names the benchmark and its iterations, so scripts/bench can
+// divide the run's instructions by them and match the dump with the run's JSON entry.
+void run_dump(char const *name, benchmark::State const &state) {
+    region_end();
+    if (!under_callgrind()) return;
+#ifdef GB_HAVE_CALLGRIND
+    std::string label = std::string("arenaref-run iterations=") + std::to_string(state.iterations()) +
+                        (state.error_occurred() ? " skipped" : "") + " name=" + name;
+    CALLGRIND_DUMP_STATS_AT(label.c_str());
+#else
+    (void)name, (void)state;
+#endif
+}
+
 } // namespace
 
 extern "C" {
 
+// What scripts/bench --instructions looks for in a binary before it counts with callgrind.
+__attribute__((used)) char const gb_callgrind_regions_marker[] = "arenaref-gbench-callgrind-regions-v1";
+
 bool gb_keep_running(gb_state_t *state, int64_t batch) {
-    return state_of(state).KeepRunningBatch(batch < 1 ? 1 : batch);
+    region_end();
+    bool more = state_of(state).KeepRunningBatch(batch < 1 ? 1 : batch);
+    if (more) region_begin();
+    return more;
 }
 int64_t gb_range(gb_state_t *state, size_t index) {
     if (!running || index >= running->arity) {
@@ -80,10 +147,17 @@ int64_t gb_range(gb_state_t *state, size_t index) {
     return state_of(state).range(index);
 }
 int64_t gb_iterations(gb_state_t const *state) { return state_of(state).iterations(); }
-void gb_pause_timing(gb_state_t *state) { state_of(state).PauseTiming(); }
-void gb_resume_timing(gb_state_t *state) { state_of(state).ResumeTiming(); }
+void gb_pause_timing(gb_state_t *state) {
+    region_end();
+    state_of(state).PauseTiming();
+}
+void gb_resume_timing(gb_state_t *state) {
+    state_of(state).ResumeTiming();
+    region_begin();
+}
 void gb_set_iteration_time(gb_state_t *state, double seconds) { state_of(state).SetIterationTime(seconds); }
 void gb_skip_with_error(gb_state_t *state, char const *message) {
+    region_end();
     state_of(state).SkipWithError(message ? message : "skipped");
 }
 bool gb_error_occurred(gb_state_t const *state) { return state_of(state).error_occurred(); }
@@ -97,12 +171,13 @@ void gb_set_label(gb_state_t *state, char const *label) { state_of(state).SetLab
 gb_benchmark_t *gb_register(char const *name, gb_function_t function, void *user_data) {
     if (!name || !function) return nullptr;
     try {
-        auto *record = new registration_t{function, user_data, 0};
+        auto *record = new registration_t{name, function, user_data, 0};
         auto run = [record](benchmark::State &state) {
             registration_t const *outer = running;
             running = record;
             record->function(reinterpret_cast<gb_state_t *>(&state), record->user_data);
             running = outer;
+            run_dump(record->name.c_str(), state);
         };
         registered_t benchmark = benchmark::RegisterBenchmark(name, run);
         registrations().emplace_back(benchmark, record); // lives as long as the registration
@@ -140,6 +215,8 @@ gb_benchmark_t *gb_use_real_time(gb_benchmark_t *b) { return handle_from(handle_
 gb_benchmark_t *gb_use_manual_time(gb_benchmark_t *b) { return handle_from(handle_of(b)->UseManualTime()); }
 gb_benchmark_t *gb_min_time(gb_benchmark_t *b, double seconds) { return handle_from(handle_of(b)->MinTime(seconds)); }
 gb_benchmark_t *gb_repetitions(gb_benchmark_t *b, int repetitions) {
+    // Under callgrind counts repeat exactly: 3 runs (the first may pay a cold start) are enough.
+    if (under_callgrind() && repetitions > callgrind_repetitions_k) repetitions = callgrind_repetitions_k;
     return handle_from(handle_of(b)->Repetitions(repetitions));
 }
 

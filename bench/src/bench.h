@@ -13,6 +13,7 @@
 
 #define BENCH_WORKLOAD_SEED 1u      /* every generated plan */
 #define BENCH_STREAM_SEED 0x5eedu   /* the arena benchmarks' batch stream */
+#define BENCH_JSON_SEED 0x5eedu     /* jansson's hash seed: counts repeat run to run */
 
 /* quick: the default of scripts/bench (minutes on 2 cores); full: publication. */
 typedef struct bench_profile_t {
@@ -39,6 +40,9 @@ void bench_sink_u64(uint64_t value);
  * timed region that began at `start_ns` spins until it has lasted F times as long. */
 double bench_slowdown_factor(void);
 void bench_slowdown_since(double start_ns);
+
+/* The planted extra certificate work: ARENAREF_BENCH_EXTRA_PASS=F (0 < F <= 16), else 0. */
+double bench_extra_pass(void);
 
 /* A directory for the suite's temporary files, removed at exit. */
 char const *bench_temp_dir(void);
@@ -71,6 +75,7 @@ int bench_load_peak_main(char const *path);
 void bench_register_precision(void);
 void bench_register_arena(void);
 void bench_register_gpu(void);
+void bench_register_placement(void); /* bench_placement.c */
 /* Real models' plans from LiteRT (bench_tflite.c), read from $ARENAREF_TFLITE_PLANS. */
 void bench_register_tflite(void);
 /* Adds the environment record to the JSON context. topology_xml: where to export the hwloc

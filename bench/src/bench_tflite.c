@@ -3,22 +3,18 @@
  * there once per run, cached by model digest; index.tsv lists model, variant, plan, problem).
  *   certify/tflite/MODEL          the certificate on the clean plan (a regression entry)
  *   precision/tflite/MODEL        exact oracle vs certificate on the clean plan and two faults
- *   placement/tflite/MODEL/NAME   the same lifetimes placed by each of `arenacert place --list`'s
- *                                 strategies, beside LiteRT's own arena (NAME litert) and the
- *                                 max-live bound
+ *   placement/tflite/MODEL/NAME   the same lifetimes placed by each strategy of place.h,
+ *                                 beside LiteRT's own arena (NAME litert) and the max-live bound
  * Plans are made by Python, so the bench only reads files; without them each entry is skipped
  * with the reason. */
 #define _GNU_SOURCE
 #include <jansson.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "arenaref/place.h"
 #include "bench.h"
-
-#define TFLITE_MAX_STRATEGIES 32
 
 typedef struct tflite_plan_t {
     char path[1024];
@@ -32,16 +28,15 @@ typedef struct tflite_model_t {
     char name[96];
     tflite_plan_t clean, fault_b, fault_d;
     char problem[1024];
+    ar_place_csv_t *csv; /* the problem, read on first use */
+    char csv_error[1100];
 } tflite_model_t;
 
 typedef struct tflite_place_case_t {
     tflite_model_t *model;
-    char strategy[64]; /* "litert": LiteRT's own arena */
+    bool own;                     /* LiteRT's own arena ("litert"), not one of ours */
+    ar_place_strategy_t strategy; /* ours */
 } tflite_place_case_t;
-
-typedef struct tflite_buffer_t {
-    uint64_t lower, upper, size, offset;
-} tflite_buffer_t;
 
 static char tflite_unavailable[1200];
 
@@ -88,99 +83,6 @@ static char verdict_class(ar_plan_t const *plan, uint64_t verdict) {
     if (verdict == 0) return '0';
     if (verdict == 1) return 'B';
     return verdict >= 2 + plan->launches_count ? 'D' : 'C';
-}
-
-/* ---- the placement problem (id,lower,upper,size[,offset]) ----------------------------------- */
-
-/* Reads a CSV with a header naming at least lower, upper and size (and offset if `offsets`). */
-static size_t read_buffers(FILE *file, bool offsets, tflite_buffer_t **out, char *error,
-                           size_t cap) {
-    char line[512];
-    int column[4] = {-1, -1, -1, -1}; /* lower, upper, size, offset */
-    static char const *const names[4] = {"lower", "upper", "size", "offset"};
-    if (!fgets(line, sizeof line, file)) {
-        snprintf(error, cap, "empty CSV");
-        return 0;
-    }
-    int index = 0;
-    for (char *save = NULL, *field = strtok_r(line, ",\r\n", &save); field;
-         field = strtok_r(NULL, ",\r\n", &save), ++index)
-        for (int k = 0; k != 4; ++k)
-            if (strcmp(field, names[k]) == 0) column[k] = index;
-    for (int k = 0; k != (offsets ? 4 : 3); ++k)
-        if (column[k] < 0) {
-            snprintf(error, cap, "the CSV header has no '%s' column", names[k]);
-            return 0;
-        }
-    size_t count = 0, capacity = 0;
-    tflite_buffer_t *buffers = NULL;
-    while (fgets(line, sizeof line, file)) {
-        if (line[0] == '\n' || line[0] == '\0') continue;
-        if (count == capacity) {
-            capacity = capacity ? capacity * 2 : 64;
-            tflite_buffer_t *grown = realloc(buffers, capacity * sizeof *grown);
-            if (!grown) break;
-            buffers = grown;
-        }
-        uint64_t values[4] = {0};
-        index = 0;
-        for (char *save = NULL, *field = strtok_r(line, ",\r\n", &save); field;
-             field = strtok_r(NULL, ",\r\n", &save), ++index)
-            for (int k = 0; k != 4; ++k)
-                if (column[k] == index) values[k] = strtoull(field, NULL, 10);
-        buffers[count++] = (tflite_buffer_t){values[0], values[1], values[2], values[3]};
-    }
-    *out = buffers;
-    if (!count) snprintf(error, cap, "the CSV has no rows");
-    return count;
-}
-
-/* The max-live bound: the largest sum of sizes live at one time ([lower, upper) half-open). */
-static uint64_t max_live(tflite_buffer_t const *buffers, size_t count) {
-    uint64_t best = 0;
-    for (size_t i = 0; i != count; ++i) { /* the maximum is reached at some buffer's lower */
-        uint64_t live = 0;
-        for (size_t j = 0; j != count; ++j)
-            if (buffers[j].lower <= buffers[i].lower && buffers[i].lower < buffers[j].upper)
-                live += buffers[j].size;
-        best = live > best ? live : best;
-    }
-    return best;
-}
-
-/* Height of a placement, and whether two buffers live at once share a byte (0 = valid). */
-static uint64_t height(tflite_buffer_t const *buffers, size_t count, uint64_t *conflicts) {
-    uint64_t top = 0;
-    *conflicts = 0;
-    for (size_t i = 0; i != count; ++i) {
-        tflite_buffer_t const *a = &buffers[i];
-        top = a->offset + a->size > top ? a->offset + a->size : top;
-        for (size_t j = i + 1; j != count; ++j) {
-            tflite_buffer_t const *b = &buffers[j];
-            bool in_time = a->lower < b->upper && b->lower < a->upper;
-            bool in_space = a->offset < b->offset + b->size && b->offset < a->offset + a->size;
-            *conflicts += in_time && in_space && a->size && b->size;
-        }
-    }
-    return top;
-}
-
-static char const *arenacert_path(void) {
-    static char path[PATH_MAX];
-    if (path[0]) return path;
-    char const *given = getenv("ARENAREF_ARENACERT");
-    if (given && *given) {
-        snprintf(path, sizeof path, "%s", given);
-        return path;
-    }
-    char self[PATH_MAX - 16];
-    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0) return "arenacert";
-    self[length] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash) *slash = '\0';
-    snprintf(path, sizeof path, "%s/arenacert", self);
-    return path;
 }
 
 /* ---- the benchmarks ----------------------------------------------------------------------- */
@@ -296,27 +198,20 @@ static void run_precision(gb_state_t *state, void *data) {
     gb_set_counter(state, "fault_d_verdict", (double)exact_verdict[2], gb_counter_default_k);
 }
 
-/* One placement by `arenacert place`, read back: its buffers with offsets, or 0 with error. */
-static size_t place_once(tflite_place_case_t const *c, tflite_buffer_t **buffers, char *error,
-                         size_t cap) {
-    char command[2600];
-    snprintf(command, sizeof command, "'%s' place '%s' --strategy '%s' 2>/dev/null",
-             arenacert_path(), c->model->problem, c->strategy);
-    FILE *pipe = popen(command, "r");
-    if (!pipe) {
-        snprintf(error, cap, "cannot run %.1000s", command);
-        return 0;
+/* The placement problem the exporter wrote beside the plan, read once per model. */
+static ar_place_csv_t *problem_get(tflite_model_t *model, char *error, size_t cap) {
+    if (model->csv || model->csv_error[0]) {
+        snprintf(error, cap, "%s", model->csv_error);
+        return model->csv;
     }
-    size_t count = read_buffers(pipe, true, buffers, error, cap);
-    int status = pclose(pipe);
-    if (status != 0) {
-        snprintf(error, cap, "arenacert place --strategy %s on %s failed (status %d)", c->strategy,
-                 c->model->problem, status);
-        free(*buffers);
-        *buffers = NULL;
-        return 0;
+    ar_place_csv_error_t csv_error = {0};
+    if (ar_place_csv_read_file(model->problem, &model->csv, &csv_error) != ar_status_success_k) {
+        snprintf(model->csv_error, sizeof model->csv_error, "cannot read %.500s: %.500s",
+                 model->problem, csv_error.message);
+        model->csv = NULL;
     }
-    return count;
+    snprintf(error, cap, "%s", model->csv_error);
+    return model->csv;
 }
 
 static void run_placement(gb_state_t *state, void *data) {
@@ -326,45 +221,43 @@ static void run_placement(gb_state_t *state, void *data) {
         gb_skip_with_error(state, c->model->clean.error);
         return;
     }
-    FILE *file = fopen(c->model->problem, "r");
-    tflite_buffer_t *problem = NULL;
-    size_t count = file ? read_buffers(file, false, &problem, error, sizeof error) : 0;
-    if (file) fclose(file);
-    if (!count) {
-        char message[1400];
-        snprintf(message, sizeof message, "cannot read %s: %s", c->model->problem,
-                 file ? error : "no such file");
-        gb_skip_with_error(state, message);
-        free(problem);
+    ar_place_csv_t *csv = problem_get(c->model, error, sizeof error);
+    if (!csv) {
+        gb_skip_with_error(state, error);
         return;
     }
+    ar_place_problem_t const *problem = &csv->problem;
     double litert = meta_number(&c->model->clean, "arena_bytes");
-    bool own = strcmp(c->strategy, "litert") == 0;
-    uint64_t bound = 0, top = 0, conflicts = 0;
-    while (gb_keep_running(state, 1)) {
+    uint64_t *offsets = calloc(problem->count ? problem->count : 1, sizeof *offsets);
+    ar_place_options_t options;
+    ar_place_options_default(&options);
+    options.strategy = c->strategy;
+    options.alignment = 64; /* LiteRT's arena alignment: offsets as it could use them */
+    options.time_limit_s = strcmp(bench_profile.name, "full") == 0 ? 60.0 : 5.0;
+    ar_place_result_t result = {0};
+    uint64_t bound = 0;
+    while (offsets && gb_keep_running(state, 1)) {
         double start = bench_now_ns();
-        if (own) {
-            bound = max_live(problem, count); /* LiteRT placed already: time the bound */
-        } else {
-            tflite_buffer_t *placed = NULL;
-            size_t placed_count = place_once(c, &placed, error, sizeof error);
-            if (placed_count != count) {
-                if (placed_count)
-                    snprintf(error, sizeof error, "placed %zu buffers of %zu", placed_count, count);
-                free(placed);
-                free(problem);
-                gb_skip_with_error(state, error);
-                return;
-            }
-            top = height(placed, count, &conflicts);
-            free(placed);
+        if (c->own) {
+            bound = ar_place_lower_bound(problem); /* LiteRT placed already: time the bound */
+        } else if (ar_place(problem, &options, offsets, &result) != ar_status_success_k) {
+            snprintf(error, sizeof error, "ar_place(%s) refused tflite/%s: %s",
+                     ar_place_strategy_name(c->strategy), c->model->name, result.message);
+            free(offsets);
+            gb_skip_with_error(state, error);
+            return;
         }
         bench_slowdown_since(start);
     }
-    if (!own) bound = max_live(problem, count);
-    if (own) top = (uint64_t)litert;
-    free(problem);
-    gb_set_counter(state, "buffers", (double)count, gb_counter_default_k);
+    if (!offsets) {
+        gb_skip_with_error(state, "out of memory");
+        return;
+    }
+    bound = ar_place_lower_bound(problem);
+    uint64_t top = c->own ? (uint64_t)litert : ar_place_height(problem, offsets);
+    bool valid = c->own || ar_place_check(problem, offsets, 64, NULL);
+    free(offsets);
+    gb_set_counter(state, "buffers", (double)problem->count, gb_counter_default_k);
     gb_set_counter(state, "height_bytes", (double)top, gb_counter_default_k);
     gb_set_counter(state, "litert_arena_bytes", litert, gb_counter_default_k);
     gb_set_counter(state, "lower_bound_bytes", (double)bound, gb_counter_default_k);
@@ -372,25 +265,16 @@ static void run_placement(gb_state_t *state, void *data) {
                    gb_counter_default_k);
     gb_set_counter(state, "height_over_litert", litert > 0 ? (double)top / litert : 0,
                    gb_counter_default_k);
-    gb_set_counter(state, "overlaps", (double)conflicts, gb_counter_default_k);
+    gb_set_counter(state, "valid", valid, gb_counter_default_k);
+    if (!c->own) {
+        gb_set_counter(state, "optimal", result.optimal, gb_counter_default_k);
+        gb_set_counter(state, "nodes", (double)result.nodes, gb_counter_default_k);
+    }
 }
 
 static void run_unavailable(gb_state_t *state, void *data) {
     (void)data;
     gb_skip_with_error(state, tflite_unavailable);
-}
-
-/* The strategies `arenacert place --list` names: the first word of each line. */
-static size_t list_strategies(char names[][64], size_t cap) {
-    char command[PATH_MAX + 64], line[256];
-    snprintf(command, sizeof command, "'%s' place --list 2>/dev/null", arenacert_path());
-    FILE *pipe = popen(command, "r");
-    if (!pipe) return 0;
-    size_t count = 0;
-    while (fgets(line, sizeof line, pipe))
-        if (count != cap && sscanf(line, "%63s", names[count]) == 1 && names[count][0] != '#')
-            ++count;
-    return pclose(pipe) == 0 ? count : 0;
 }
 
 static tflite_model_t *models_read(size_t *count) {
@@ -444,8 +328,6 @@ void bench_register_tflite(void) {
         gb_register("certify/tflite/unavailable", run_unavailable, NULL);
         return;
     }
-    static char strategies[TFLITE_MAX_STRATEGIES][64];
-    size_t strategies_count = list_strategies(strategies, TFLITE_MAX_STRATEGIES);
     char name[256];
     for (size_t m = 0; m != count; ++m) {
         tflite_model_t *model = &models[m];
@@ -454,15 +336,18 @@ void bench_register_tflite(void) {
         if (b) gb_repetitions(gb_unit(b, gb_time_unit_us_k), bench_profile.regression_repetitions);
         snprintf(name, sizeof name, "precision/tflite/%s", model->name);
         if ((b = gb_register(name, run_precision, model))) gb_unit(b, gb_time_unit_us_k);
-        for (size_t s = 0; s <= strategies_count; ++s) {
+        for (int s = -1; s != (int)ar_place_strategy_count_k; ++s) {
             tflite_place_case_t *c = calloc(1, sizeof *c);
             if (!c) return;
             c->model = model;
-            snprintf(c->strategy, sizeof c->strategy, "%s", s == 0 ? "litert" : strategies[s - 1]);
-            snprintf(name, sizeof name, "placement/tflite/%s/%s", model->name, c->strategy);
-            /* One placement per run: a strategy may take seconds; its height is deterministic. */
-            if ((b = gb_register(name, run_placement, c)))
-                gb_iterations_fixed(gb_unit(b, gb_time_unit_ms_k), s ? 1 : 100);
+            c->own = s < 0;
+            c->strategy = c->own ? ar_place_greedy_by_size_k : (ar_place_strategy_t)s;
+            snprintf(name, sizeof name, "placement/tflite/%s/%s", model->name,
+                     c->own ? "litert" : ar_place_strategy_name(c->strategy));
+            if (!(b = gb_register(name, run_placement, c))) continue;
+            gb_unit(b, gb_time_unit_us_k);
+            /* The search may run to its time limit: once; its height is deterministic. */
+            if (c->strategy == ar_place_search_k && !c->own) gb_iterations_fixed(b, 1);
         }
     }
 }

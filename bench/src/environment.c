@@ -192,9 +192,12 @@ void bench_record_environment(char const *topology_xml) {
     }
     record_topology(topology_xml);
     record_gpus();
-    snprintf(text, sizeof text, "workloads seed %u; arena stream seed %u", BENCH_WORKLOAD_SEED, BENCH_STREAM_SEED);
+    snprintf(text, sizeof text, "workloads seed %u; arena stream seed %u; jansson hash seed %u",
+             BENCH_WORKLOAD_SEED, BENCH_STREAM_SEED, BENCH_JSON_SEED);
     context("seeds", text);
     context("profile", bench_profile.name);
     snprintf(text, sizeof text, "%g", bench_slowdown_factor());
     context("planted_slowdown", text);
+    snprintf(text, sizeof text, "%g", bench_extra_pass());
+    context("planted_extra_pass", text);
 }

@@ -1,11 +1,12 @@
-"""scripts/compare on synthetic results whose verdicts are certain.
+"""scripts/compare on tiny made-up results files whose verdicts are certain.
 
-Three files share one benchmark with 12 repetitions and deterministic counters: `same` holds the
-base's times shuffled with a tiny jitter (no regression: exit 0), `slow` holds them x1.2 (a
-planted 20% slowdown: exit 1), `alloc` keeps the times but raises allocations_per_call and
-drops site_precision (counter regressions: exit 1). A 3% slowdown that the U test finds
-significant stays under the default 5% threshold (exit 0) and is flagged with --threshold 0.02. The
-same 20% slowdown on a comparison point outside the regression set (jemalloc) is not judged.
+Instructions: equal counts pass, +3% on the certificate fails (and names it), +0.5% passes the
+default 1% threshold and fails --threshold 0.002, +3% on another allocator is not judged.
+Times, in quiet runs (load average under the CPU count): a 20% slowdown fails, identical times
+pass; the same slowdown in a run whose load passed the CPU count, or with a CV too large to see
+5%, is "too noisy to judge" and passes. Counters: allocations up and precision down fail.
+Like with like: another profile, host kind or benchmark set is exit 2 (0 with --force). Nothing
+compared, a missing file, a non-results JSON and a non-JSON file are exit 2.
 """
 import json
 import os
@@ -16,53 +17,84 @@ import tempfile
 
 compare = sys.argv[1]
 rng = random.Random(7)
-base_times = [100.0 + rng.uniform(-2, 2) for _ in range(12)]
+CERT = "certify/decoder/tiny/repeats:9"
 
 
-def results(times, allocations=0.0, precision=1.0, name="arena/fixed/arena/repeats:12"):
+def results(times=None, name=CERT, instructions=None, allocations=0.0, precision=1.0, load=1.0,
+            profile="quick", cpu="Test CPU", extra=()):
+    times = times or [100.0] * 9
     runs = []
     for i, t in enumerate(times):
-        runs.append({"name": name, "run_name": name,
-                     "run_type": "iteration", "repetitions": 12, "repetition_index": i, "threads": 1,
-                     "iterations": 1000, "real_time": t, "cpu_time": t, "time_unit": "us",
-                     "allocations_per_call": allocations, "site_precision": precision})
-    ordered = sorted(times)
-    median = (ordered[5] + ordered[6]) / 2
-    runs.append({"name": name + "_median", "run_name": name,
-                 "run_type": "aggregate", "aggregate_name": "median", "repetitions": 12, "threads": 1,
-                 "iterations": 12, "real_time": median, "cpu_time": median, "time_unit": "us",
-                 "allocations_per_call": allocations, "site_precision": precision})
-    return {"context": {"date": "2026-11-29"}, "benchmarks": runs}
+        run = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": len(times),
+               "repetition_index": i, "threads": 1, "iterations": 1000, "real_time": t, "cpu_time": t,
+               "time_unit": "us", "allocations_per_call": allocations, "site_precision": precision}
+        if instructions is not None:
+            run["instructions"] = instructions
+        runs.append(run)
+    for other in extra:
+        runs.append({"name": other, "run_name": other, "run_type": "iteration", "iterations": 10,
+                     "real_time": 5.0, "cpu_time": 5.0, "time_unit": "us"})
+    mode = "instructions" if instructions is not None else "time"
+    context = {"profile": profile, "cpu_model": cpu, "compiler": "gcc 12", "build_type": "RelWithDebInfo",
+               "cpu_count": "2", "arenaref_mode": mode, "arenaref_filter": ""}
+    noise = {"samples": 5, "load_average_1min": {"min": load, "median": load, "max": load},
+             "cpu_steal_percent": 0.1}
+    return {"context": context, "arenaref_noise": noise, "benchmarks": runs}
 
 
 failures = 0
 
 
-def check(name, data, expected, *extra, base=None):
+def check(label, base, new, expected, *extra, expect_text=None):
     global failures
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
-        for label, content in (("base", base or results(base_times)), (name, data)):
-            path = os.path.join(tmp, label + ".json")
+        for name, content in (("base", base), ("new", new)):
+            path = os.path.join(tmp, name + ".json")
+            if isinstance(content, str) and content.startswith("@missing"):
+                paths.append(os.path.join(tmp, "missing.json"))
+                continue
             with open(path, "w") as handle:
-                json.dump(content, handle)
+                handle.write(content if isinstance(content, str) else json.dumps(content))
             paths.append(path)
-        done = subprocess.run([compare, *paths, "--quiet-compare-py", *extra], capture_output=True, text=True)
-        if done.returncode != expected:
+        done = subprocess.run([compare, *paths, *extra], capture_output=True, text=True)
+        output = done.stdout + done.stderr
+        ok = done.returncode == expected and (expect_text is None or expect_text in output)
+        if not ok:
             failures += 1
-            print(f"FAIL {name}: exit {done.returncode}, expected {expected}\n{done.stdout}{done.stderr}")
+            print(f"FAIL {label}: exit {done.returncode}, expected {expected}"
+                  f"{'' if expect_text is None else f' with {expect_text!r}'}\n{output}")
         else:
-            print(f"ok   {name}: exit {done.returncode}")
+            print(f"ok   {label}: exit {done.returncode}")
 
 
-shuffled = [t * (1 + rng.uniform(-0.003, 0.003)) for t in base_times]
-rng.shuffle(shuffled)
-check("same", results(shuffled), 0)
-check("slow", results([t * 1.2 for t in base_times]), 1)
-check("alloc", results(base_times, allocations=1.0, precision=0.9), 1)
-check("small", results([t * 1.03 for t in base_times]), 0)
-check("small-threshold", results([t * 1.03 for t in base_times]), 1, "--threshold", "0.02")
-# A slowdown of a comparison point (another allocator) is listed, not judged.
-other = "arena/fixed/jemalloc/repeats:12"
-check("other-allocator", results([t * 1.2 for t in base_times], name=other), 0, base=results(base_times, name=other))
+base_ir = results(instructions=1_000_000)
+check("instructions equal", base_ir, results(instructions=1_000_000), 0)
+check("instructions +3%", base_ir, results(instructions=1_030_000), 1, expect_text="instructions +3.00%")
+check("instructions +0.5%", base_ir, results(instructions=1_005_000), 0)
+check("instructions +0.5% threshold", base_ir, results(instructions=1_005_000), 1, "--threshold", "0.002")
+other = "arena/fixed/jemalloc/repeats:9"
+check("instructions other allocator", results(name=other, instructions=1000), results(name=other, instructions=1030),
+      0, expect_text="not judged")
+
+quiet = [100.0 + rng.uniform(-0.5, 0.5) for _ in range(9)]
+check("times same", results(quiet), results([t * (1 + rng.uniform(-0.002, 0.002)) for t in quiet]), 0)
+check("times 20% slower", results(quiet), results([t * 1.2 for t in quiet]), 1, expect_text="SLOWER")
+check("times under load", results(quiet, load=3.5), results([t * 1.2 for t in quiet], load=3.5), 0,
+      expect_text="too noisy to judge (load average reached 3.5 on 2 CPUs)")
+wide = [100.0 * (1 + rng.uniform(-0.3, 0.3)) for _ in range(9)]
+check("times high CV", results(wide), results([t * 1.2 for t in wide]), 0, expect_text="too noisy to judge (CV")
+check("counters", results(quiet), results(quiet, allocations=1.0, precision=0.9), 1, expect_text="REGRESSED")
+
+check("profile mismatch", base_ir, results(instructions=1_000_000, profile="full"), 2, expect_text="NOT LIKE WITH LIKE")
+check("profile mismatch forced", base_ir, results(instructions=1_000_000, profile="full"), 0, "--force")
+check("host mismatch", results(quiet), results(quiet, cpu="Other CPU"), 2, expect_text="cpu_model")
+check("set mismatch", base_ir, results(instructions=1_000_000, extra=["floor/decoder/tiny"]), 2,
+      expect_text="only in new")
+check("mode mismatch", base_ir, results(quiet), 2, expect_text="mode: instructions vs time")
+check("nothing compared", {"benchmarks": []}, {"benchmarks": []}, 2, expect_text="nothing compared")
+check("missing file", base_ir, "@missing", 2, expect_text="cannot read")
+check("not results", base_ir, '{"runs": []}', 2, expect_text="not a results file")
+check("not JSON", base_ir, "NaN, garbage", 2, expect_text="not JSON")
+check("bad threshold", base_ir, base_ir, 2, "--threshold", "5")
 sys.exit(1 if failures else 0)

@@ -2,9 +2,9 @@
 # those missing, with apt-get (through sudo when not root). Sourced, not run.
 ARENAREF_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libhwloc-dev hwloc libjansson-dev
+  libhwloc-dev hwloc libjansson-dev libudev-dev
   libbenchmark-dev libbenchmark-tools
-  libmimalloc-dev libjemalloc-dev
+  libmimalloc-dev libjemalloc-dev libdlpack-dev
   clang python3 python3-scipy python3-venv gnuplot-nox valgrind
 )
 

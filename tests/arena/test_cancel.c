@@ -41,6 +41,18 @@ static void *cancel_when_told(void *argument) {
     return NULL;
 }
 
+typedef struct blocking_t {
+    ar_text_encode_t call;
+    ar_status_t returned;
+} blocking_t;
+
+static void *encode_blocking(void *argument) {
+    blocking_t *blocking = argument;
+    ar_text_encode(&blocking->call);
+    blocking->returned = ar_outcome_status(blocking->call.outcome);
+    return NULL;
+}
+
 int main(void) {
     test_tape_t tape = test_tape_simple(24, 3);
     enum { dimensions = 8 };
@@ -146,6 +158,26 @@ int main(void) {
                                        .outcome = &outcome});
     expect_int_eq(outcome.status, ar_status_success_k);
     expect_size_eq(test_state_mismatches(&tape, &states, dimensions), 0);
+    ar_arena_free(arena);
+
+    /* A blocking call waited for on another thread, cancelled while queued. */
+    arp_testing_executor_pause(executor, true);
+    ar_arena_init(&(ar_arena_init_t){.arena = &arena, .executor = executor});
+    blocking_t blocking = {.call = {.executor = executor,
+                                    .arena = arena,
+                                    .texts = tape.view,
+                                    .dimensions = dimensions,
+                                    .embeddings = &embeddings,
+                                    .outcome = &outcome}};
+    outcome.status = ar_status_success_k;
+    pthread_t caller;
+    require_true(pthread_create(&caller, NULL, encode_blocking, &blocking) == 0);
+    while (ar_outcome_status(&outcome) != ar_status_deferred_k) sched_yield();
+    expect_int_eq(ar_outcome_cancel(&outcome), ar_status_cancelled_k);
+    pthread_join(caller, NULL);
+    expect_int_eq(blocking.returned, ar_status_cancelled_k);
+    expect_ptr_null(embeddings.data);
+    arp_testing_executor_pause(executor, false);
     ar_arena_free(arena);
 
     /* Cancel races completion: each outcome is exactly right or cancelled and zeroed. */

@@ -3,7 +3,8 @@
  * status the moment free returns; only then is the worker let go. If free did not wait, it
  * would return while the status is still deferred (and the worker would then write into freed
  * memory, which AddressSanitizer reports). A deferred call with a NULL outcome is waited for
- * too, and an executor freed with calls queued finishes them first. */
+ * too, an executor freed with calls queued finishes them first, and free waits for a long
+ * blocking call another thread runs inline (it polls: that release wakes nobody). */
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -25,6 +26,27 @@ static void *free_arena(void *argument) {
     ar_arena_free(freer->arena);
     freer->status_after_free =
         freer->outcome ? ar_outcome_status(freer->outcome) : ar_status_success_k;
+    return NULL;
+}
+
+typedef struct inline_t {
+    test_tape_t const *tape;
+    ar_arena_t arena;
+    ar_status_t status;
+    int done;
+} inline_t;
+
+static void *encode_inline(void *argument) {
+    inline_t *call = argument;
+    ar_outcome_t outcome = {0};
+    ar_rows_view_t embeddings;
+    ar_text_encode(&(ar_text_encode_t){.arena = call->arena,
+                                       .texts = call->tape->view,
+                                       .dimensions = 256,
+                                       .embeddings = &embeddings,
+                                       .outcome = &outcome});
+    call->status = outcome.status;
+    __atomic_store_n(&call->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -61,6 +83,23 @@ int main(void) {
         pthread_join(thread, NULL);
         expect_int_eq(freer.status_after_free, ar_status_success_k);
         if (with_outcome) expect_int_eq(outcome.status, ar_status_success_k);
+    }
+
+    /* A blocking call run inline on another thread: free returns after it let go (under
+     * AddressSanitizer, a free that did not wait shows as a use after free). */
+    {
+        test_tape_t big = test_tape_simple(4000, 3);
+        inline_t call = {.tape = &big};
+        ar_arena_init(&(ar_arena_init_t){.arena = &call.arena});
+        pthread_t thread;
+        require_true(pthread_create(&thread, NULL, encode_inline, &call) == 0);
+        while (!arp_testing_arena_held(call.arena) &&
+               !__atomic_load_n(&call.done, __ATOMIC_ACQUIRE))
+            sched_yield();
+        ar_arena_free(call.arena);
+        pthread_join(thread, NULL);
+        expect_int_eq(call.status, ar_status_success_k);
+        test_tape_free(&big);
     }
 
     /* Freeing the executor with calls queued runs them first. */

@@ -215,7 +215,7 @@ static int check_one(uint64_t seed, size_t *finished, size_t *stats) {
     ar_certify_report_t cert = run(plan, few, false, false);
     ar_certify_report_t exact = run(plan, few, true, false);
     char text[48];
-    ar_u128_decimal(cert.verdict, text, sizeof text);
+    arp_u128_decimal(cert.verdict, text, sizeof text);
     expect_str_eq(cert.verdict_text, text);
     ++stats[cert.rule];
 
@@ -231,9 +231,9 @@ static int check_one(uint64_t seed, size_t *finished, size_t *stats) {
 
     /* 3: fast D == naive D, where B holds. */
     if (cert.verdict != 1) {
-        ar_rule_d_t fast, naive;
-        require_true(ar_cert_rule_d_fast(plan, &fast) == ar_status_success_k);
-        require_true(ar_cert_rule_d_naive(plan, AR_NAIVE_D_LAUNCH_LIMIT, &naive) == ar_status_success_k);
+        arp_rule_d_t fast, naive;
+        require_true(arp_rule_d(plan, &fast) == ar_status_success_k);
+        require_true(arp_rule_d_naive(plan, ARP_NAIVE_D_LAUNCH_LIMIT, &naive) == ar_status_success_k);
         expect_int_eq(fast.broken, naive.broken);
         expect_u64_eq((uint64_t)fast.instances, (uint64_t)naive.instances);
         if (fast.broken && naive.broken) {

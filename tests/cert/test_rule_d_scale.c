@@ -101,9 +101,9 @@ int main(void) {
     for (int shape = 0; shape < 2; ++shape) {
         ar_plan_t *plan = decoder(3, 4, 2, true, shape == 0);
         u128 k = 2 + 2 * 3 * 4;
-        ar_rule_d_t fast, naive;
-        require_true(ar_cert_rule_d_fast(plan, &fast) == ar_status_success_k);
-        require_true(ar_cert_rule_d_naive(plan, 1u << 20, &naive) == ar_status_success_k);
+        arp_rule_d_t fast, naive;
+        require_true(arp_rule_d(plan, &fast) == ar_status_success_k);
+        require_true(arp_rule_d_naive(plan, 1u << 20, &naive) == ar_status_success_k);
         expect_true(naive.broken);
         expect_u64_eq((uint64_t)naive.instance, (uint64_t)k);
         expect_u64_eq((uint64_t)fast.instance, (uint64_t)k);
@@ -118,7 +118,7 @@ int main(void) {
         /* Clean: 6 tokens as references; as a repeat, the 4-token repeat runs twice. */
         uint64_t tokens = shape == 0 ? 6 : 8;
         plan = decoder(3, 4, 2, false, shape == 0);
-        require_true(ar_cert_rule_d_naive(plan, 1u << 20, &naive) == ar_status_success_k);
+        require_true(arp_rule_d_naive(plan, 1u << 20, &naive) == ar_status_success_k);
         ar_certify_report_t r = certify(plan, false);
         expect_u64_eq(r.verdict, 0);
         expect_false(naive.broken);

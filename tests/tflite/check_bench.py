@@ -1,8 +1,9 @@
 """The tflite family in arenaref_bench: every model exported into a directory, then one model's
 entries run and their counters checked: the certificate gives 0, both planted faults get the
 class their meta names and nothing unsound is certified, LiteRT's arena is at least the max-live
-bound, and every strategy `arenacert place` lists places the same lifetimes without an overlap
-and no lower than the bound. Usage: check_bench.py TFLITE_PLAN ARENAREF_BENCH DIR"""
+bound, and every strategy of place.h places the same lifetimes validly, no lower than the
+bound. Usage: check_bench.py TFLITE_PLAN ARENAREF_BENCH DIR"""
+
 import json
 import os
 import subprocess
@@ -25,10 +26,18 @@ with open(os.path.join(plans, "index.tsv")) as f:
 expect(len({r[0] for r in rows}) == 7, "the index lists the seven shipped models")
 out = os.path.join(work, "run.json")
 env = dict(os.environ, ARENAREF_TFLITE_PLANS=plans)
-command = [bench, "--benchmark_filter=tflite/face_landmark", "--benchmark_min_time=0.001",
-           "--benchmark_repetitions=1", f"--benchmark_out={out}", "--benchmark_out_format=json"]
+command = [
+    bench,
+    "--benchmark_filter=tflite/face_landmark",
+    "--benchmark_min_time=0.001",
+    "--benchmark_repetitions=1",
+    f"--benchmark_out={out}",
+    "--benchmark_out_format=json",
+]
 done = subprocess.run(command, env=env, capture_output=True, text=True)
-expect(done.returncode == 0, f"arenaref_bench exit {done.returncode} {done.stderr[-500:]}")
+expect(done.returncode == 0, f"arenaref_bench exit status {done.returncode}")
+if done.returncode:
+    print(done.stderr[-2000:])
 runs = {}
 for entry in json.load(open(out))["benchmarks"]:
     if entry.get("run_type") != "aggregate":
@@ -37,15 +46,24 @@ for entry in json.load(open(out))["benchmarks"]:
 c = runs.get("certify/tflite/face_landmark", {})
 expect(c.get("verdict") == 0 and c.get("ops") == 97, "certify: verdict 0 on 97 ops")
 p = runs.get("precision/tflite/face_landmark", {})
-expect(p.get("verdict_classes_match") == 3 and p.get("unsound_plans") == 0,
-       "precision: the clean plan and both faults get their class, nothing unsound")
-own = runs.get("placement/tflite/face_landmark/litert", {})
+expect(
+    p.get("verdict_classes_match") == 3 and p.get("unsound_plans") == 0,
+    "precision: the clean plan and both faults get their class, nothing unsound",
+)
+own_name = "placement/tflite/face_landmark/litert"
+own = runs.get(own_name, {})
 bound = own.get("lower_bound_bytes", 0)
-expect(0 < bound <= own.get("height_bytes", 0) == own.get("litert_arena_bytes"),
-       "placement/litert: LiteRT's arena is its height, at least the max-live bound")
-for name, run in runs.items():
-    if name.startswith("placement/tflite/face_landmark/") and not name.endswith("/litert"):
-        expect(run.get("overlaps") == 0 and run.get("height_bytes", 0) >= bound,
-               f"{name}: no overlap, height {run.get('height_bytes')} >= bound {bound}")
+expect(
+    0 < bound <= own.get("height_bytes", 0) == own.get("litert_arena_bytes"),
+    "placement/litert: LiteRT's arena is its height, at least the max-live bound",
+)
+ours = [n for n in runs if n.startswith("placement/tflite/face_landmark/") and n != own_name]
+expect(len(ours) == 5, f"the five strategies of place.h ran ({len(ours)})")
+for name in ours:
+    run = runs[name]
+    expect(
+        run.get("valid") == 1 and run.get("height_bytes", 0) >= bound,
+        f"{name}: valid, height {run.get('height_bytes')} >= bound {bound}",
+    )
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

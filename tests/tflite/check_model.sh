@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # One shipped model: the clean export certifies 0 with 1 and 3 runs, its meta names the model,
 # its digest, the package versions and what was merged; a rule-B and a rule-D planted fault (two
-# seeds each) get the verdict class their meta says.
+# seeds each; exported from the captured trace, which is the model's capture without LiteRT's
+# start-up) get the verdict class their meta says.
 # Usage: check_model.sh TFLITE_PLAN ARENACERT MODEL DIR
 set -euo pipefail
 plan_tool=$1 ARENACERT=$2 model=$3 dir=$4
 source "$(dirname "$0")/lib.sh"
 mkdir -p "$dir"
-"$plan_tool" "$model" --out "$dir/clean.json" --problem-out "$dir/problem.csv"
+"$plan_tool" "$model" --out "$dir/clean.json" --problem-out "$dir/problem.csv" \
+  --trace-out "$dir/trace.json"
 expect_class "$dir/clean.json" 0
 [ "$(meta "$dir/clean.json" model)" = "$model" ] || fail "meta.model is not $model"
 [ "$(meta "$dir/clean.json" sha256 | wc -c)" = 65 ] || fail "meta.sha256 is not a digest"
@@ -25,11 +27,18 @@ expect_class "$dir/runs3.json" 0
 for rule in B D; do
   for seed in 0 5; do
     f="$dir/fault-$rule-$seed.json"
-    "$plan_tool" "$model" --plant-fault --fault-rule "$rule" --fault-seed "$seed" \
-      --out "$f"
+    "$plan_tool" --from-trace "$dir/trace.json" --plant-fault --fault-rule "$rule" \
+      --fault-seed "$seed" --out "$f"
     class=$(meta "$f" fault.expect_class)
     [ "$class" = "$rule" ] || fail "$f: meta says class $class, asked for $rule"
     expect_class "$f" "$class"
+    # The moved tensor stays inside the arena's window, so the class never depends on where the
+    # heap put the persistent arena (a global) in this process.
+    /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); f=p["meta"]["fault"]
+w=p["windows"][0]; lo=int(w["base"],16); size=[q["size"] for ph in p["phases"]
+for q in ph["planes"] if q["name"]==f["plane"]][0]
+sys.exit(0 if lo <= int(f["to"],16) and int(f["to"],16)+size <= lo+w["size"] else 1)' "$f" \
+      || fail "$f: the moved tensor leaves the arena window"
   done
 done
 # The same seed plants the same fault (reproducible).

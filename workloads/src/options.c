@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arenaref/place.h"
 #include "wl.h"
 
 static ar_status_t refuse(ar_plan_error_t *error, char const *path, char const *message) {
@@ -88,6 +89,15 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
                  family->name, names);
         return refuse(error, "model", message);
     }
+    ar_place_strategy_t strategy = ar_place_greedy_by_size_k;
+    if (options->strategy && options->strategy[0] &&
+        !ar_place_strategy_from_name(options->strategy, &strategy)) {
+        snprintf(message, sizeof message,
+                 "unknown strategy '%s' (see `arenacert place --list`)", options->strategy);
+        return refuse(error, "strategy", message);
+    }
+    wl->strategy = (int)strategy;
+    wl->strategy_named = strategy != ar_place_greedy_by_size_k;
     wl->family = family;
     wl->fault = fault;
     wl->model = model;

@@ -1,8 +1,8 @@
 /* Placement. Globals are laid out first, end to end from the window's base (aligned, with the
- * guard gap a global asks for). Phase planes then get offsets in one workspace from the
- * greedy-by-size planner of TensorFlow Lite's arena planner: planes sorted by size,
- * non-increasing, each placed at the lowest aligned offset where it overlaps no already placed
- * plane whose lifetime overlaps its own. A plane's lifetime is the span of phase positions (the
+ * guard gap a global asks for). Phase planes then get offsets in one workspace from the public
+ * planner (arenaref/place.h) with the chosen strategy; the default, greedy-by-size, is
+ * TensorFlow Lite's: planes sorted by size, non-increasing, each placed at the lowest aligned
+ * offset where it overlaps no already placed plane whose lifetime overlaps its own. A plane's lifetime is the span of phase positions (the
  * program's phase order, one pass) that declare it, widened to a whole loop when it crosses a
  * loop's boundary (a value that must survive the loop's next iteration), and to the end of the
  * program for a persistent plane (the KV cache). Two planes live at one position never share a
@@ -10,6 +10,7 @@
  * plane sizes live at one position; the workspace is the planner's high-water mark. */
 #include <stdlib.h>
 
+#include "arenaref/place.h"
 #include "wl.h"
 
 static void lifetimes(arp_wl_t *wl) {
@@ -43,15 +44,6 @@ static void lifetimes(arp_wl_t *wl) {
     }
 }
 
-typedef struct placed_t {
-    uint64_t offset, end;
-} placed_t;
-
-static int by_offset(void const *a, void const *b) {
-    placed_t const *x = a, *y = b;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 void arp_wl_place(arp_wl_t *wl) {
     uint64_t cursor = ARP_WL_WINDOW_BASE;
     for (int g = 0; g < wl->globals_count; ++g) {
@@ -61,41 +53,34 @@ void arp_wl_place(arp_wl_t *wl) {
     wl->workspace_base = arp_wl_align(cursor, 1u << 20);
 
     lifetimes(wl);
-    int order[ARP_WL_MAX_NAMES], count = 0;
-    for (int n = 0; n < wl->planes_count; ++n)
-        if (!wl->planes[n].unplanned) order[count++] = n;
-    /* Sort by size, non-increasing; ties keep declaration order (insertion sort: stable). */
-    for (int i = 1; i < count; ++i)
-        for (int j = i; j > 0 && wl->planes[order[j]].size > wl->planes[order[j - 1]].size; --j) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    /* The planned planes as a problem for the public planner, in declaration order (its sorts
+     * are stable by index, so greedy-by-size gives the offsets this file always gave). */
+    ar_place_buffer_t buffers[ARP_WL_MAX_NAMES];
     uint64_t offsets[ARP_WL_MAX_NAMES] = {0};
+    int which[ARP_WL_MAX_NAMES], count = 0;
     bool done[ARP_WL_MAX_NAMES] = {false};
-    uint64_t high = 0;
-    for (int i = 0; i < count; ++i) {
-        arp_wl_plane_t *plane = &wl->planes[order[i]];
-        placed_t conflicts[ARP_WL_MAX_NAMES];
-        int c = 0;
-        for (int j = 0; j < i; ++j) {
-            arp_wl_plane_t const *other = &wl->planes[order[j]];
-            if (other->first <= plane->last && plane->first <= other->last)
-                conflicts[c++] = (placed_t){offsets[order[j]], offsets[order[j]] + other->size};
-        }
-        qsort(conflicts, (size_t)c, sizeof *conflicts, by_offset);
-        uint64_t candidate = 0;
-        for (int j = 0; j < c; ++j) {
-            if (candidate + plane->size <= conflicts[j].offset) break;
-            if (conflicts[j].end > candidate)
-                candidate = arp_wl_align(conflicts[j].end, ARP_WL_ALIGNMENT);
-        }
-        offsets[order[i]] = candidate;
-        done[order[i]] = true;
-        if (candidate + plane->size > high) high = candidate + plane->size;
-    }
     for (int n = 0; n < wl->planes_count; ++n)
-        if (done[n]) wl->planes[n].base = wl->workspace_base + offsets[n];
+        if (!wl->planes[n].unplanned) {
+            arp_wl_plane_t const *plane = &wl->planes[n];
+            buffers[count] = (ar_place_buffer_t){(uint64_t)plane->first,
+                                                 (uint64_t)plane->last + 1, plane->size, 0};
+            which[count++] = n;
+            done[n] = true;
+        }
+    ar_place_problem_t problem = {buffers, (size_t)count};
+    ar_place_options_t options;
+    ar_place_options_default(&options);
+    options.strategy = (ar_place_strategy_t)wl->strategy;
+    options.alignment = ARP_WL_ALIGNMENT;
+    options.time_limit_s = 2.0; /* search: its best within 2 s (the generators stay fast) */
+    ar_place_result_t result;
+    ar_status_t status = ar_place(&problem, &options, offsets, &result);
+    if (status != ar_status_success_k) {
+        arp_wl_fail(wl, status, result.message);
+        return;
+    }
+    uint64_t high = result.height;
+    for (int k = 0; k < count; ++k) wl->planes[which[k]].base = wl->workspace_base + offsets[k];
     wl->workspace_bytes = high;
 
     uint64_t bound = 0;

@@ -128,6 +128,8 @@ struct arp_wl_t {
     arp_wl_model_t const *model;
     uint64_t layers, batch, seq, decode, epochs, micro, seed;
     uint64_t few;
+    int strategy; /* an ar_place_strategy_t */
+    bool strategy_named; /* given, and not the default: recorded in meta */
 
     /* declaration */
     arp_wl_global_t globals[ARP_WL_MAX_GLOBALS];
@@ -196,7 +198,8 @@ void arp_wl_fail(arp_wl_t *wl, ar_status_t status, char const *message);
 uint64_t arp_wl_random(arp_wl_t *wl);
 uint64_t arp_wl_random_between(arp_wl_t *wl, uint64_t lo, uint64_t hi);
 
-/* planner.c: lifetimes, greedy-by-size offsets, the lower bound; lays out the window */
+/* planner.c: lifetimes, offsets from the public planner (wl->strategy), the lower bound; lays
+ * out the window */
 void arp_wl_place(arp_wl_t *wl);
 
 /* builder.c: emission */

@@ -23,7 +23,7 @@ static void usage(FILE *out) {
             "usage: arenacert gen --list\n"
             "       arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N]\n"
             "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
-            "                     [--fault NAME] [--info]\n"
+            "                     [--fault NAME] [--strategy NAME] [--info]\n"
             "Writes the plan as JSON on standard output; `gen --list` names the families,\n"
             "faults, models and presets.\n");
 }
@@ -97,6 +97,8 @@ int arenacert_gen_main(int argc, char **argv) {
             options.model = value;
         else if (strcmp(arg, "--fault") == 0)
             options.fault = value;
+        else if (strcmp(arg, "--strategy") == 0)
+            options.strategy = value;
         else if (strcmp(arg, "--layers") == 0)
             bad = parse_count(arg, value, &options.layers);
         else if (strcmp(arg, "--batch") == 0)

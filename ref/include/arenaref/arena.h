@@ -22,7 +22,8 @@
  * holder and releases it when final (a blocking call when it returns, a deferred call when its
  * status becomes final). A second call naming a held arena is refused with
  * `ar_status_contended_k` at once (a deferred one at submission), and leaves the arena and the
- * holder's outputs untouched.
+ * holder's outputs untouched. An export of a view (export.h) holds its arena the same way until
+ * its consumer releases it.
  */
 #ifndef ARENAREF_ARENA_H
 #define ARENAREF_ARENA_H
@@ -177,6 +178,10 @@ typedef enum ar_scalar_t {
 /* Bytes of one scalar; 0 for unknown values. */
 size_t ar_scalar_bytes(ar_scalar_t scalar);
 
+/* The scalar's short name: "f32", "f16", "bf16", "f64", "i8", "u8", "u32" (USearch's and
+ * NumPy-style names; export.h maps them to USearch's enum), "unknown" otherwise. */
+char const *ar_scalar_name(ar_scalar_t scalar);
+
 /* One row per item: USearch's rows field for field (`data`, `stride`, `columns`, `scalar`),
  * plus `count` rows and the private fields the checked accessors use. A zeroed view (data NULL)
  * is what a failed call leaves. */
@@ -258,9 +263,15 @@ float ar_rows_tape_f32(ar_rows_tape_view_t const *view, size_t row, size_t colum
  * before anything is written); device (another residency or device than the arena's; a GPU
  * arena with another executor than its own, NULL included); contended (the arena is held);
  * out_of_memory (growth failed; a GPU never falls back to host pages); cancelled
- * (ar_outcome_cancel). On failure every output view is zeroed. With `deferred`, the call returns with ar_status_deferred_k after taking the
- * arena and finishes on the executor's worker (with a NULL executor it runs to completion
- * before returning). */
+ * (ar_outcome_cancel); unsupported (a GPU executor in a fork()ed child). On failure every
+ * output view is zeroed. With `deferred`, the call returns with ar_status_deferred_k after
+ * taking the arena and finishes on the executor's worker (with a NULL executor it runs to
+ * completion before returning).
+ *
+ * fork(): executors and arenas made before a fork work in the child (a RAM executor starts a
+ * new worker at its next call); calls that were queued or running on a worker at the fork end
+ * there with ar_status_unsupported_k; a GPU executor's calls are refused with unsupported
+ * (CUDA does not survive fork). Exports stay held in the child until released there. */
 typedef struct ar_text_encode_t {
     ar_executor_t executor;
     ar_arena_t arena;
@@ -286,7 +297,7 @@ static inline float ar_text_encode_value(uint32_t token, size_t position, size_t
     h ^= h >> 13;
     h *= 0xC2B2AE35u;
     h ^= h >> 16;
-    return (float)((int32_t)(h >> 8) - 8388608) * 0x1p-23f;
+    return (float)((int32_t)(h >> 8) - 8388608) * (1.0f / 8388608.0f); /* 2^-23, exact */
 }
 
 /* Blocks until `outcome`'s status leaves ar_status_deferred_k and returns it. NULL: returns

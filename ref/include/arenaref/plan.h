@@ -111,6 +111,12 @@ typedef struct ar_plan_t {
     /* The top-level "meta" object, serialized as compact JSON, or NULL. The loader keeps it and
      * the writer writes it back; the certificate ignores it. Other unknown fields are dropped. */
     char *meta_json;
+    /* Facts ar_plan_finish derives once for the certificate: the repeats outer before inner (by
+     * first launch, longer first, then as written), each repeat's innermost enclosing repeat
+     * (SIZE_MAX: none), and the launches where a run of one phase starts (0, and each launch
+     * whose phase differs from the one before it). */
+    size_t *repeat_order, *repeat_parent;
+    size_t *run_starts;       size_t run_starts_count;
     bool finished; /* set by ar_plan_finish; the certificate refuses an unfinished plan */
     struct ar_plan_internals_t *internals; /* capacities, the string pool, the intern table */
 } ar_plan_t;

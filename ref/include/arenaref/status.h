@@ -25,6 +25,7 @@ typedef enum ar_status_t {
     ar_status_unsupported_k = 6,      /* this build or machine lacks it, or a documented limit */
     ar_status_io_k = 7,               /* a file could not be read or written */
     ar_status_cancelled_k = 8,        /* a deferred call cancelled by ar_outcome_cancel */
+    ar_status_stale_k = 9,            /* a view whose arena was rewound by a later call */
 } ar_status_t;
 
 /* A call's outcome. A deferred call finishes on its executor's thread while the caller may

@@ -13,24 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arena_testing.h"
 #include "internal.h"
-
-/* gcc says __SANITIZE_ADDRESS__, clang says __has_feature(address_sanitizer). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
-#define __SANITIZE_ADDRESS__ 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define ARP_POISON(address, size) ASAN_POISON_MEMORY_REGION((address), (size))
-#define ARP_UNPOISON(address, size) ASAN_UNPOISON_MEMORY_REGION((address), (size))
-#else
-#define ARP_POISON(address, size) ((void)(address), (void)(size))
-#define ARP_UNPOISON(address, size) ((void)(address), (void)(size))
-#endif
 
 _Noreturn void arp_trap(char const *what) {
     fprintf(stderr, "arenaref: trap: %s\n", what);
@@ -92,6 +78,7 @@ void ar_arena_init(ar_arena_init_t *arguments) {
         .residency = arena->residency,
         .device = arena->device,
     };
+    arp_registry_add_arena(arena);
     *arguments->arena = arena;
     report(arguments->outcome, ar_status_success_k, NULL);
 }
@@ -104,24 +91,31 @@ static void release_host(struct ar_arena_handle_t *arena) {
 
 void ar_arena_free(ar_arena_t arena) {
     if (!arena) return;
-    /* Wait for the holder (a deferred call naming the arena, or a blocking one) and for the
-     * worker-run calls' last touch. A taken holder is marked watched before sleeping, so its
-     * release comes here through `lock` and wakes us; a release that won the race leaves it
-     * free, and we look again. The holder only reads free once its releaser is done. */
+    /* Wait for every holder: worker-run calls (in_flight, dropped at their last touch) and
+     * exports wake us through `released`; a call run inline on another thread releases with a
+     * plain store and wakes nobody, so we look again after a nap (1 us growing to 1 ms): such
+     * a call lasts as long as its work, and freeing an arena in use is rare. */
+    long nap_ns = 1000;
     pthread_mutex_lock(&arena->lock);
     for (;;) {
         int holder = __atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE);
         if (holder == arp_holder_free_k && arena->in_flight == 0) break;
-        if (holder == arp_holder_taken_k &&
-            !__atomic_compare_exchange_n(&arena->holder, &holder, arp_holder_watched_k, false,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            continue; /* released (or retaken) meanwhile */
-        pthread_cond_wait(&arena->released, &arena->lock);
+        if (arena->in_flight || holder != arp_holder_call_k) {
+            pthread_cond_wait(&arena->released, &arena->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&arena->lock);
+        nanosleep(&(struct timespec){.tv_nsec = nap_ns}, NULL);
+        nap_ns = nap_ns < 1000000 ? nap_ns * 2 : nap_ns;
+        pthread_mutex_lock(&arena->lock);
     }
     pthread_mutex_unlock(&arena->lock);
+    arp_registry_remove_arena(arena);
 
     release_host(arena);
-    if (arena->device_block) arp_gpu_free(arena->gpu_executor->gpu, arena->device_block);
+    /* In a fork()ed child a GPU arena's memory is the parent's CUDA context's: left alone. */
+    if (arena->device_block && !arena->gpu_executor->gpu_lost)
+        arp_gpu_free(arena->gpu_executor->gpu, arena->device_block);
     if (arena->gpu_executor) arp_executor_release(arena->gpu_executor);
     pthread_cond_destroy(&arena->released);
     pthread_mutex_destroy(&arena->lock);
@@ -130,25 +124,6 @@ void ar_arena_free(ar_arena_t arena) {
 
 bool arp_testing_arena_held(ar_arena_t arena) {
     return arena && __atomic_load_n(&arena->holder, __ATOMIC_ACQUIRE) != 0;
-}
-
-bool arp_arena_take_holder(struct ar_arena_handle_t *arena) {
-    int expected = arp_holder_free_k;
-    return __atomic_compare_exchange_n(&arena->holder, &expected, arp_holder_taken_k, false,
-                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
-
-void arp_arena_release_holder(struct ar_arena_handle_t *arena) {
-    int expected = arp_holder_taken_k;
-    if (__atomic_compare_exchange_n(&arena->holder, &expected, arp_holder_free_k, false,
-                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-        return; /* nobody watched: nothing to wake, and the arena is not touched again */
-    /* ar_arena_free watches: it reads the holder under `lock`, so it cannot see it free (and
-     * destroy the lock) before this unlock, the release's last touch. */
-    pthread_mutex_lock(&arena->lock);
-    __atomic_store_n(&arena->holder, arp_holder_free_k, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&arena->released);
-    pthread_mutex_unlock(&arena->lock);
 }
 
 void arp_arena_call_begins(struct ar_arena_handle_t *arena) {
@@ -164,22 +139,7 @@ void arp_arena_call_final(struct ar_arena_handle_t *arena) {
     pthread_mutex_unlock(&arena->lock);
 }
 
-void arp_arena_rewind(struct ar_arena_handle_t *arena) {
-    /* Only the holder writes the epoch (taking the holder acquired the previous one's value):
-     * a plain increment published with a release store, no read-modify-write needed. */
-    __atomic_store_n(&arena->epoch, __atomic_load_n(&arena->epoch, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELEASE);
-    if (arena->host.data && arena->host_written) ARP_POISON(arena->host.data, arena->host_written);
-    arena->host_written = 0;
-}
-
-void arp_arena_mark_written(struct ar_arena_handle_t *arena, size_t host_bytes) {
-    if (arena->host.data && host_bytes) ARP_UNPOISON(arena->host.data, host_bytes);
-    arena->host_written = host_bytes;
-}
-
-ar_status_t arp_arena_reserve_host(struct ar_arena_handle_t *arena, size_t size) {
-    if (size <= arena->host.size) return ar_status_success_k;
+ar_status_t arp_arena_grow_host(struct ar_arena_handle_t *arena, size_t size) {
     release_host(arena);
     arp_host_pages_t pages;
     ar_status_t status = arp_host_pages_alloc(arena->requested_node, size, &pages);
@@ -235,25 +195,6 @@ void ar_arena_describe(ar_arena_describe_t *arguments) {
     report(arguments->outcome, ar_status_success_k, NULL);
 }
 
-/* The sequence lock (Boehm, "Can seqlocks get along with programming language memory
- * models?", 2012), in its fence-free form (ThreadSanitizer does not model fences): the writer
- * makes the sequence odd, stores each field with release (so a reader that sees a new field has
- * seen the odd sequence before it), then makes it even with release; the reader loads the
- * sequence, each field with acquire (so its second load of the sequence cannot come before
- * them), and the sequence again, and retries unless both were the same even value. On x86
- * every one of these is a plain move. One writer at a time: the holder. */
-void arp_arena_stats_begin(struct ar_arena_handle_t *arena) {
-    __atomic_store_n(&arena->stats_sequence,
-                     __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
-}
-
-void arp_arena_stats_end(struct ar_arena_handle_t *arena) {
-    __atomic_store_n(&arena->stats_sequence,
-                     __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELEASE);
-}
-
 ar_status_t ar_arena_stats(ar_arena_t arena, ar_arena_stats_t *stats) {
     if (!arena || !stats) return ar_status_invalid_argument_k;
     ar_arena_stats_t const *from = &arena->stats;
@@ -302,6 +243,20 @@ size_t ar_scalar_bytes(ar_scalar_t scalar) {
     case ar_scalar_unknown_k: break;
     }
     return 0;
+}
+
+char const *ar_scalar_name(ar_scalar_t scalar) {
+    switch (scalar) {
+    case ar_scalar_f32_k: return "f32";
+    case ar_scalar_f16_k: return "f16";
+    case ar_scalar_bf16_k: return "bf16";
+    case ar_scalar_f64_k: return "f64";
+    case ar_scalar_i8_k: return "i8";
+    case ar_scalar_u8_k: return "u8";
+    case ar_scalar_u32_k: return "u32";
+    case ar_scalar_unknown_k: break;
+    }
+    return "unknown";
 }
 
 static bool current(struct ar_arena_handle_t const *arena, uint64_t epoch, void const *data) {

@@ -2,10 +2,10 @@
  * cores of one NUMA node; a VRAM executor is a GPU, its own first stream (gpu_backend.h) and a
  * worker thread near it that issues the GPU work. Calls reach the worker through a FIFO of job
  * slots that the arenas own, so submitting allocates nothing; the worker drains the queue before
- * it stops, so freeing an executor finishes what was submitted.
- *
- * The handle is reference counted: a GPU arena holds its executor's stream, so the executor's
- * memory and stream outlive ar_executor_free until the last such arena is freed. */
+ * it stops, so freeing an executor finishes what was submitted; in a fork()ed child the next
+ * submission starts a new worker. The handle is reference counted: a GPU arena holds its
+ * executor's stream, so the executor's memory and stream outlive ar_executor_free until the
+ * last such arena is freed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +13,7 @@
 #include "internal.h"
 
 static void executor_destroy(struct ar_executor_handle_t *executor) {
-    arp_gpu_close(executor->gpu);
+    if (!executor->gpu_lost) arp_gpu_close(executor->gpu); /* CUDA did not survive a fork */
     if (executor->cpuset) hwloc_bitmap_free(executor->cpuset);
     if (executor->owns_topology) hwloc_topology_destroy(executor->topology);
     pthread_cond_destroy(&executor->wake);
@@ -30,6 +30,20 @@ void arp_executor_release(struct ar_executor_handle_t *executor) {
         executor_destroy(executor);
 }
 
+static void *worker_main(void *argument);
+
+/* Starts the worker and pins it, synchronously, so `bound` is known when init returns (a
+ * synthetic topology is not this machine: its placement is computed but never applied). Init
+ * calls it, and a call in a fork()ed child, whose worker did not survive the fork. */
+static bool start_worker(struct ar_executor_handle_t *executor) {
+    if (pthread_create(&executor->worker, NULL, worker_main, executor) != 0) return false;
+    executor->worker_started = true;
+    executor->bound =
+        hwloc_topology_is_thissystem(executor->topology) &&
+        hwloc_set_thread_cpubind(executor->topology, executor->worker, executor->cpuset, 0) == 0;
+    return true;
+}
+
 static void *worker_main(void *argument) {
     struct ar_executor_handle_t *executor = argument;
     pthread_mutex_lock(&executor->lock);
@@ -44,14 +58,25 @@ static void *worker_main(void *argument) {
         pthread_mutex_unlock(&executor->lock);
         arp_job_run(job, executor);
         pthread_mutex_lock(&executor->lock);
+        executor->finishing = NULL; /* published */
     }
     pthread_mutex_unlock(&executor->lock);
     return NULL;
 }
 
-void arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job) {
+bool arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job,
+                         ar_outcome_t *outcome) {
     job->next = NULL;
     pthread_mutex_lock(&executor->lock);
+    if (!executor->worker_started && !start_worker(executor)) { /* a fork()ed child */
+        pthread_mutex_unlock(&executor->lock);
+        return false;
+    }
+    /* Deferred until the worker publishes the final status: stored before the job is queued,
+     * so the worker's final store comes after it, and under the lock, so ar_outcome_cancel,
+     * which searches under it, finds the job whenever it sees deferred. */
+    __atomic_store_n((int *)&outcome->status, (int)ar_status_deferred_k, __ATOMIC_RELEASE);
+    __atomic_store_n(&outcome->message, NULL, __ATOMIC_RELAXED);
     if (executor->tail)
         executor->tail->next = job;
     else
@@ -59,6 +84,7 @@ void arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job) 
     executor->tail = job;
     pthread_cond_signal(&executor->wake);
     pthread_mutex_unlock(&executor->lock);
+    return true;
 }
 
 static void report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
@@ -155,18 +181,12 @@ static void executor_init(ar_executor_init_t *arguments, hwloc_topology_t synthe
                               hwloc_topology_get_topology_cpuset(executor->topology));
     }
 
-    if (pthread_create(&executor->worker, NULL, worker_main, executor) != 0) {
+    if (!start_worker(executor)) {
         status = ar_status_out_of_memory_k,
         message = "ar_executor_init: could not start the worker thread";
         goto failed;
     }
-    executor->worker_started = true;
-    arp_cancel_register(executor);
-    /* Pinned from here, synchronously, so `bound` is known when init returns. A synthetic
-     * topology is not this machine: its placement is computed but never applied. */
-    executor->bound =
-        hwloc_topology_is_thissystem(executor->topology) &&
-        hwloc_set_thread_cpubind(executor->topology, executor->worker, executor->cpuset, 0) == 0;
+    arp_registry_add_executor(executor);
     *arguments->executor = executor;
     report(outcome, ar_status_success_k, NULL);
     return;
@@ -221,8 +241,8 @@ void ar_executor_free(ar_executor_t executor) {
         pthread_mutex_unlock(&executor->lock);
         pthread_join(executor->worker, NULL);
         executor->worker_started = false;
-        arp_cancel_unregister(executor);
     }
+    arp_registry_remove_executor(executor);
     arp_executor_release(executor);
 }
 

@@ -1,20 +1,12 @@
-/* ar_text_encode, the synthetic verb, and the outcome plumbing every verb shares.
- *
- * A call goes through the same steps on every executor: check the arguments (nothing written
- * yet), check residency and device, take the arena with a compare-and-swap on its holder
- * (losers get contended), refuse inputs that lie inside the arena it would rewind, then rewind
- * and run: inline on the calling thread for a NULL executor, else on the executor's worker
- * (a blocking call waits for it there, a deferred one returns). Running sizes the outputs,
- * grows the arena if they outsize it, writes them, updates the stats, releases the arena, and
- * only then publishes the final status (release store), so a caller that sees the status final
- * may call on the arena again at once. ar_arena_free waits for the holder, and for a worker's
- * last touch of the arena, which comes after the status (the in-flight count); a call run
- * inline touches the arena last when it releases the holder, so it is not counted. The common
- * blocking call thus takes no lock: two compare-and-swaps on the holder, the stats under a
- * sequence lock (arena.c), and no wake-up unless someone waits.
- *
- * The values are integer hashes turned into exact floats and summed in token order, so the
- * CPU loop here and the CUDA kernels (ref/src/cuda/) give the same bits (arena.h defines them).
+/* ar_text_encode, the synthetic verb, and the outcome plumbing every verb shares. A call checks
+ * its arguments, takes the arena (one compare-and-swap; losers get contended), refuses inputs
+ * inside it, rewinds it and runs: inline for a NULL executor, else on the executor's worker.
+ * Running sizes, grows, writes, counts, releases the arena (a release store), and only then
+ * publishes the status, so a caller who sees it final may call again at once; a worker's last
+ * touch is its in-flight count, which ar_arena_free waits for. The fixed path (a warm host
+ * arena, NULL executor) is its own branch: no lock, no wake-up, no function call, one atomic
+ * read-modify-write. Values are integer hashes turned into exact floats summed in token order,
+ * so this loop and the CUDA kernels (ref/src/cuda/) give the same bits (arena.h defines them).
  */
 #include <string.h>
 
@@ -33,23 +25,20 @@ static pthread_mutex_t outcome_lock_ = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t outcome_final_ = PTHREAD_COND_INITIALIZER;
 static int outcome_waiters_; /* threads inside ar_outcome_wait's loop (atomic) */
 
-void arp_outcome_finish(ar_outcome_t *outcome, ar_status_t status, char const *message) {
-    /* Only a status that reads deferred can keep a waiter asleep. An outcome serves one call at
-     * a time, and the library stores deferred only into the outcome of a call it then queues
-     * (before queuing it, so the worker finishing it sees deferred here); a call that never
-     * returned deferred (inline, refused, invalid) finds a final status and needs no wake-up. */
-    bool watched =
-        __atomic_load_n((int *)&outcome->status, __ATOMIC_RELAXED) == (int)ar_status_deferred_k;
+void arp_outcome_finish_watched(ar_outcome_t *outcome, ar_status_t status, char const *message) {
     __atomic_store_n(&outcome->message, message, __ATOMIC_RELAXED);
-    if (!watched) {
-        __atomic_store_n((int *)&outcome->status, (int)status, __ATOMIC_RELEASE);
-        return;
-    }
     __atomic_store_n((int *)&outcome->status, (int)status, __ATOMIC_SEQ_CST); /* also a release */
     if (__atomic_load_n(&outcome_waiters_, __ATOMIC_SEQ_CST) == 0) return;
     pthread_mutex_lock(&outcome_lock_);
     pthread_cond_broadcast(&outcome_final_);
     pthread_mutex_unlock(&outcome_lock_);
+}
+
+void arp_outcomes_lock(void) { pthread_mutex_lock(&outcome_lock_); }
+void arp_outcomes_unlock(void) { pthread_mutex_unlock(&outcome_lock_); }
+void arp_outcomes_after_fork(void) {
+    pthread_cond_init(&outcome_final_, NULL);
+    __atomic_store_n(&outcome_waiters_, 0, __ATOMIC_SEQ_CST);
 }
 
 ar_status_t ar_outcome_wait(ar_outcome_t *outcome) {
@@ -86,13 +75,34 @@ static bool multiply(size_t a, size_t b, size_t *product) {
 typedef struct layout_t {
     size_t row_bytes, tokens;
     size_t embeddings, states, tokens_staging, starts; /* offsets in their block */
+    size_t host_starts;                                /* the row starts in the host part */
     size_t device_bytes, host_bytes;                   /* what the call writes in each part */
 } layout_t;
 
 /* RAM: host = [embeddings][states][row starts]. VRAM: device = [embeddings][states][tokens]
  * [row starts], host = [row starts] (the offsets the contract keeps in host memory). */
-static bool plan_layout(ar_residency_t residency, size_t count, size_t tokens, size_t dimensions,
-                        bool states, layout_t *layout) {
+static inline size_t align_up(size_t bytes) {
+    return (bytes + alignment_k - 1) & ~(size_t)(alignment_k - 1);
+}
+
+static inline __attribute__((always_inline)) bool plan_layout(ar_residency_t residency,
+                                                              size_t count, size_t tokens,
+                                                              size_t dimensions, bool states,
+                                                              layout_t *layout) {
+    if (residency == ar_residency_ram_k && dimensions < ((size_t)1 << 16) &&
+        count < ((size_t)1 << 32) && tokens < ((size_t)1 << 32)) {
+        /* Every product below 2^50 and every sum below 2^52: no overflow to check. */
+        size_t row_bytes = dimensions * sizeof(float);
+        size_t states_offset = align_up(count * row_bytes);
+        size_t starts = align_up(states_offset + (states ? tokens * row_bytes : 0));
+        *layout = (layout_t){.row_bytes = row_bytes,
+                             .tokens = tokens,
+                             .states = states_offset,
+                             .starts = starts,
+                             .host_starts = starts,
+                             .host_bytes = align_up(starts + (count + 1) * sizeof(size_t))};
+        return true;
+    }
     size_t embeddings_bytes, states_bytes = 0, starts_bytes, tokens_bytes;
     *layout = (layout_t){.tokens = tokens};
     if (!multiply(dimensions, sizeof(float), &layout->row_bytes) ||
@@ -106,7 +116,7 @@ static bool plan_layout(ar_residency_t residency, size_t count, size_t tokens, s
         !add_aligned(layout->states, states_bytes, &end))
         return false;
     if (residency == ar_residency_ram_k) {
-        layout->starts = end;
+        layout->starts = layout->host_starts = end;
         if (!add_aligned(end, starts_bytes, &layout->host_bytes)) return false;
     } else {
         layout->tokens_staging = end;
@@ -132,12 +142,13 @@ static bool cancelled(int const *cancel) {
 }
 
 /* False when cancelled before it finished. */
-static bool encode_on_cpu(ar_text_encode_t const *call, layout_t const *layout, char *block,
-                          size_t const *starts, int const *cancel) {
+static inline __attribute__((always_inline)) bool
+encode_on_cpu(ar_text_encode_t const *call, size_t count, layout_t const *layout, char *block,
+              size_t const *starts, int const *cancel) {
     char const *data = call->texts.data;
     size_t const *offsets = call->texts.offsets;
     size_t dimensions = call->dimensions;
-    for (size_t item = 0; item < call->count; ++item) {
+    for (size_t item = 0; item < count; ++item) {
         if (cancelled(cancel)) return false;
         float *embedding = (float *)(block + layout->embeddings + item * layout->row_bytes);
         size_t tokens = starts[item + 1] - starts[item];
@@ -172,10 +183,39 @@ typedef struct call_report_t {
     int32_t numa_node;
 } call_report_t;
 
+/* The outputs' views, on success. */
+static inline __attribute__((always_inline)) void
+fill_views(struct ar_arena_handle_t *arena, ar_text_encode_t const *call, size_t count,
+           size_t tokens, char *embeddings, char *states, size_t const *starts) {
+    uint64_t epoch = __atomic_load_n(&arena->epoch, __ATOMIC_RELAXED); /* the holder's own */
+    size_t row_bytes = call->dimensions * sizeof(float);
+    *call->embeddings = (ar_rows_view_t){
+        .data = embeddings,
+        .stride = row_bytes,
+        .columns = call->dimensions,
+        .scalar = ar_scalar_f32_k,
+        .count = count,
+        .arena_ = arena,
+        .epoch_ = epoch,
+    };
+    if (call->states)
+        *call->states = (ar_rows_tape_view_t){
+            .data = states,
+            .stride = row_bytes,
+            .columns = call->dimensions,
+            .scalar = ar_scalar_f32_k,
+            .offsets = starts,
+            .count = count,
+            .rows = tokens,
+            .arena_ = arena,
+            .epoch_ = epoch,
+        };
+}
+
 /* Sizes, grows, writes; fills the views on success. Runs with the arena held. */
-static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t const *call,
-                          int const *cancel, char const **message, call_report_t *report) {
-    size_t count = call->count;
+static inline __attribute__((always_inline)) ar_status_t
+encode(struct ar_arena_handle_t *arena, ar_text_encode_t const *call, size_t count,
+       int const *cancel, char const **message, call_report_t *report) {
     size_t const *offsets = call->texts.offsets;
     size_t tokens = count ? (offsets[count] - offsets[0]) / sizeof(uint32_t) : 0;
     layout_t layout;
@@ -192,7 +232,7 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
     }
     arp_arena_mark_written(arena, layout.host_bytes);
     char *host = arena->host.data;
-    size_t *starts = (size_t *)(host + layout.starts * (arena->residency == ar_residency_ram_k));
+    size_t *starts = (size_t *)(host + layout.host_starts);
     starts[0] = 0;
     for (size_t item = 0; item < count; ++item)
         starts[item + 1] = starts[item] + (offsets[item + 1] - offsets[item]) / sizeof(uint32_t);
@@ -200,7 +240,7 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
     char *block;
     if (arena->residency == ar_residency_ram_k) {
         block = host;
-        if (!encode_on_cpu(call, &layout, block, starts, cancel)) {
+        if (!encode_on_cpu(call, count, &layout, block, starts, cancel)) {
             *message = cancelled_message;
             return ar_status_cancelled_k;
         }
@@ -233,31 +273,11 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
         if (status != ar_status_success_k) return status;
     }
 
-    uint64_t epoch = __atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE);
-    *call->embeddings = (ar_rows_view_t){
-        .data = block + layout.embeddings,
-        .stride = layout.row_bytes,
-        .columns = call->dimensions,
-        .scalar = ar_scalar_f32_k,
-        .count = count,
-        .arena_ = arena,
-        .epoch_ = epoch,
-    };
-    if (call->states)
-        *call->states = (ar_rows_tape_view_t){
-            .data = block + layout.states,
-            .stride = layout.row_bytes,
-            .columns = call->dimensions,
-            .scalar = ar_scalar_f32_k,
-            .offsets = starts,
-            .count = count,
-            .rows = tokens,
-            .arena_ = arena,
-            .epoch_ = epoch,
-        };
+    fill_views(arena, call, count, tokens, block + layout.embeddings, block + layout.states,
+               starts);
 
     report->written = layout.host_bytes + layout.device_bytes;
-    if (arena->residency == ar_residency_ram_k && !arena->numa_known) {
+    if (__builtin_expect(!arena->numa_known, 0) && arena->residency == ar_residency_ram_k) {
         /* Read back where the pages landed, now that they are written (hwloc reports untouched
          * pages as nowhere). One megabyte is enough to see the binding. numa_known is the
          * holder's alone (it and arp_arena_reserve_host run with the arena held). */
@@ -269,66 +289,95 @@ static ar_status_t encode(struct ar_arena_handle_t *arena, ar_text_encode_t cons
     return ar_status_success_k;
 }
 
-/* The end of every taken call: outputs zeroed on failure, stats, the worker's `running` slot
- * cleared (so ar_outcome_cancel never sees the job once its arena may be reused), the arena
- * released, the status published. */
-static void job_end(arp_job_t *job, ar_status_t status, char const *message,
-                    call_report_t const *report, struct ar_executor_handle_t *executor,
-                    bool on_worker) {
-    /* Everything the job needs after the arena is released is read now: the job lives in the
-     * arena, which may be freed or taken the moment it is released. */
-    struct ar_arena_handle_t *arena = job->call.arena;
-    ar_outcome_t *outcome = job->outcome;
+/* Outputs zeroed on failure, and the stats: the holder's part of ending a call. */
+static inline __attribute__((always_inline)) void account(struct ar_arena_handle_t *arena,
+                                                          ar_text_encode_t const *call,
+                                                          ar_status_t status,
+                                                          call_report_t const *report) {
     if (status != ar_status_success_k) {
-        *job->call.embeddings = (ar_rows_view_t){0};
-        if (job->call.states) *job->call.states = (ar_rows_tape_view_t){0};
+        *call->embeddings = (ar_rows_view_t){0};
+        if (call->states) *call->states = (ar_rows_tape_view_t){0};
     }
     arp_arena_stats_begin(arena);
     ARP_STAT_SET(arena, calls, arena->stats.calls + 1);
-    if (status == ar_status_cancelled_k) {
-        ARP_STAT_SET(arena, cancelled, arena->stats.cancelled + 1);
-    } else if (status != ar_status_success_k) {
-        ARP_STAT_SET(arena, failed_calls, arena->stats.failed_calls + 1);
-    } else {
+    if (status == ar_status_success_k) {
         ARP_STAT_SET(arena, bytes_written_last_call, report->written);
         if (report->written > arena->stats.high_water)
             ARP_STAT_SET(arena, high_water, report->written);
+    } else if (status == ar_status_cancelled_k) {
+        ARP_STAT_SET(arena, cancelled, arena->stats.cancelled + 1);
+    } else {
+        ARP_STAT_SET(arena, failed_calls, arena->stats.failed_calls + 1);
     }
     if (report->numa_read) ARP_STAT_SET(arena, numa_node, report->numa_node);
     arp_arena_stats_end(arena);
+}
+
+/* The end of a job an executor ran (or cancel ended unrun): the worker's `running` slot is
+ * cleared before the arena is released (so ar_outcome_cancel never sees the job once the slot
+ * may be reused), then the status is published, then the in-flight count drops (the last
+ * touch, which ar_arena_free waits for). */
+static void job_end(arp_job_t *job, ar_status_t status, char const *message,
+                    call_report_t const *report, struct ar_executor_handle_t *executor) {
+    /* Read now: the job lives in the arena, which may be taken once released. */
+    struct ar_arena_handle_t *arena = job->call.arena;
+    ar_outcome_t *outcome = job->outcome;
+    account(arena, &job->call, status, report);
     if (executor) {
         pthread_mutex_lock(&executor->lock);
         if (executor->running == job) executor->running = NULL;
+        executor->finishing = outcome;
+        executor->finishing_status = status;
+        executor->finishing_message = message;
         pthread_mutex_unlock(&executor->lock);
     }
-    arp_arena_release_holder(arena); /* inline: the last touch; ar_arena_free may go on */
+    arp_arena_release_holder(arena);
     if (outcome) arp_outcome_finish(outcome, status, message);
-    if (on_worker) arp_arena_call_final(arena); /* the worker's last touch */
+    arp_arena_call_final(arena);
 }
 
 void arp_job_run(arp_job_t *job, struct ar_executor_handle_t *executor) {
     char const *message = NULL;
     call_report_t report = {0};
     ar_status_t status =
-        encode(job->call.arena, &job->call, executor ? &job->cancel : NULL, &message, &report);
-    job_end(job, status, message, &report, executor, executor != NULL);
+        encode(job->call.arena, &job->call, job->call.count, &job->cancel, &message, &report);
+    job_end(job, status, message, &report, executor);
 }
 
-void arp_job_end(arp_job_t *job, ar_status_t status, char const *message, bool on_worker) {
+void arp_job_end(arp_job_t *job, ar_status_t status, char const *message) {
     call_report_t report = {0};
-    job_end(job, status, message, &report, NULL, on_worker);
+    job_end(job, status, message, &report, NULL);
 }
 
 /* ---- The verb ------------------------------------------------------------------------------ */
 
-static bool overlaps(void const *a, size_t a_size, void const *b, size_t b_size) {
-    uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
-    return a && b && a_size && b_size && a0 < b0 + b_size && b0 < a0 + a_size;
+/* Whether [pointer, pointer + size) meets [low, low + span); size > 0. A NULL pointer never
+ * does (an arena's pages lie far above address `size`). */
+static inline bool meets(void const *pointer, size_t size, uintptr_t low, size_t span) {
+    uintptr_t p = (uintptr_t)pointer;
+    return p < low + span && p + size > low;
 }
 
-static bool inside_arena(struct ar_arena_handle_t const *arena, void const *pointer, size_t size) {
-    return overlaps(pointer, size, arena->host.data, arena->host.size) ||
-           overlaps(pointer, size, arena->device_block, arena->device_size);
+/* Whether any input or output of the call meets [low, low + span). */
+static inline bool inside_part(ar_text_encode_t const *call, size_t count, uintptr_t low,
+                               size_t span) {
+    size_t const *offsets = call->texts.offsets;
+    return meets(call->embeddings, sizeof *call->embeddings, low, span) ||
+           meets(call->states, sizeof *call->states, low, span) ||
+           meets(call->outcome, sizeof *call->outcome, low, span) ||
+           (count &&
+            (meets(offsets, (count + 1) * sizeof *offsets, low, span) ||
+             (offsets[count] > offsets[0] && meets((char const *)call->texts.data + offsets[0],
+                                                   offsets[count] - offsets[0], low, span))));
+}
+
+/* Whether any input or output of the call lies in the arena it would rewind. Exact while the
+ * arena is held (its blocks cannot move). */
+static inline bool inside_arena(struct ar_arena_handle_t const *arena, ar_text_encode_t const *call,
+                                size_t count) {
+    return inside_part(call, count, (uintptr_t)arena->host.data, arena->host.size) ||
+           (arena->device_size &&
+            inside_part(call, count, (uintptr_t)arena->device_block, arena->device_size));
 }
 
 /* The argument checks that need no arena: counts, offsets, required pointers. */
@@ -336,9 +385,9 @@ static char const *check_arguments(ar_text_encode_t const *arguments, size_t *co
     if (!arguments->arena) return "ar_text_encode: `arena` is NULL";
     if (!arguments->embeddings) return "ar_text_encode: `embeddings` (output) is NULL";
     if (arguments->dimensions == 0) return "ar_text_encode: `dimensions` is 0";
-    if (arguments->count && arguments->texts.count && arguments->count != arguments->texts.count)
-        return "ar_text_encode: `count` does not match `texts.count`";
     *count = arguments->texts.count ? arguments->texts.count : arguments->count;
+    if (arguments->count && arguments->count != *count)
+        return "ar_text_encode: `count` does not match `texts.count`";
     size_t const *offsets = arguments->texts.offsets;
     if (*count && !offsets)
         return "ar_text_encode: `texts.offsets` is NULL (count + 1 offsets needed)";
@@ -353,80 +402,138 @@ static char const *check_arguments(ar_text_encode_t const *arguments, size_t *co
     return NULL;
 }
 
-void ar_text_encode(ar_text_encode_t *arguments) {
-    if (!arguments) return;
-    ar_outcome_t local = {.status = ar_status_success_k};
-    ar_outcome_t *outcome = arguments->outcome ? arguments->outcome : &local;
+/* Every refusal: outputs zeroed, status reported (`outcome` may be NULL). */
+static __attribute__((noinline, cold)) void refuse(ar_text_encode_t const *arguments,
+                                                   ar_outcome_t *outcome, ar_status_t status,
+                                                   char const *message) {
     if (arguments->embeddings) *arguments->embeddings = (ar_rows_view_t){0};
     if (arguments->states) *arguments->states = (ar_rows_tape_view_t){0};
+    if (outcome) arp_outcome_finish(outcome, status, message);
+}
 
-    size_t count = 0;
-    char const *message = check_arguments(arguments, &count);
-    if (message) {
-        arp_outcome_finish(outcome, ar_status_invalid_argument_k, message);
-        return;
+/* Takes the arena for the call, then refuses inputs inside it (exact once held: its blocks
+ * cannot move); false when refused, and reported. */
+static inline bool take(struct ar_arena_handle_t *arena, ar_text_encode_t const *arguments,
+                        size_t count, ar_outcome_t *outcome) {
+    if (__builtin_expect(!arp_arena_take_holder(arena), 0)) {
+        __atomic_add_fetch(&arena->stats.contended, 1, __ATOMIC_RELAXED);
+        refuse(arguments, outcome, ar_status_contended_k,
+               "ar_text_encode: the arena is held by another call or an export");
+        return false;
     }
+    if (__builtin_expect(inside_arena(arena, arguments, count), 0)) {
+        arp_arena_release_holder(arena); /* the last touch (outcome is not in the arena) */
+        refuse(arguments, outcome, ar_status_invalid_argument_k,
+               "ar_text_encode: an input or output lies inside the arena this call would rewind");
+        return false;
+    }
+    return true;
+}
+
+/* A call naming an executor (or a GPU arena): checked for residency, then queued on the
+ * executor's worker; a blocking one waits for it here. */
+static __attribute__((noinline)) void encode_on_executor(ar_text_encode_t *arguments,
+                                                         size_t count) {
+    ar_outcome_t local = {.status = ar_status_success_k};
+    ar_outcome_t *outcome = arguments->outcome ? arguments->outcome : &local;
     struct ar_arena_handle_t *arena = arguments->arena;
     struct ar_executor_handle_t *executor = arguments->executor;
-    if (arena->residency == ar_residency_vram_k && executor != arena->gpu_executor) {
-        arp_outcome_finish(
-            outcome, ar_status_device_k,
+    if (arena->residency == ar_residency_vram_k && executor != arena->gpu_executor)
+        return refuse(
+            arguments, outcome, ar_status_device_k,
             executor ? "ar_text_encode: the GPU arena was made by another executor"
                      : "ar_text_encode: a GPU arena needs the executor that made it, not NULL");
-        return;
-    }
-    if (arena->residency == ar_residency_ram_k && executor &&
-        executor->residency != ar_residency_ram_k) {
-        arp_outcome_finish(outcome, ar_status_device_k,
-                           "ar_text_encode: a VRAM executor cannot fill a host-page arena");
-        return;
-    }
-
-    if (!arp_arena_take_holder(arena)) {
-        __atomic_add_fetch(&arena->stats.contended, 1, __ATOMIC_RELAXED);
-        arp_outcome_finish(outcome, ar_status_contended_k,
-                           "ar_text_encode: the arena is held by another call");
-        return;
-    }
-    /* Held: the arena's blocks cannot move now, so the overlap check is exact. */
-    size_t const *offsets = arguments->texts.offsets;
-    bool inside =
-        (count && inside_arena(arena, offsets, (count + 1) * sizeof *offsets)) ||
-        (count && inside_arena(arena, (char const *)arguments->texts.data + offsets[0],
-                               offsets[count] - offsets[0])) ||
-        inside_arena(arena, arguments->embeddings, sizeof *arguments->embeddings) ||
-        (arguments->states && inside_arena(arena, arguments->states, sizeof *arguments->states)) ||
-        (arguments->outcome && inside_arena(arena, arguments->outcome, sizeof *arguments->outcome));
-    if (inside) {
-        arp_arena_release_holder(arena); /* the last touch (outcome is not in the arena) */
-        arp_outcome_finish(
-            outcome, ar_status_invalid_argument_k,
-            "ar_text_encode: an input or output lies inside the arena this call would rewind");
-        return;
-    }
-
+    if (arena->residency == ar_residency_ram_k && executor->residency != ar_residency_ram_k)
+        return refuse(arguments, outcome, ar_status_device_k,
+                      "ar_text_encode: a VRAM executor cannot fill a host-page arena");
+    if (executor->gpu_lost)
+        return refuse(arguments, outcome, ar_status_unsupported_k,
+                      "ar_text_encode: a GPU executor made before fork() cannot run in the child "
+                      "(CUDA does not survive fork)");
+    if (!take(arena, arguments, count, outcome)) return;
     arp_arena_rewind(arena);
+    *arguments->embeddings = (ar_rows_view_t){0};
+    if (arguments->states) *arguments->states = (ar_rows_tape_view_t){0};
     arp_job_t *job = &arena->job;
     job->call = *arguments;
     job->call.count = count;
     job->call.texts.count = count;
-    if (!executor) {
-        job->outcome = outcome; /* runs here, to the end, deferred or not */
-        arp_job_run(job, NULL);
-        return;
-    }
-    arp_arena_call_begins(arena); /* the worker's run is counted until its last touch */
     job->cancel = 0;
-    /* Deferred until the worker publishes the final status; stored before the job is queued so
-     * the worker's final store always comes after it. */
-    __atomic_store_n((int *)&outcome->status, (int)ar_status_deferred_k, __ATOMIC_RELEASE);
-    outcome->message = NULL;
-    if (arguments->deferred) {
-        job->outcome = arguments->outcome; /* NULL: nobody waits; ar_arena_free still does */
-        arp_executor_submit(executor, job);
+    arp_arena_call_begins(arena); /* the worker's run is counted until its last touch */
+    job->outcome = arguments->deferred ? arguments->outcome : outcome; /* deferred: may be NULL */
+    if (!arp_executor_submit(executor, job, outcome)) {
+        arp_job_end(job, ar_status_out_of_memory_k,
+                    "ar_text_encode: the executor's worker thread could not be started");
         return;
     }
-    job->outcome = outcome;
-    arp_executor_submit(executor, job);
-    ar_outcome_wait(outcome);
+    if (!arguments->deferred) ar_outcome_wait(outcome);
+}
+
+/* The fixed path's work per item (kept out of line: an empty batch skips it). */
+static __attribute__((noinline)) void encode_items_here(ar_text_encode_t const *call, size_t count,
+                                                        size_t row_bytes, size_t states_at,
+                                                        char *host, size_t *starts) {
+    size_t const *offsets = call->texts.offsets;
+    for (size_t item = 0; item < count; ++item)
+        starts[item + 1] = starts[item] + (offsets[item + 1] - offsets[item]) / sizeof(uint32_t);
+    layout_t layout = {.row_bytes = row_bytes, .states = states_at};
+    encode_on_cpu(call, count, &layout, host, starts, NULL);
+}
+
+/* The general inline path (growth, the NUMA read-back, sizes that need overflow checks). */
+static __attribute__((noinline)) void encode_here(struct ar_arena_handle_t *arena,
+                                                  ar_text_encode_t *arguments, size_t count) {
+    char const *message = NULL;
+    call_report_t report = {0};
+    ar_status_t status = encode(arena, arguments, count, NULL, &message, &report);
+    account(arena, arguments, status, &report);
+    arp_arena_release_holder(arena);
+    if (arguments->outcome) arp_outcome_finish(arguments->outcome, status, message);
+}
+
+void ar_text_encode(ar_text_encode_t *arguments) {
+    if (!arguments) return;
+    size_t count = 0;
+    char const *message = check_arguments(arguments, &count);
+    if (__builtin_expect(message != NULL, 0))
+        return refuse(arguments, arguments->outcome, ar_status_invalid_argument_k, message);
+    struct ar_arena_handle_t *arena = arguments->arena;
+    if (arguments->executor || arena->residency != ar_residency_ram_k)
+        return encode_on_executor(arguments, count);
+
+    /* The fixed path: host pages, the calling thread. No job, no lock: one compare-and-swap
+     * takes the arena, a plain store releases it (the release is the call's last touch of the
+     * arena; ar_arena_free polls for it), the status store is the call's last act. */
+    if (!take(arena, arguments, count, arguments->outcome)) return;
+    arp_arena_rewind(arena);
+    size_t const *offsets = arguments->texts.offsets;
+    size_t tokens = count ? (offsets[count] - offsets[0]) / sizeof(uint32_t) : 0;
+    size_t dimensions = arguments->dimensions;
+    /* The common case, sized without overflow checks (every product below 2^50) and fitting
+     * the arena as it is: the general path (encode) does the same with the checks, growth and
+     * the NUMA read-back. */
+    if (__builtin_expect(((dimensions >> 16) | (count >> 32) | (tokens >> 32)) == 0, 1)) {
+        size_t row_bytes = dimensions * sizeof(float);
+        size_t states_at = align_up(count * row_bytes);
+        size_t starts_at = align_up(states_at + (arguments->states ? tokens * row_bytes : 0));
+        size_t host_bytes = align_up(starts_at + (count + 1) * sizeof(size_t));
+        if (__builtin_expect(host_bytes <= arena->host.size && arena->numa_known, 1)) {
+            arp_arena_mark_written(arena, host_bytes);
+            char *host = arena->host.data;
+            size_t *starts = (size_t *)(host + starts_at);
+            starts[0] = 0;
+            if (count) encode_items_here(arguments, count, row_bytes, states_at, host, starts);
+            fill_views(arena, arguments, count, tokens, host, host + states_at, starts);
+            uint64_t sequence = arp_arena_stats_begin(arena);
+            ARP_STAT_SET(arena, calls, arena->stats.calls + 1);
+            ARP_STAT_SET(arena, bytes_written_last_call, host_bytes);
+            if (host_bytes > arena->stats.high_water) ARP_STAT_SET(arena, high_water, host_bytes);
+            arp_arena_stats_end_at(arena, sequence);
+            arp_arena_release_holder(arena);
+            if (arguments->outcome)
+                arp_outcome_finish(arguments->outcome, ar_status_success_k, NULL);
+            return;
+        }
+    }
+    encode_here(arena, arguments, count);
 }

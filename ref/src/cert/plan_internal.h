@@ -11,12 +11,12 @@
 
 #include "arenaref/plan.h"
 
-typedef struct ar_pool_chunk_t ar_pool_chunk_t;
+typedef struct arp_pool_chunk_t arp_pool_chunk_t;
 
-typedef struct ar_intern_slot_t {
+typedef struct arp_intern_slot_t {
     char const *text; /* pooled; NULL marks an empty slot */
     uint64_t hash;
-} ar_intern_slot_t;
+} arp_intern_slot_t;
 
 struct ar_plan_internals_t {
     size_t windows_capacity, globals_capacity, phases_capacity, planes_capacity;
@@ -26,33 +26,35 @@ struct ar_plan_internals_t {
      * does not record its frame count, since a finished plan has exactly `iterations`. */
     size_t *repeat_frames;
     /* Strings live in chunks that never move, so pooled pointers stay valid while the pool grows. */
-    ar_pool_chunk_t *pool;
-    ar_intern_slot_t *intern_slots;
+    arp_pool_chunk_t *pool;
+    arp_intern_slot_t *intern_slots;
     size_t intern_capacity, intern_used; /* capacity a power of two, at most half full */
 };
 
 /* 64-bit FNV-1a, folded with a final mix so that short, similar names spread well. */
-uint64_t ar_plan_hash_text(char const *text, size_t length);
+uint64_t arp_plan_hash_text(char const *text, size_t length);
 
 /* Intern `length` bytes (not NUL-terminated) and return the pooled NUL-terminated copy. */
-char const *ar_plan_intern_n(ar_plan_t *plan, char const *text, size_t length);
+char const *arp_plan_intern_n(ar_plan_t *plan, char const *text, size_t length);
 
 /* Make room for `more` entries in an array (amortized doubling). */
-ar_status_t ar_plan_reserve_words(ar_plan_t *plan, size_t more);
-ar_status_t ar_plan_reserve_shifts(ar_plan_t *plan, size_t more);
+ar_status_t arp_plan_reserve_shifts(ar_plan_t *plan, size_t more);
 
 /* Append a launch whose `words_count` words the caller then writes into
  * plan->words[plan->words_count - words_count ...] (the loader parses straight into the plan).
  * `kernel` and `phase_name` must already be pooled (ar_plan_intern). */
-ar_status_t ar_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char const *phase_name,
+ar_status_t arp_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char const *phase_name,
                                       size_t words_count, uint64_t **words_out);
 
 /* Fill `error` (may be NULL): status, path, position, and "PATH: text" (or "line L, column C:
- * text" when line > 0) in message. Returns status, so callers can `return ar_plan_fail(...)`. */
-ar_status_t ar_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
+ * text" when line > 0) in message. Returns status, so callers can `return arp_plan_fail(...)`. */
+ar_status_t arp_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
                          int column, char const *format, ...) __attribute__((format(printf, 6, 7)));
 
+/* Whether the plan takes builder calls (created, not finished). */
+bool arp_plan_building(ar_plan_t const *plan);
+
 /* Clear an error to success. */
-void ar_plan_error_clear(ar_plan_error_t *error);
+void arp_plan_error_clear(ar_plan_error_t *error);
 
 #endif

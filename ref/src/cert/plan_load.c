@@ -15,181 +15,7 @@
 
 #include <jansson.h>
 
-#include "cert/plan_internal.h"
-
-/* A breach inside one element: its field path relative to the element, and what is wrong. The
- * caller prefixes the element's own path, which is formatted only when something failed. */
-typedef struct breach_t {
-    char field[128];
-    char text[400];
-} breach_t;
-
-static ar_status_t breach(breach_t *where, char const *field_format, ...)
-    __attribute__((format(printf, 2, 3)));
-static ar_status_t breach(breach_t *where, char const *field_format, ...) {
-    va_list args;
-    va_start(args, field_format);
-    vsnprintf(where->field, sizeof where->field, field_format, args);
-    va_end(args);
-    return ar_status_invalid_argument_k;
-}
-
-static char const *type_name(json_t const *value) {
-    switch (json_typeof(value)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a float";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "something else";
-}
-
-/* ---- Scalars ------------------------------------------------------------------------------ */
-
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* "0x" then 1 to 16 hex digits, nothing else. */
-static bool parse_hex(char const *text, size_t length, uint64_t *value) {
-    if (length < 3 || length > 18 || text[0] != '0' || text[1] != 'x') return false;
-    uint64_t result = 0;
-    for (size_t i = 2; i < length; ++i) {
-        int digit = hex_digit(text[i]);
-        if (digit < 0) return false;
-        result = result << 4 | (uint64_t)digit;
-    }
-    *value = result;
-    return true;
-}
-
-/* Print at most 40 bytes of a bad string value, for the message. */
-static void quote_value(char *out, size_t size, char const *text, size_t length) {
-    snprintf(out, size, "\"%.*s%s\"", (int)(length > 40 ? 40 : length), text,
-             length > 40 ? "…" : "");
-}
-
-/* A 64-bit field: integer in [0, 2^63) or "0x…". The breach field is `.key` (or `[i]`). */
-static ar_status_t to_u64(json_t const *value, uint64_t *out, breach_t *where) {
-    if (json_is_integer(value)) {
-        json_int_t number = json_integer_value(value);
-        if (number < 0) {
-            snprintf(where->text, sizeof where->text,
-                     "%lld is negative: a 64-bit field is an integer in [0, 2^63) or a \"0x…\" "
-                     "string", (long long)number);
-            return ar_status_invalid_argument_k;
-        }
-        *out = (uint64_t)number;
-        return ar_status_success_k;
-    }
-    if (json_is_string(value)) {
-        char const *text = json_string_value(value);
-        size_t length = json_string_length(value);
-        if (parse_hex(text, length, out)) return ar_status_success_k;
-        char shown[64];
-        quote_value(shown, sizeof shown, text, length);
-        snprintf(where->text, sizeof where->text,
-                 "%s is not \"0x\" followed by 1 to 16 hex digits", shown);
-        return ar_status_invalid_argument_k;
-    }
-    snprintf(where->text, sizeof where->text,
-             "expected an integer in [0, 2^63) or a \"0x…\" string, found %s", type_name(value));
-    return ar_status_invalid_argument_k;
-}
-
-/* A signed 64-bit field: integer, "0x…" or "-0x…" inside [-2^63, 2^63). */
-static ar_status_t to_i64(json_t const *value, int64_t *out, breach_t *where) {
-    if (json_is_integer(value)) {
-        *out = (int64_t)json_integer_value(value);
-        return ar_status_success_k;
-    }
-    if (json_is_string(value)) {
-        char const *text = json_string_value(value);
-        size_t length = json_string_length(value);
-        bool negative = length > 0 && text[0] == '-';
-        uint64_t magnitude;
-        char shown[64];
-        quote_value(shown, sizeof shown, text, length);
-        if (!parse_hex(text + negative, length - negative, &magnitude)) {
-            snprintf(where->text, sizeof where->text,
-                     "%s is not \"0x\" or \"-0x\" followed by 1 to 16 hex digits", shown);
-            return ar_status_invalid_argument_k;
-        }
-        if (negative ? magnitude > (uint64_t)INT64_MAX + 1 : magnitude > (uint64_t)INT64_MAX) {
-            snprintf(where->text, sizeof where->text,
-                     "%s is outside the signed 64-bit range [-2^63, 2^63)", shown);
-            return ar_status_invalid_argument_k;
-        }
-        *out = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
-        return ar_status_success_k;
-    }
-    snprintf(where->text, sizeof where->text,
-             "expected a signed 64-bit integer or a \"0x…\"/\"-0x…\" string, found %s",
-             type_name(value));
-    return ar_status_invalid_argument_k;
-}
-
-static ar_status_t missing(breach_t *where, char const *key, char const *what) {
-    breach(where, ".%s", key);
-    snprintf(where->text, sizeof where->text, "missing required field \"%s\" (%s)", key, what);
-    return ar_status_invalid_argument_k;
-}
-
-static ar_status_t member_u64(json_t const *object, char const *key, uint64_t *out,
-                              breach_t *where) {
-    json_t const *value = json_object_get(object, key);
-    if (!value) return missing(where, key, "a 64-bit value");
-    if (to_u64(value, out, where)) return breach(where, ".%s", key);
-    return ar_status_success_k;
-}
-
-static ar_status_t member_index(json_t const *object, char const *key, size_t *out,
-                                breach_t *where) {
-    uint64_t value;
-    ar_status_t status = member_u64(object, key, &value, where);
-    if (status) return status;
-    if (value > SIZE_MAX) {
-        snprintf(where->text, sizeof where->text, "%llu does not fit this machine's size_t",
-                 (unsigned long long)value);
-        return breach(where, ".%s", key);
-    }
-    *out = (size_t)value;
-    return ar_status_success_k;
-}
-
-/* A string member; absent is an error when `required`, else *out is `fallback`. */
-static ar_status_t member_string(json_t const *object, char const *key, bool required,
-                                 char const *fallback, char const **out, size_t *length,
-                                 breach_t *where) {
-    json_t const *value = json_object_get(object, key);
-    if (!value || (!required && json_is_null(value))) {
-        if (required) return missing(where, key, "a string");
-        *out = fallback;
-        *length = fallback ? strlen(fallback) : 0;
-        return ar_status_success_k;
-    }
-    if (!json_is_string(value)) {
-        snprintf(where->text, sizeof where->text, "expected a string, found %s",
-                 type_name(value));
-        return breach(where, ".%s", key);
-    }
-    *out = json_string_value(value);
-    *length = json_string_length(value);
-    return ar_status_success_k;
-}
-
-static ar_status_t expect_object(json_t const *value, breach_t *where) {
-    if (json_is_object(value)) return ar_status_success_k;
-    snprintf(where->text, sizeof where->text, "expected an object, found %s", type_name(value));
-    return breach(where, "%s", "");
-}
+#include "cert/plan_load_fields.h"
 
 /* ---- Elements ------------------------------------------------------------------------------
  * Each converts one array element (already parsed by jansson) into the plan. */
@@ -205,15 +31,15 @@ typedef struct loader_t {
 } loader_t;
 
 static ar_status_t pooled(loader_t *loader, char const *text, size_t length, char const **out) {
-    *out = ar_plan_intern_n(loader->plan, text, length);
+    *out = arp_plan_intern_n(loader->plan, text, length);
     return *out ? ar_status_success_k : ar_status_out_of_memory_k;
 }
 
 static ar_status_t load_window(loader_t *loader, json_t const *element, breach_t *where) {
     uint64_t base, size;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_u64(element, "base", &base, where);
-    if (!status) status = member_u64(element, "size", &size, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_u64(element, "base", &base, where);
+    if (!status) status = arp_json_member_u64(element, "size", &size, where);
     if (!status) status = ar_plan_add_window(loader->plan, base, size);
     return status;
 }
@@ -222,10 +48,10 @@ static ar_status_t load_global(loader_t *loader, json_t const *element, breach_t
     uint64_t base, size;
     char const *name;
     size_t name_length;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_string(element, "name", true, NULL, &name, &name_length, where);
-    if (!status) status = member_u64(element, "base", &base, where);
-    if (!status) status = member_u64(element, "size", &size, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_string(element, "name", true, NULL, &name, &name_length, where);
+    if (!status) status = arp_json_member_u64(element, "base", &base, where);
+    if (!status) status = arp_json_member_u64(element, "size", &size, where);
     if (!status) status = pooled(loader, name, name_length, &name);
     if (!status) status = ar_plan_add_global(loader->plan, name, base, size);
     return status;
@@ -234,15 +60,15 @@ static ar_status_t load_global(loader_t *loader, json_t const *element, breach_t
 static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t *where) {
     char const *id;
     size_t id_length;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_string(element, "id", true, NULL, &id, &id_length, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_string(element, "id", true, NULL, &id, &id_length, where);
     if (status) return status;
     json_t const *planes = json_object_get(element, "planes");
     if (planes && json_is_null(planes)) planes = NULL;
     if (planes && !json_is_array(planes)) {
         snprintf(where->text, sizeof where->text, "expected an array, found %s",
-                 type_name(planes));
-        return breach(where, ".planes");
+                 arp_json_type_name(planes));
+        return arp_json_breach(where, ".planes");
     }
     if (!status) status = pooled(loader, id, id_length, &id);
     if (!status) status = ar_plan_add_phase(loader->plan, id);
@@ -253,23 +79,23 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         size_t name_length;
         uint64_t base, size;
         bool carried = false;
-        status = expect_object(plane, &inner);
-        if (!status) status = member_string(plane, "name", true, NULL, &name, &name_length, &inner);
-        if (!status) status = member_u64(plane, "base", &base, &inner);
-        if (!status) status = member_u64(plane, "size", &size, &inner);
+        status = arp_json_expect_object(plane, &inner);
+        if (!status) status = arp_json_member_string(plane, "name", true, NULL, &name, &name_length, &inner);
+        if (!status) status = arp_json_member_u64(plane, "base", &base, &inner);
+        if (!status) status = arp_json_member_u64(plane, "size", &size, &inner);
         if (!status) {
             json_t const *flag = json_object_get(plane, "carried");
             if (flag && !json_is_boolean(flag) && !json_is_null(flag)) {
                 snprintf(inner.text, sizeof inner.text,
                          "expected true or false (absent or null means fresh), found %s",
-                         type_name(flag));
-                status = breach(&inner, ".carried");
+                         arp_json_type_name(flag));
+                status = arp_json_breach(&inner, ".carried");
             }
             carried = flag && json_is_true(flag);
         }
         if (status == ar_status_invalid_argument_k) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);
-            return breach(where, ".planes[%zu]%s", j, inner.field);
+            return arp_json_breach(where, ".planes[%zu]%s", j, inner.field);
         }
         if (!status) status = pooled(loader, name, name_length, &name);
         if (!status) status = ar_plan_add_plane(loader->plan, name, base, size, carried);
@@ -278,40 +104,40 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
 }
 
 static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t *where) {
-    ar_status_t status = expect_object(element, where);
+    ar_status_t status = arp_json_expect_object(element, where);
     char const *kernel, *phase;
     size_t kernel_length, phase_length;
-    if (!status) status = member_string(element, "kernel", false, "", &kernel, &kernel_length, where);
-    if (!status) status = member_string(element, "phase", false, NULL, &phase, &phase_length, where);
+    if (!status) status = arp_json_member_string(element, "kernel", false, "", &kernel, &kernel_length, where);
+    if (!status) status = arp_json_member_string(element, "phase", false, NULL, &phase, &phase_length, where);
     if (status) return status;
     json_t const *words = json_object_get(element, "words");
     if (words && json_is_null(words)) words = NULL;
     if (words && !json_is_array(words)) {
         snprintf(where->text, sizeof where->text, "expected an array, found %s",
-                 type_name(words));
-        return breach(where, ".words");
+                 arp_json_type_name(words));
+        return arp_json_breach(where, ".words");
     }
     status = pooled(loader, kernel, kernel_length, &kernel);
     if (!status && phase) status = pooled(loader, phase, phase_length, &phase);
     size_t count = json_array_size(words);
     uint64_t *destination;
-    if (!status) status = ar_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
+    if (!status) status = arp_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
     for (size_t w = 0; w < count && !status; ++w)
-        if (to_u64(json_array_get(words, w), &destination[w], where))
-            return breach(where, ".words[%zu]", w);
+        if (arp_json_to_u64(json_array_get(words, w), &destination[w], where))
+            return arp_json_breach(where, ".words[%zu]", w);
     return status;
 }
 
 /* One entry {launch, word, delta|offset}. */
 static ar_status_t load_shift(json_t const *entry, char const *shift_key, ar_shift_t *out,
                               breach_t *where) {
-    ar_status_t status = expect_object(entry, where);
-    if (!status) status = member_index(entry, "launch", &out->launch, where);
-    if (!status) status = member_index(entry, "word", &out->word, where);
+    ar_status_t status = arp_json_expect_object(entry, where);
+    if (!status) status = arp_json_member_index(entry, "launch", &out->launch, where);
+    if (!status) status = arp_json_member_index(entry, "word", &out->word, where);
     if (status) return status;
     json_t const *shift = json_object_get(entry, shift_key);
-    if (!shift) return missing(where, shift_key, "a signed 64-bit shift");
-    if (to_i64(shift, &out->shift, where)) return breach(where, ".%s", shift_key);
+    if (!shift) return arp_json_missing(where, shift_key, "a signed 64-bit shift");
+    if (arp_json_to_i64(shift, &out->shift, where)) return arp_json_breach(where, ".%s", shift_key);
     return ar_status_success_k;
 }
 
@@ -320,8 +146,8 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
                                    char const *prefix, size_t *count, breach_t *where) {
     if (!json_is_array(list)) {
         snprintf(where->text, sizeof where->text, "expected an array of {launch, word, %s}, found %s",
-                 shift_key, type_name(list));
-        return breach(where, "%s", prefix);
+                 shift_key, arp_json_type_name(list));
+        return arp_json_breach(where, "%s", prefix);
     }
     size_t n = json_array_size(list);
     if (n > loader->scratch_capacity) {
@@ -335,7 +161,7 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
         ar_status_t status = load_shift(json_array_get(list, j), shift_key, &loader->scratch[j], &inner);
         if (status) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);
-            return breach(where, "%s[%zu]%s", prefix, j, inner.field);
+            return arp_json_breach(where, "%s[%zu]%s", prefix, j, inner.field);
         }
     }
     *count = n;
@@ -344,9 +170,9 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
 
 static ar_status_t load_reference(loader_t *loader, json_t const *element, breach_t *where) {
     size_t first, count;
-    ar_status_t status = expect_object(element, where);
-    if (!status) status = member_index(element, "first", &first, where);
-    if (!status) status = member_index(element, "count", &count, where);
+    ar_status_t status = arp_json_expect_object(element, where);
+    if (!status) status = arp_json_member_index(element, "first", &first, where);
+    if (!status) status = arp_json_member_index(element, "count", &count, where);
     if (!status) status = ar_plan_add_reference(loader->plan, first, count);
     return status;
 }
@@ -372,7 +198,7 @@ static void locate(loader_t const *loader, size_t offset, int *line, int *column
 static ar_status_t syntax_at(loader_t *loader, size_t offset, char const *path, char const *what) {
     int line, column;
     locate(loader, offset, &line, &column);
-    return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
+    return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
                         "syntax error: %s", what);
 }
 
@@ -416,7 +242,7 @@ static ar_status_t parse_value(loader_t *loader, json_t **value, char const *for
     int line = json_error.line > 0 ? line0 + json_error.line - 1 : line0;
     int column = json_error.line == 1 ? column0 + json_error.column - 1
                  : json_error.column > 0 ? json_error.column : column0;
-    return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
+    return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
                         "syntax error: %s", json_error.text);
 }
 
@@ -425,8 +251,8 @@ static ar_status_t wrong_type(loader_t *loader, char const *path, char const *ex
     json_t *value;
     ar_status_t status = parse_value(loader, &value, "%s", path);
     if (status) return status;
-    status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
-                          "expected %s, found %s", expected, type_name(value));
+    status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+                          "expected %s, found %s", expected, arp_json_type_name(value));
     json_decref(value);
     return status;
 }
@@ -540,7 +366,7 @@ static ar_status_t walk_element(loader_t *loader, size_t index, void *context) {
     if (status == ar_status_invalid_argument_k) {
         char path[256];
         snprintf(path, sizeof path, "%s[%zu]%s", array->path, index, where.field);
-        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+        return arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
     }
     return status;
 }
@@ -575,10 +401,10 @@ static ar_status_t walk_delta(loader_t *loader, size_t index, void *context) {
     if (status == ar_status_invalid_argument_k) {
         char path[256];
         snprintf(path, sizeof path, "%s.deltas[%zu]%s", walk->path, index, where.field);
-        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+        return arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
     }
     ar_plan_t *plan = loader->plan;
-    if (!status) status = ar_plan_reserve_shifts(plan, 1);
+    if (!status) status = arp_plan_reserve_shifts(plan, 1);
     if (status) return status;
     plan->shifts[plan->shifts_count++] = shift;
     ++plan->repeats[walk->repeat].shifts_count;
@@ -598,7 +424,7 @@ static ar_status_t walk_frame(loader_t *loader, size_t index, void *context) {
     if (status == ar_status_invalid_argument_k) {
         char path[256];
         snprintf(path, sizeof path, "%s.frames[%zu]%s", walk->path, index, where.field);
-        return ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+        return arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
     }
     if (!status) status = ar_plan_add_frame(loader->plan, loader->scratch, count);
     return status;
@@ -610,7 +436,7 @@ static ar_status_t walk_repeat_member(loader_t *loader, char const *key, char co
     bool deltas = strcmp(key, "deltas") == 0, frames = strcmp(key, "frames") == 0;
     if (deltas || frames) {
         if (walk->has_deltas || walk->has_frames)
-            return ar_plan_fail(loader->error, ar_status_invalid_argument_k, walk->path, 0, 0,
+            return arp_plan_fail(loader->error, ar_status_invalid_argument_k, walk->path, 0, 0,
                                 "a repeat has \"deltas\" or \"frames\", not both");
         /* Placeholders for first, count and iterations until the object closes. */
         ar_status_t status = deltas ? ar_plan_add_repeat_deltas(loader->plan, 0, 0, 0, NULL, 0)
@@ -643,17 +469,17 @@ static ar_status_t walk_repeat(loader_t *loader, size_t index, void *context) {
     size_t first = 0, count = 0;
     uint64_t iterations = 0;
     if (!status) {
-        status = member_index(walk.scalars, "first", &first, &where);
-        if (!status) status = member_index(walk.scalars, "count", &count, &where);
-        if (!status) status = member_u64(walk.scalars, "iterations", &iterations, &where);
+        status = arp_json_member_index(walk.scalars, "first", &first, &where);
+        if (!status) status = arp_json_member_index(walk.scalars, "count", &count, &where);
+        if (!status) status = arp_json_member_u64(walk.scalars, "iterations", &iterations, &where);
         if (status == ar_status_invalid_argument_k) {
             char path[256];
             snprintf(path, sizeof path, "%s%s", walk.path, where.field);
-            ar_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
+            arp_plan_fail(loader->error, status, path, 0, 0, "%s", where.text);
         }
     }
     if (!status && !walk.has_deltas && !walk.has_frames)
-        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, walk.path, 0, 0,
+        status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, walk.path, 0, 0,
                               "a repeat needs \"deltas\" or \"frames\" (an empty \"deltas\" "
                               "moves nothing)");
     if (!status) {
@@ -702,7 +528,7 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
         bool is_null = json_is_null(value);
         json_decref(value);
         if (is_null) return ar_status_success_k; /* null means omitted */
-        return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+        return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                             "expected an array");
     }
     if (field == field_repeats) return walk_array(loader, path, "an array", walk_repeat, NULL);
@@ -716,15 +542,15 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
         if (!json_is_string(value) || strcmp(json_string_value(value), "arena-plan/1") != 0) {
             char shown[64] = "";
             if (json_is_string(value))
-                quote_value(shown, sizeof shown, json_string_value(value), json_string_length(value));
-            status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+                arp_json_quote(shown, sizeof shown, json_string_value(value), json_string_length(value));
+            status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                                   "format must be \"arena-plan/1\", found %s",
-                                  json_is_string(value) ? shown : type_name(value));
+                                  json_is_string(value) ? shown : arp_json_type_name(value));
         }
     } else if (field == field_alignment) {
         uint64_t alignment;
-        if (to_u64(value, &alignment, &where))
-            status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0, "%s",
+        if (arp_json_to_u64(value, &alignment, &where))
+            status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0, "%s",
                                   where.text);
         else
             status = ar_plan_set_alignment(loader->plan, alignment);
@@ -744,8 +570,8 @@ static ar_status_t load_text(loader_t *loader) {
         json_t *value;
         ar_status_t status = parse_value(loader, &value, "$");
         if (status) return status;
-        status = ar_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
-                              "a plan is a JSON object, found %s", type_name(value));
+        status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
+                              "a plan is a JSON object, found %s", arp_json_type_name(value));
         json_decref(value);
         return status;
     }
@@ -758,7 +584,7 @@ static ar_status_t load_text(loader_t *loader) {
         if (!walk.seen[f] && f != field_windows && f != field_globals && f != field_repeats) {
             char path[32];
             snprintf(path, sizeof path, "$.%s", field_names[f]);
-            return ar_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
+            return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
                                 "missing required field \"%s\"", field_names[f]);
         }
     return ar_status_success_k;
@@ -766,21 +592,21 @@ static ar_status_t load_text(loader_t *loader) {
 
 ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **plan,
                                 ar_plan_error_t *error) {
-    ar_plan_error_clear(error);
-    if (!plan) return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan pointer");
+    arp_plan_error_clear(error);
+    if (!plan) return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan pointer");
     *plan = NULL;
     if (!text && length)
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no text");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no text");
     loader_t loader = {.text = text ? text : "", .length = length, .error = error};
     ar_status_t status = ar_plan_create(&loader.plan);
-    if (status) return ar_plan_fail(error, status, "", 0, 0, "out of memory");
+    if (status) return arp_plan_fail(error, status, "", 0, 0, "out of memory");
     /* Local error so that an out-of-memory inside a builder call still gets a message. */
     ar_plan_error_t local;
     if (!error) loader.error = &local;
-    ar_plan_error_clear(loader.error);
+    arp_plan_error_clear(loader.error);
     status = load_text(&loader);
     if (status && loader.error->status == ar_status_success_k)
-        ar_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
+        arp_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
     free(loader.scratch);
     if (!status) status = ar_plan_finish(loader.plan, loader.error);
     if (status) {
@@ -823,14 +649,14 @@ static ar_status_t read_all(FILE *file, char **text, size_t *length) {
 }
 
 ar_status_t ar_plan_load_file(char const *path, ar_plan_t **plan, ar_plan_error_t *error) {
-    ar_plan_error_clear(error);
+    arp_plan_error_clear(error);
     if (plan) *plan = NULL;
     if (!path || !plan)
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no path or plan pointer");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no path or plan pointer");
     bool standard_input = strcmp(path, "-") == 0;
     FILE *file = standard_input ? stdin : fopen(path, "rb");
     if (!file)
-        return ar_plan_fail(error, ar_status_io_k, "", 0, 0, "cannot open %s: %s", path,
+        return arp_plan_fail(error, ar_status_io_k, "", 0, 0, "cannot open %s: %s", path,
                             strerror(errno));
     char *text = NULL;
     size_t length = 0;
@@ -838,9 +664,9 @@ ar_status_t ar_plan_load_file(char const *path, ar_plan_t **plan, ar_plan_error_
     int saved = errno;
     if (!standard_input) fclose(file);
     if (status == ar_status_io_k)
-        return ar_plan_fail(error, status, "", 0, 0, "cannot read %s: %s",
+        return arp_plan_fail(error, status, "", 0, 0, "cannot read %s: %s",
                             standard_input ? "standard input" : path, strerror(saved));
-    if (status) return ar_plan_fail(error, status, "", 0, 0, "out of memory reading %s", path);
+    if (status) return arp_plan_fail(error, status, "", 0, 0, "out of memory reading %s", path);
     status = ar_plan_load_buffer(text, length, plan, error);
     free(text);
     return status;

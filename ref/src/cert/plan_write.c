@@ -250,9 +250,9 @@ static void write_plan(writer_t *writer, ar_plan_t const *plan) {
 }
 
 ar_status_t ar_plan_write_file(ar_plan_t const *plan, FILE *file, ar_plan_error_t *error) {
-    ar_plan_error_clear(error);
+    arp_plan_error_clear(error);
     if (!plan || !file)
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan or file");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan or file");
     writer_t writer = {.file = file};
     write_plan(&writer, plan);
     if (!writer.failed && writer.used &&
@@ -266,7 +266,7 @@ ar_status_t ar_plan_write_file(ar_plan_t const *plan, FILE *file, ar_plan_error_
         writer.status = ar_status_io_k;
     }
     if (writer.failed)
-        return ar_plan_fail(error, writer.status, "", 0, 0,
+        return arp_plan_fail(error, writer.status, "", 0, 0,
                             writer.status == ar_status_io_k ? "cannot write the plan"
                                                             : "out of memory writing the plan");
     return ar_status_success_k;
@@ -274,17 +274,17 @@ ar_status_t ar_plan_write_file(ar_plan_t const *plan, FILE *file, ar_plan_error_
 
 ar_status_t ar_plan_write_string(ar_plan_t const *plan, char **text, size_t *length,
                                  ar_plan_error_t *error) {
-    ar_plan_error_clear(error);
+    arp_plan_error_clear(error);
     if (text) *text = NULL;
     if (length) *length = 0;
     if (!plan || !text)
-        return ar_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan or text pointer");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan or text pointer");
     writer_t writer = {0};
     write_plan(&writer, plan);
     put(&writer, "", 1); /* the NUL */
     if (writer.failed) {
         free(writer.data);
-        return ar_plan_fail(error, writer.status, "", 0, 0, "out of memory writing the plan");
+        return arp_plan_fail(error, writer.status, "", 0, 0, "out of memory writing the plan");
     }
     *text = writer.data;
     if (length) *length = writer.used - 1;

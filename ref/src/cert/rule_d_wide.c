@@ -29,11 +29,8 @@ static unsigned bit_length(uint64_t x) {
 static ar_status_t executed_bits(ar_plan_t const *plan, unsigned long *bits) {
     size_t n = plan->launches_count, r = plan->repeats_count;
     unsigned long *u = malloc((n + 1) * sizeof *u);
-    size_t *order = malloc((r + 1) * sizeof *order);
-    if (!u || !order || ar_cert_sort_repeats(plan, order) != ar_status_success_k) {
-        free(u), free(order);
-        return ar_status_out_of_memory_k;
-    }
+    size_t const *order = plan->repeat_order;
+    if (!u) return ar_status_out_of_memory_k;
     for (size_t i = 0; i < n; ++i) u[i] = 1;
     for (size_t q = r; q-- > 0;) {
         ar_repeat_t const *rep = &plan->repeats[order[q]];
@@ -48,12 +45,12 @@ static ar_status_t executed_bits(ar_plan_t const *plan, unsigned long *bits) {
     for (size_t i = 0; i < n; ++i)
         if (u[i] > most) most = u[i];
     *bits = most + bit_length(n) + bit_length(plan->schedule_count);
-    free(u), free(order);
+    free(u);
     return ar_status_success_k;
 }
 
 static uint64_t mul_mod(uint64_t a, uint64_t b, uint64_t m) {
-    return (uint64_t)((ar_u128_t)a * b % m);
+    return (uint64_t)((arp_u128_t)a * b % m);
 }
 
 static uint64_t pow_mod(uint64_t a, uint64_t e, uint64_t m) {
@@ -87,16 +84,16 @@ static bool is_prime(uint64_t n) {
 
 /* x mod p, for p < 2^64. */
 static uint64_t wide_mod(wide_t const *x, uint64_t p) {
-    ar_u128_t rest = 0;
+    arp_u128_t rest = 0;
     for (size_t i = WIDE_LIMBS; i-- > 0;) rest = ((rest << 64) | x->limb[i]) % p;
     return (uint64_t)rest;
 }
 
 /* x += a * y (no overflow: values stay below 2^WIDE_BITS_MAX by the bound). */
 static void wide_add_mul(wide_t *x, wide_t const *y, uint64_t a) {
-    ar_u128_t carry = 0;
+    arp_u128_t carry = 0;
     for (size_t i = 0; i < WIDE_LIMBS; ++i) {
-        carry += (ar_u128_t)y->limb[i] * a + x->limb[i];
+        carry += (arp_u128_t)y->limb[i] * a + x->limb[i];
         x->limb[i] = (uint64_t)carry;
         carry >>= 64;
     }
@@ -108,9 +105,9 @@ static void wide_decimal(wide_t x, char *text, size_t size) {
     uint64_t const chunk = 10000000000000000000ull; /* 10^19 */
     for (;;) {
         bool zero = true;
-        ar_u128_t rest = 0;
+        arp_u128_t rest = 0;
         for (size_t i = WIDE_LIMBS; i-- > 0;) {
-            ar_u128_t cur = (rest << 64) | x.limb[i];
+            arp_u128_t cur = (rest << 64) | x.limb[i];
             x.limb[i] = (uint64_t)(cur / chunk);
             rest = cur % chunk;
             zero = zero && x.limb[i] == 0;
@@ -125,22 +122,21 @@ static void wide_decimal(wide_t x, char *text, size_t size) {
     if (size > 0) text[out] = '\0';
 }
 
-/* The quantities rebuilt: k, the clobbering instance, instances, executed launches. */
-enum { Q_K, Q_J, Q_INSTANCES, Q_EXECUTED, Q_COUNT };
+/* The quantities rebuilt: k, the clobbering instance, instances (executed launches are past
+ * 2^128 here: they saturated). */
+enum { Q_K, Q_J, Q_INSTANCES, Q_COUNT };
 
-static void residues(ar_rule_d_t const *r, ar_u128_t out[Q_COUNT]) {
-    out[Q_K] = r->instance, out[Q_J] = r->other_stamp;
-    out[Q_INSTANCES] = r->instances, out[Q_EXECUTED] = r->executed_launches;
+static void residues(arp_rule_d_t const *r, arp_u128_t out[Q_COUNT]) {
+    out[Q_K] = r->instance, out[Q_J] = r->other_stamp, out[Q_INSTANCES] = r->instances;
 }
 
-static ar_u128_t saturate(wide_t const *x) {
+static arp_u128_t saturate(wide_t const *x) {
     for (size_t i = 2; i < WIDE_LIMBS; ++i)
-        if (x->limb[i]) return AR_U128_MAX;
-    return (ar_u128_t)x->limb[1] << 64 | x->limb[0];
+        if (x->limb[i]) return ARP_U128_MAX;
+    return (arp_u128_t)x->limb[1] << 64 | x->limb[0];
 }
 
-ar_status_t ar_cert_rule_d_wide(ar_plan_t const *plan, size_t const *runs, size_t runs_count,
-                                ar_rule_d_t *result) {
+ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result) {
     unsigned long bits = 0;
     ar_status_t status = executed_bits(plan, &bits);
     if (status != ar_status_success_k) return status;
@@ -154,14 +150,14 @@ ar_status_t ar_cert_rule_d_wide(ar_plan_t const *plan, size_t const *runs, size_
     wide_t *value = calloc(Q_COUNT + 1, sizeof *value);
     if (!value) return ar_status_out_of_memory_k;
     wide_t *product = &value[Q_COUNT]; /* of the moduli so far */
-    status = ar_cert_rule_d_walk(plan, runs, runs_count, 0, true, result);
+    status = arp_rule_d_walk(plan, 0, true, result);
     if (status != ar_status_success_k) goto out;
-    ar_u128_t r[Q_COUNT];
+    arp_u128_t r[Q_COUNT];
     residues(result, r);
     for (int q = 0; q < Q_COUNT; ++q)
         value[q].limb[0] = (uint64_t)r[q], value[q].limb[1] = (uint64_t)(r[q] >> 64);
     product->limb[2] = 1; /* 2^128 */
-    ar_rule_d_t *scratch = malloc(sizeof *scratch);
+    arp_rule_d_t *scratch = malloc(sizeof *scratch);
     if (!scratch) {
         status = ar_status_out_of_memory_k;
         goto out;
@@ -169,7 +165,7 @@ ar_status_t ar_cert_rule_d_wide(ar_plan_t const *plan, size_t const *runs, size_
     unsigned long covered = 128;
     for (uint64_t p = UINT64_MAX; covered <= bits; p -= 2) {
         if (!is_prime(p)) continue;
-        status = ar_cert_rule_d_walk(plan, runs, runs_count, p, false, scratch);
+        status = arp_rule_d_walk(plan, p, false, scratch);
         if (status != ar_status_success_k) break;
         residues(scratch, r);
         /* Garner's step: value += product * ((r - value) / product mod p). */
@@ -189,12 +185,12 @@ ar_status_t ar_cert_rule_d_wide(ar_plan_t const *plan, size_t const *runs, size_
     result->instance = saturate(&value[Q_K]);
     result->other_stamp = saturate(&value[Q_J]);
     result->instances = saturate(&value[Q_INSTANCES]);
-    result->executed_launches = saturate(&value[Q_EXECUTED]);
+    result->executed_launches = ARP_U128_MAX;
     if (result->broken) {
         char j_text[AR_VERDICT_TEXT_SIZE];
         wide_decimal(value[Q_K], result->instance_text, sizeof result->instance_text);
         wide_decimal(value[Q_J], j_text, sizeof j_text);
-        ar_cert_rule_d_message(plan, result, result->instance_text, j_text);
+        arp_rule_d_message(plan, result, result->instance_text, j_text);
     }
 out:
     free(value);

@@ -13,6 +13,7 @@ char const *ar_status_name(ar_status_t status) {
     case ar_status_unsupported_k: return "unsupported";
     case ar_status_io_k: return "io";
     case ar_status_cancelled_k: return "cancelled";
+    case ar_status_stale_k: return "stale";
     }
     return "unknown";
 }

@@ -182,3 +182,34 @@ ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, ar_place_stra
     free(held), free(order), free(keys);
     return status;
 }
+
+/* Lowest-gap placement in a perturbed order: by size scaled by a random factor in [1/2, 3/2)
+ * (seeded), or by a random priority mixed with the lifetime. The least height over all orders
+ * is the optimum (gravity), so many perturbed orders improve the search's incumbent. */
+ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, uint64_t alignment,
+                                uint64_t seed, uint64_t *offsets) {
+    size_t n = problem->count, count = 0;
+    size_t *order = malloc((n + 1) * sizeof *order);
+    order_key_t *keys = malloc((n + 1) * sizeof *keys);
+    if (!order || !keys) {
+        free(order), free(keys);
+        return ar_status_out_of_memory_k;
+    }
+    uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < n; ++i) {
+        offsets[i] = 0;
+        ar_place_buffer_t const *b = &problem->buffers[i];
+        if (!arp_place_holds(b)) continue;
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        uint64_t factor = 512 + (state >> 54); /* [512, 1536) / 1024 */
+        double weight = (double)b->size * (double)factor;
+        if (seed & 1) weight *= (double)(b->upper - b->lower);
+        keys[count] = (order_key_t){~(uint64_t)(weight / 1024.0), 0, 0, i};
+        order[count++] = i;
+    }
+    qsort(keys, count, sizeof *keys, by_key);
+    for (size_t k = 0; k < count; ++k) order[k] = keys[k].index;
+    ar_status_t status = place_in_order(problem, order, count, (seed & 2) != 0, alignment, offsets);
+    free(order), free(keys);
+    return status;
+}

@@ -26,6 +26,10 @@ static inline uint64_t arp_place_align_up(uint64_t value, uint64_t alignment) {
 ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, ar_place_strategy_t strategy,
                                 uint64_t alignment, uint64_t *offsets);
 
+/* One perturbed greedy order (seeded), lowest or tightest gaps: the search's incumbent. */
+ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, uint64_t alignment,
+                                uint64_t seed, uint64_t *offsets);
+
 /* The exact search: offsets[] holds an incumbent (valid) on entry and the best on return. */
 ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options_t const *options,
                              uint64_t *offsets, ar_place_result_t *result);

@@ -38,6 +38,7 @@ typedef struct search_t {
     uint32_t *candidates;
     size_t candidates_count, candidates_capacity;
     bool oom;
+    uint64_t node_limit;   /* nodes to explore at most (tests may cut a run short) */
 } search_t;
 
 static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
@@ -89,6 +90,10 @@ static void node(search_t *s) {
         s->stop = s->timed_out = true;
         return;
     }
+    if (s->nodes > s->node_limit) {
+        s->stop = s->timed_out = true;
+        return;
+    }
     if (s->placed_count == s->m) {
         record(s);
         return;
@@ -97,10 +102,15 @@ static void node(search_t *s) {
     uint64_t lowest = UINT64_MAX;
     for (size_t b = 0; b < s->m; ++b) {
         if (s->placed[b]) continue;
-        uint64_t floor = s->base;
+        uint64_t floor = 0;
         for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
             if (s->raw[k] > floor) floor = s->raw[k];
         floor = arp_place_align_up(floor, s->align[b]);
+        /* Dominance: b fits whole below the base on its own sections' floors; every later
+         * placement is at or above the base, so b could drop there in any completion: a
+         * solution with a smaller sum of offsets, and no higher, is explored elsewhere. */
+        if (floor + s->size[b] <= s->base) return;
+        if (floor < s->base) floor = arp_place_align_up(s->base, s->align[b]);
         if (floor + s->size[b] > s->limit) return;
         s->off[b] = floor;
         if (floor < lowest) lowest = floor;
@@ -174,7 +184,8 @@ static uint32_t section_of(uint64_t const *times, size_t count, uint64_t t) {
 
 /* Run the search from the incumbent in offsets[]. */
 static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t const *options,
-                       uint64_t *offsets, ar_place_result_t *result, uint64_t incumbent) {
+                       uint64_t *offsets, ar_place_result_t *result, uint64_t incumbent,
+                       double deadline) {
     search_t s = {0};
     size_t n = problem->count, m = 0;
     for (size_t i = 0; i < n; ++i) m += arp_place_holds(&problem->buffers[i]);
@@ -188,8 +199,7 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
     s.limit = !s.minimize                        ? options->capacity
               : options->capacity && incumbent > options->capacity ? options->capacity
                                                                    : incumbent - 1;
-    double limit_s = options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
-    s.deadline = arp_place_now() + limit_s;
+    s.deadline = deadline;
     rank_t *ranks = malloc((m + 1) * sizeof *ranks);
     uint64_t *times = malloc((2 * m + 1) * sizeof *times);
     s.orig = malloc((m + 1) * sizeof *s.orig);
@@ -237,6 +247,7 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
         goto done;
     for (size_t b = 0; b < m; ++b)
         for (uint32_t k = s.sl[b]; k < s.su[b]; ++k) s.rem[k] += s.size[b];
+    s.node_limit = UINT64_MAX;
     node(&s);
     status = s.oom ? ar_status_out_of_memory_k : ar_status_success_k;
     result->nodes = s.nodes;
@@ -271,6 +282,23 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
             memcpy(offsets, trial, n * sizeof *offsets);
         }
     }
+    /* Then up to 4096 perturbed orders, within a fifth of the time limit, until one fits. */
+    double limit_s = options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
+    double start = arp_place_now(), until = start + limit_s / 5;
+    uint64_t goal = options->capacity && !options->minimize ? options->capacity
+                                                            : ar_place_lower_bound(problem);
+    for (uint64_t seed = 1; best > goal && seed <= 4096 && arp_place_now() < until; ++seed) {
+        ar_status_t status = arp_place_perturbed(problem, options->alignment, seed, trial);
+        if (status != ar_status_success_k) {
+            free(trial);
+            return status;
+        }
+        uint64_t height = ar_place_height(problem, trial);
+        if (height < best) {
+            best = height;
+            memcpy(offsets, trial, n * sizeof *offsets);
+        }
+    }
     free(trial);
     result->height = best;
     bool fits = !options->capacity || best <= options->capacity;
@@ -279,5 +307,5 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
         result->optimal = best <= ar_place_lower_bound(problem);
         return ar_status_success_k;
     }
-    return run(problem, options, offsets, result, best);
+    return run(problem, options, offsets, result, best, start + limit_s);
 }

@@ -33,6 +33,10 @@ typedef struct ar_workload_options_t {
      * the pipeline's micro-batches; 0 keeps the preset's. `decode` is the loop's references:
      * generated tokens (decoder, moe), steps (training, pipeline), batches (encoder). */
     uint64_t epochs, micro;
+    /* The placement strategy of the phase planes (ar_place_strategy_name, arenaref/place.h);
+     * NULL or "": greedy-by-size, whose plans are the same bytes as before strategies existed.
+     * Another strategy adds "strategy" to the plan's meta. */
+    char const *strategy;
 } ar_workload_options_t;
 
 typedef struct ar_workload_info_t {

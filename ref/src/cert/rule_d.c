@@ -1,51 +1,13 @@
-/* Rule D (CERTIFICATE.md §3): carried planes still hold their value when a phase starts.
- *
- * The state is a "last declared key" per byte: declaring a plane paints its bytes with its key
- * (a key is a distinct (name, base, size), interned to an integer). Carried plane c of phase P
- * passes when an instance of P starts iff every byte of c shows key(c): that is, c was declared
- * by an earlier instance and no other plane (another name, or the same name at another base or
- * size) was declared over any of its bytes since c's last declaration. The bytes are compressed
- * to the elementary intervals between plane endpoints, held in a segment tree with lazy range
- * assignment and an O(log) "is [l, r) uniformly key k" query.
- *
- * The fixed point. Painting is idempotent and last-writer-wins: applying one pass's paints twice
- * gives the state of applying them once. Within a repeat body every pass from the second on
- * sees the same phase transitions (the body's first launch follows its last), so every pass
- * from the third on starts in the state the second pass left and behaves like the third. And
- * the third behaves like the second as far as checks go: the two differ only in the first
- * instance's own paint (when pass 1 merged into the phase before the repeat), which paints the
- * carried planes being checked with their own keys, so a check that passes in pass 2 passes in
- * pass 3 (this needs rule B: a phase's planes are disjoint, so its own paint of c shows key(c);
- * the certificate reaches D only when B holds). So: run pass 1 and pass 2; if neither breaks D,
- * passes 3..N break nothing, add (N-2) x (pass 2's instances and launches) to the counts, and
- * keep the state after pass 2. Nested repeats recurse (two passes per level). A run of
- * identical consecutive schedule references, or of a repeated block of up to 8 references, is
- * the same: two passes, the rest counted. Within a range, runs of same-phase launches are
- * walked whole: the walker goes from event to event (a sorted list of the launches where a
- * phase run or a repeat starts; nothing is kept per launch). A schedule reference that comes
- * again, not next to its last use, is replayed from a summary of its first walk (see
- * summary_t), and so is a repeat's whole run (all its iterations) when it comes again, as an
- * inner repeat does in every pass of the repeat around it (recording costs, so a repeat is
- * recorded only where it can come again, see walk_repeat): recordings nest, so each repeat is
- * walked (two passes) once per way of entering it (merging into the instance before it, or
- * not) and replayed after, and a plan nested d deep costs about d summaries, not 2^d walks of
- * its innermost body. Few elementary intervals (the usual case) are a flat array rather than the
- * segment tree. So cost follows the plan as written: a decode loop of 10^6 token
- * references over a 96-layer repeat takes two passes of one layer. k is counted in 128 bits, so
- * it stays exact a billion instances in. Worst case: summaries are kept only up to
- * SUMMARY_CELLS_MAX elementary intervals and (about) SUMMARY_ENTRIES_MAX entries in all; past
- * either, repeats are walked two passes per nesting level, so a plan nested d deep costs up to
- * 2^d times its body.
- *
- * The diagnostic names the instance, its phase, the carried plane, and either "never declared"
- * or the plane whose declaration clobbered it and the instance that last declared that plane
- * (stamps of keys declared in a counted-not-replayed pass are moved on by the skipped
- * instances, so they stay exact).
- *
- * The naive walker at the end unrolls every executed launch with a plain array per elementary
- * interval; it is the exact oracle's rule D for small plans, and the tests' reference.
+/* Rule D (CERTIFICATE.md §3), the fixed-point walker: a "last declared key" per elementary
+ * interval, a flat array or a segment tree. Painting is idempotent and last-writer-wins, so
+ * from its third pass on a repeat body behaves like its second (with rule B holding): two
+ * passes are walked and the rest counted, and so are runs of identical schedule references. A
+ * unit met again (a reference, or a repeat's whole run) replays a summary of its first walk,
+ * so cost follows the plan as written, not its iterations or nesting depth (up to
+ * SUMMARY_CELLS_MAX cells). Counts: see walker_t. One entry point, arp_rule_d.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,149 +30,6 @@
 /* When a repeat is recorded (see walk_repeat). */
 enum { MEMO_NEVER, MEMO_FIRST, MEMO_SECOND };
 
-/* ---- Shared helpers ------------------------------------------------------------------------- */
-
-/* Sorting keys carry what they compare, so the comparators need no context (qsort has none). */
-typedef struct repeat_key_t {
-    size_t first, count, index;
-} repeat_key_t;
-
-static int compare_repeat_keys(void const *a, void const *b) {
-    repeat_key_t const *x = a, *y = b;
-    if (x->first != y->first) return x->first < y->first ? -1 : 1;
-    if (x->count != y->count) return x->count > y->count ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-typedef struct plane_key_t {
-    char const *name;
-    uint64_t base, size;
-    size_t index;
-} plane_key_t;
-
-static int compare_plane_keys(void const *a, void const *b) {
-    plane_key_t const *x = a, *y = b;
-    int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
-    if (c) return c;
-    if (x->base != y->base) return x->base < y->base ? -1 : 1;
-    if (x->size != y->size) return x->size < y->size ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int compare_u128(void const *a, void const *b) {
-    ar_u128_t x = *(ar_u128_t const *)a, y = *(ar_u128_t const *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Repeat indices sorted by (first ascending, count descending): outer before inner. */
-ar_status_t ar_cert_sort_repeats(ar_plan_t const *plan, size_t *order) {
-    size_t r = plan->repeats_count;
-    repeat_key_t *keys = malloc((r + 1) * sizeof *keys);
-    if (!keys) return ar_status_out_of_memory_k;
-    for (size_t i = 0; i < r; ++i)
-        keys[i] = (repeat_key_t){plan->repeats[i].first, plan->repeats[i].count, i};
-    qsort(keys, r, sizeof *keys, compare_repeat_keys);
-    for (size_t i = 0; i < r; ++i) order[i] = keys[i].index;
-    free(keys);
-    return ar_status_success_k;
-}
-
-static void describe_plane(ar_plane_t const *plane, char *text, size_t size) {
-    char end[40];
-    ar_u128_hex((ar_u128_t)plane->base + plane->size, end, sizeof end);
-    snprintf(text, size, "\"%s\" [0x%" PRIx64 ", %s)", plane->name ? plane->name : "", plane->base,
-             end);
-}
-
-static bool same_plane(ar_plane_t const *a, ar_plane_t const *b) {
-    return a->base == b->base && a->size == b->size &&
-           strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0;
-}
-
-/* Sorted unique endpoints of every plane, and each plane's elementary index range. */
-static ar_status_t compress(ar_plan_t const *plan, ar_u128_t **coords_out, size_t *count_out,
-                            uint32_t **lo_out, uint32_t **hi_out) {
-    size_t p = plan->planes_count;
-    ar_u128_t *coords = malloc((2 * p + 1) * sizeof *coords);
-    uint32_t *lo = malloc((p + 1) * sizeof *lo), *hi = malloc((p + 1) * sizeof *hi);
-    if (!coords || !lo || !hi) {
-        free(coords), free(lo), free(hi);
-        return ar_status_out_of_memory_k;
-    }
-    for (size_t i = 0; i < p; ++i) {
-        coords[2 * i] = plan->planes[i].base;
-        coords[2 * i + 1] = (ar_u128_t)plan->planes[i].base + plan->planes[i].size;
-    }
-    qsort(coords, 2 * p, sizeof *coords, compare_u128);
-    size_t unique = 0;
-    for (size_t i = 0; i < 2 * p; ++i)
-        if (!unique || coords[unique - 1] != coords[i]) coords[unique++] = coords[i];
-    for (size_t i = 0; i < p; ++i) {
-        ar_u128_t targets[2] = {plan->planes[i].base,
-                                (ar_u128_t)plan->planes[i].base + plan->planes[i].size};
-        uint32_t found[2];
-        for (int t = 0; t < 2; ++t) {
-            size_t left = 0, right = unique;
-            while (left < right) {
-                size_t middle = left + (right - left) / 2;
-                if (coords[middle] < targets[t]) left = middle + 1;
-                else right = middle;
-            }
-            found[t] = (uint32_t)left;
-        }
-        lo[i] = found[0], hi[i] = found[1];
-    }
-    *coords_out = coords, *count_out = unique, *lo_out = lo, *hi_out = hi;
-    return ar_status_success_k;
-}
-
-ar_status_t ar_cert_executed_launches(ar_plan_t const *plan, ar_u128_t *count) {
-    size_t n = plan->launches_count;
-    ar_u128_t *weight = malloc((n + 1) * sizeof *weight);
-    size_t *order = malloc((plan->repeats_count + 1) * sizeof *order);
-    if (!weight || !order) {
-        free(weight), free(order);
-        return ar_status_out_of_memory_k;
-    }
-    for (size_t i = 0; i < n; ++i) weight[i] = 1;
-    if (ar_cert_sort_repeats(plan, order) != ar_status_success_k) {
-        free(weight), free(order);
-        return ar_status_out_of_memory_k;
-    }
-    /* Innermost first: fold each body into the weight of its first launch. */
-    for (size_t q = plan->repeats_count; q-- > 0;) {
-        ar_repeat_t const *rep = &plan->repeats[order[q]];
-        if (rep->first >= n || rep->count > n - rep->first) continue; /* finish rejects it */
-        ar_u128_t body = 0;
-        for (size_t i = rep->first; i < rep->first + rep->count; ++i) {
-            body = ar_u128_add_sat(body, weight[i]);
-            weight[i] = 0;
-        }
-        weight[rep->first] = ar_u128_mul_sat(body, rep->iterations);
-    }
-    /* Prefix sums; a reference executes prefix[end] - prefix[first]. */
-    ar_u128_t running = 0;
-    bool saturated = false;
-    for (size_t i = 0; i < n; ++i) {
-        ar_u128_t w = weight[i];
-        if (w == AR_U128_MAX) saturated = true;
-        weight[i] = running;
-        ar_u128_t next = running + w;
-        if (next < running) saturated = true;
-        running = next;
-    }
-    weight[n] = running;
-    ar_u128_t total = 0;
-    for (size_t s = 0; s < plan->schedule_count && !saturated; ++s) {
-        ar_reference_t const *ref = &plan->schedule[s];
-        if (ref->first > n || ref->count > n - ref->first) continue;
-        total = ar_u128_add_sat(total, weight[ref->first + ref->count] - weight[ref->first]);
-    }
-    *count = saturated ? AR_U128_MAX : total;
-    free(weight), free(order);
-    return ar_status_success_k;
-}
-
 /* ---- The fixed-point walker ----------------------------------------------------------------- */
 
 /* A schedule reference's effect (or a repeat's, all its iterations: a "unit"), recorded the
@@ -232,13 +51,13 @@ typedef struct cell_key_t {
 typedef struct declared_key_t {
     int32_t key;
     int64_t phase;
-    ar_u128_t stamp; /* relative to the reference's first instance */
+    arp_u128_t stamp; /* relative to the reference's first instance */
 } declared_key_t;
 
 typedef struct summary_t {
     bool recorded;
     size_t needs_first, needs_count, keys_first, keys_count;
-    ar_u128_t instances, executed;
+    arp_u128_t instances, executed;
     int64_t end_phase;
 } summary_t;
 
@@ -287,7 +106,7 @@ typedef struct summaries_t {
 
 typedef struct walker_t {
     ar_plan_t const *plan;
-    size_t *order;      /* repeats, outer before inner */
+    size_t const *order; /* repeats, outer before inner (from finish) */
     /* Events: the launches where a run of one phase starts or a repeat starts, sorted, with
      * (chain) the position in order of the largest repeat starting there (SIZE_MAX: none).
      * Walking goes event to event, so nothing is kept per launch. after_end[q]: the first
@@ -303,37 +122,38 @@ typedef struct walker_t {
     size_t *key_plane; /* a plane with that key */
     size_t keys_count;
     bool *declared;
-    ar_u128_t *stamp; /* the instance that last declared the key */
+    arp_u128_t *stamp; /* the instance that last declared the key */
     int64_t *stamp_phase;
     uint32_t *plane_lo, *plane_hi;
     size_t cells;
     int32_t *tree;
     bool flat; /* few cells: tree[c] is cell c's key, painted and read directly */
     int64_t current;
-    ar_u128_t instances, executed;
+    arp_u128_t instances, executed;
     int32_t *log;
     size_t log_count, log_capacity;
     unsigned depth;
     summaries_t sums;
-    /* Counting: saturating at 2^128 (modulus 0, !wrap), modulo 2^128 (wrap), or modulo a prime
-     * below 2^64; rule_d_wide.c rebuilds counts past 2^128 from such residues. */
+    /* Instances and stamps count modulo 2^128 (modulus 0) or modulo a prime below 2^64, and
+     * executed launches saturate: the result is exact unless they saturated, and then
+     * rule_d_wide.c rebuilds k from residues. */
     uint64_t modulus;
-    bool wrap;
-    uint32_t *pass_mark, pass_epoch; /* per key: deduplicates a pass's keys when not saturating */
+    uint32_t *pass_mark, pass_epoch; /* per key: deduplicates a pass's keys (wide walks) */
     ar_status_t status;
-    ar_rule_d_t *result;
+    arp_rule_d_t *result;
 } walker_t;
 
-static inline ar_u128_t count_add(walker_t const *w, ar_u128_t a, ar_u128_t b) {
-    if (w->modulus) return (a + b % w->modulus) % w->modulus;
-    return w->wrap ? a + b : ar_u128_add_sat(a, b);
+static inline arp_u128_t count_add(walker_t const *w, arp_u128_t a, arp_u128_t b) {
+    if (__builtin_expect(w->modulus != 0, 0)) return (a + b % w->modulus) % w->modulus;
+    return a + b;
 }
-static inline ar_u128_t count_mul(walker_t const *w, ar_u128_t a, ar_u128_t b) {
-    if (w->modulus) return (a % w->modulus) * (b % w->modulus) % w->modulus;
-    return w->wrap ? a * b : ar_u128_mul_sat(a, b);
+static inline arp_u128_t count_mul(walker_t const *w, arp_u128_t a, arp_u128_t b) {
+    if (__builtin_expect(w->modulus != 0, 0))
+        return (a % w->modulus) * (b % w->modulus) % w->modulus;
+    return a * b;
 }
-static inline ar_u128_t count_sub(walker_t const *w, ar_u128_t a, ar_u128_t b) {
-    if (w->modulus) return (a + w->modulus - b % w->modulus) % w->modulus;
+static inline arp_u128_t count_sub(walker_t const *w, arp_u128_t a, arp_u128_t b) {
+    if (__builtin_expect(w->modulus != 0, 0)) return (a + w->modulus - b % w->modulus) % w->modulus;
     return a - b;
 }
 
@@ -404,7 +224,7 @@ static int32_t state_other(walker_t const *w, size_t l, size_t r, int32_t value)
 }
 
 static void report_break(walker_t *w, int64_t phase, size_t plane) {
-    ar_rule_d_t *result = w->result;
+    arp_rule_d_t *result = w->result;
     int32_t key = w->plane_key[plane];
     result->broken = true;
     result->instance = w->instances;
@@ -415,35 +235,6 @@ static void report_break(walker_t *w, int64_t phase, size_t plane) {
     result->other_plane = other >= 0 ? w->key_plane[other] : SIZE_MAX;
     result->other_phase = other >= 0 ? w->stamp_phase[other] : -1;
     result->other_stamp = other >= 0 ? w->stamp[other] : 0;
-}
-
-void ar_cert_rule_d_message(ar_plan_t const *plan, ar_rule_d_t *result, char const *k_text,
-                            char const *j_text) {
-    char c_text[200], other_text[200] = "", when[96 + AR_VERDICT_TEXT_SIZE] = "";
-    describe_plane(&plan->planes[result->plane], c_text, sizeof c_text);
-    if (result->other_plane != SIZE_MAX) {
-        describe_plane(&plan->planes[result->other_plane], other_text, sizeof other_text);
-        int64_t op = result->other_phase;
-        snprintf(when, sizeof when, " by instance %s (phase \"%s\")", j_text,
-                 op >= 0 ? plan->phases[op].id : "");
-    }
-    char const *pid = plan->phases[result->phase].id ? plan->phases[result->phase].id : "";
-    if (!result->plane_declared && result->other_plane == SIZE_MAX)
-        snprintf(result->message, sizeof result->message,
-                 "rule D: instance %s (phase \"%s\") starts with carried plane %s, which no "
-                 "earlier instance declared",
-                 k_text, pid, c_text);
-    else if (!result->plane_declared)
-        snprintf(result->message, sizeof result->message,
-                 "rule D: instance %s (phase \"%s\") starts with carried plane %s, which no "
-                 "earlier instance declared with that name, base and size (its bytes were last "
-                 "declared as plane %s%s)",
-                 k_text, pid, c_text, other_text, when);
-    else
-        snprintf(result->message, sizeof result->message,
-                 "rule D: instance %s (phase \"%s\") starts with carried plane %s, but plane %s "
-                 "was declared over its bytes since, last%s",
-                 k_text, pid, c_text, other_text, when);
 }
 
 static bool log_key(walker_t *w, int32_t key) {
@@ -497,7 +288,7 @@ static void record_paint(walker_t *w, size_t i) {
 
 /* A run of `length` launches of `phase`. Returns false when D breaks or on error. */
 static bool walk_run(walker_t *w, int64_t phase, size_t length) {
-    w->executed = count_add(w, w->executed, length);
+    w->executed = arp_u128_add_sat(w->executed, length);
     if (phase == w->current) return true;
     w->current = phase;
     if (phase >= 0 && (size_t)phase < w->plan->phases_count) {
@@ -540,6 +331,14 @@ static size_t summary_slot(summaries_t const *m, size_t first, size_t count, boo
     return slot;
 }
 
+/* An empty table of `capacity` slots: a slot is free while its count is 0 (an entry is written
+ * whole when taken), so only the counts are cleared. */
+static summary_entry_t *summary_table(size_t capacity) {
+    summary_entry_t *table = malloc(capacity * sizeof *table);
+    for (size_t k = 0; table && k < capacity; ++k) table[k].count = 0;
+    return table;
+}
+
 /* Replays summary `s` when its needs hold; false when they do not (nothing changed then). Its
  * paints are its keys' planes, assigned in the order of their last declaration (last writer
  * wins, so that leaves every cell as the walk left it). While a recording is in progress, the
@@ -551,18 +350,20 @@ static bool replay(walker_t *w, summary_t const *s) {
     if (m->top)
         for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
             if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key)) return true; /* no memory */
+    arp_u128_t const start = w->instances;
+    uint64_t const modulus = w->modulus;
     for (size_t k = s->keys_first; k < s->keys_first + s->keys_count; ++k) {
         declared_key_t const *d = &m->keys[k];
         size_t plane = w->key_plane[d->key];
         if (m->top) record_paint(w, plane);
         state_assign(w, w->plane_lo[plane], w->plane_hi[plane], d->key);
         w->declared[d->key] = true;
-        w->stamp[d->key] = count_add(w, w->instances, d->stamp);
+        w->stamp[d->key] = modulus ? (start + d->stamp) % modulus : start + d->stamp;
         w->stamp_phase[d->key] = d->phase;
         if (!log_key(w, d->key)) return true; /* status says out of memory */
     }
     w->instances = count_add(w, w->instances, s->instances);
-    w->executed = count_add(w, w->executed, s->executed);
+    w->executed = arp_u128_add_sat(w->executed, s->executed);
     w->current = s->end_phase;
     return true;
 }
@@ -597,12 +398,12 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     uint32_t parent = m->top, epoch = ++m->last_epoch;
     m->top = epoch;
     size_t pending_mark = m->pending_count, log_mark = w->log_count;
-    ar_u128_t instances = w->instances, executed = w->executed;
+    arp_u128_t instances = w->instances, executed = w->executed;
     bool ok = walk_unit(w, repeat, first, count);
     m->top = parent;
     if (!ok) return false;
     summary_t s = {true, m->needs_count, 0, m->keys_count, 0,
-                   count_sub(w, w->instances, instances), count_sub(w, w->executed, executed),
+                   count_sub(w, w->instances, instances), w->executed - executed,
                    w->current};
     /* Needs: each cell once; those the recording around had not painted are its needs too. */
     uint32_t seen = ++m->scratch;
@@ -642,7 +443,7 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
         if (2 * (m->used + 1) > m->capacity) { /* grow the table */
             summary_entry_t *old = m->table;
             size_t old_capacity = m->capacity;
-            summary_entry_t *table = calloc(2 * old_capacity, sizeof *table);
+            summary_entry_t *table = summary_table(2 * old_capacity);
             if (!table) goto oom;
             m->table = table, m->capacity = 2 * old_capacity;
             for (size_t k = 0; k < old_capacity; ++k)
@@ -710,15 +511,15 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
     if (!walk_body(w, kind, a, b)) return false;
     if (passes == 1) return true;
     size_t log_mark = w->log_count;
-    ar_u128_t start_instances = w->instances, start_executed = w->executed;
+    arp_u128_t start_instances = w->instances, start_executed = w->executed;
     if (!walk_body(w, kind, a, b)) return false;
     if (passes == 2) return true;
-    ar_u128_t c2 = count_sub(w, w->instances, start_instances);
-    ar_u128_t e2 = count_sub(w, w->executed, start_executed);
-    ar_u128_t skipped_instances = count_mul(w, c2, passes - 2);
+    arp_u128_t c2 = count_sub(w, w->instances, start_instances);
+    arp_u128_t e2 = w->executed - start_executed;
+    arp_u128_t skipped_instances = count_mul(w, c2, passes - 2);
     /* Keys last declared in pass 2 are, after pass N, last declared (N-2) x c2 instances on.
-     * A key logged twice moves once: saturating, its stamp has left pass 2's range; otherwise
-     * (residues have no order) a mark says so. */
+     * A key logged twice moves once: its stamp has left pass 2's range, or (in a wide walk,
+     * where residues have no order) a mark says so. */
     uint32_t mark = w->pass_mark ? ++w->pass_epoch : 0;
     for (size_t i = log_mark; i < w->log_count; ++i) {
         int32_t key = w->log[i];
@@ -727,11 +528,11 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
             w->pass_mark[key] = mark;
             w->stamp[key] = count_add(w, w->stamp[key], skipped_instances);
         } else if (w->stamp[key] >= start_instances && w->stamp[key] < start_instances + c2) {
-            w->stamp[key] = ar_u128_add_sat(w->stamp[key], skipped_instances);
+            w->stamp[key] += skipped_instances;
         }
     }
     w->instances = count_add(w, w->instances, skipped_instances);
-    w->executed = count_add(w, w->executed, count_mul(w, e2, passes - 2));
+    w->executed = arp_u128_add_sat(w->executed, arp_u128_mul_sat(e2, passes - 2));
     return true;
 }
 
@@ -778,11 +579,11 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
                          "rule D: repeat %zu is cut by its container", w->order[q]);
                 return false;
             }
-            if (++w->depth > AR_MAX_REPEAT_DEPTH) {
+            if (++w->depth > ARP_MAX_REPEAT_DEPTH) {
                 w->status = ar_status_unsupported_k;
                 snprintf(w->result->message, sizeof w->result->message,
                          "rule D: repeats nest deeper than the supported %u levels",
-                         AR_MAX_REPEAT_DEPTH);
+                         ARP_MAX_REPEAT_DEPTH);
                 return false;
             }
             bool ok = walk_repeat(w, q);
@@ -866,80 +667,58 @@ static bool choose_memo_rules(walker_t *w) {
     return true;
 }
 
-ar_status_t ar_cert_rule_d_fast(ar_plan_t const *plan, ar_rule_d_t *result) {
-    return ar_cert_rule_d_fast_runs(plan, NULL, 0, result);
-}
-
-ar_status_t ar_cert_rule_d_fast_runs(ar_plan_t const *plan, size_t const *runs, size_t runs_count,
-                                     ar_rule_d_t *result) {
-    ar_status_t status = ar_cert_rule_d_walk(plan, runs, runs_count, 0, false, result);
+ar_status_t arp_rule_d(ar_plan_t const *plan, arp_rule_d_t *result) {
+    ar_status_t status = arp_rule_d_walk(plan, 0, false, result);
     if (status != ar_status_success_k) return status;
-    if (result->executed_launches == AR_U128_MAX) /* saturated: count past 2^128 */
-        return ar_cert_rule_d_wide(plan, runs, runs_count, result);
+    if (result->executed_launches == ARP_U128_MAX) /* saturated: count past 2^128 */
+        return arp_rule_d_wide(plan, result);
     if (result->broken) {
         char j_text[48];
-        ar_u128_decimal(result->instance, result->instance_text, sizeof result->instance_text);
-        ar_u128_decimal(result->other_stamp, j_text, sizeof j_text);
-        ar_cert_rule_d_message(plan, result, result->instance_text, j_text);
+        arp_u128_decimal(result->instance, result->instance_text, sizeof result->instance_text);
+        arp_u128_decimal(result->other_stamp, j_text, sizeof j_text);
+        arp_rule_d_message(plan, result, result->instance_text, j_text);
     }
     return ar_status_success_k;
 }
 
-ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
-                                size_t runs_given_count, uint64_t modulus, bool wrap,
-                                ar_rule_d_t *result) {
-    memset(result, 0, sizeof *result);
+ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
+                                arp_rule_d_t *result) {
+    memset(result, 0, offsetof(arp_rule_d_t, instance_text));
+    result->instance_text[0] = result->message[0] = '\0';
     walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k,
-                  .modulus = modulus, .wrap = wrap};
+                  .modulus = modulus};
     size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
-    ar_u128_t *coords = NULL;
+    arp_u128_t *coords = NULL;
     size_t coords_count = 0;
-    plane_key_t *by_identity = NULL;
     ar_status_t status = ar_status_out_of_memory_k;
     if (p >= (size_t)INT32_MAX) {
         status = ar_status_unsupported_k;
         snprintf(result->message, sizeof result->message, "rule D: %zu planes is too many", p);
         goto out;
     }
-    w.order = malloc((r + 1) * sizeof *w.order);
+    w.order = plan->repeat_order;
     w.after_end = malloc((r + 1) * sizeof *w.after_end);
     w.plane_key = malloc((p + 1) * sizeof *w.plane_key);
     w.key_plane = malloc((p + 1) * sizeof *w.key_plane);
     w.declared = calloc(p + 1, sizeof *w.declared);
-    w.stamp = calloc(p + 1, sizeof *w.stamp);
-    w.stamp_phase = calloc(p + 1, sizeof *w.stamp_phase);
-    if (modulus || wrap) {
+    w.stamp = malloc((p + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
+    w.stamp_phase = malloc((p + 1) * sizeof *w.stamp_phase);
+    if (modulus || wide) {
         w.pass_mark = calloc(p + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
     }
-    by_identity = malloc((p + 1) * sizeof *by_identity);
-    if (!w.order || !w.after_end || !w.plane_key || !w.key_plane || !w.declared ||
-        !w.stamp || !w.stamp_phase || !by_identity)
+    if (!w.after_end || !w.plane_key || !w.key_plane || !w.declared || !w.stamp ||
+        !w.stamp_phase)
         goto out;
 
-    /* Repeats, outer before inner; the largest starting at each launch. */
-    if (ar_cert_sort_repeats(plan, w.order) != ar_status_success_k) goto out;
-    /* Events: run starts (given, or found in one pass over the launches) merged with repeat
-     * starts (order is sorted by first launch, outer first). */
-    size_t *runs_found = NULL, runs = runs_given_count;
-    if (!runs_given) {
-        runs = 0;
-        for (size_t i = 0; i < n; ++i) runs += i == 0 || plan->launches[i].phase != plan->launches[i - 1].phase;
-        runs_found = malloc((runs + 1) * sizeof *runs_found);
-        if (!runs_found) goto out;
-        runs = 0;
-        for (size_t i = 0; i < n; ++i)
-            if (i == 0 || plan->launches[i].phase != plan->launches[i - 1].phase) runs_found[runs++] = i;
-        runs_given = runs_found;
-    }
+    /* Events: the phase runs' starts merged with the repeats' (outer first), from finish. */
+    size_t const *runs_given = plan->run_starts;
+    size_t runs = plan->run_starts_count;
     w.event_at = malloc((runs + r + 1) * sizeof *w.event_at);
     w.event_chain = malloc((runs + r + 1) * sizeof *w.event_chain);
     w.event_phase = malloc((runs + r + 1) * sizeof *w.event_phase);
     w.start_event = malloc((r + 1) * sizeof *w.start_event);
-    if (!w.event_at || !w.event_chain || !w.event_phase || !w.start_event) {
-        free(runs_found);
-        goto out;
-    }
+    if (!w.event_at || !w.event_chain || !w.event_phase || !w.start_event) goto out;
     for (size_t q = 0; q < r; ++q) w.start_event[q] = SIZE_MAX;
     for (size_t k = 0, q = 0; k < runs || q < r;) {
         while (q < r && plan->repeats[w.order[q]].first >= n) ++q; /* finish rejects these */
@@ -957,7 +736,6 @@ ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
         if (next_run == at) ++k;
         ++w.events;
     }
-    free(runs_found);
     for (size_t q = 0; q < r; ++q) {
         size_t end = plan->repeats[w.order[q]].first + plan->repeats[w.order[q]].count;
         size_t lo = 0, hi = w.events;
@@ -970,18 +748,10 @@ ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
     }
 
     /* Keys: distinct (name, base, size). */
-    for (size_t i = 0; i < p; ++i)
-        by_identity[i] = (plane_key_t){plan->planes[i].name, plan->planes[i].base,
-                                       plan->planes[i].size, i};
-    qsort(by_identity, p, sizeof *by_identity, compare_plane_keys);
-    for (size_t i = 0; i < p; ++i) {
-        if (i == 0 || !same_plane(&plan->planes[by_identity[i - 1].index],
-                                  &plan->planes[by_identity[i].index]))
-            w.key_plane[w.keys_count++] = by_identity[i].index;
-        w.plane_key[by_identity[i].index] = (int32_t)(w.keys_count - 1);
-    }
+    if (arp_cert_plane_keys(plan, w.plane_key, w.key_plane, &w.keys_count) != ar_status_success_k)
+        goto out;
 
-    status = compress(plan, &coords, &coords_count, &w.plane_lo, &w.plane_hi);
+    status = arp_cert_compress(plan, &coords, &coords_count, &w.plane_lo, &w.plane_hi);
     if (status != ar_status_success_k) goto out;
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;
@@ -995,7 +765,7 @@ ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
     w.sums.enabled = w.cells && w.cells <= SUMMARY_CELLS_MAX && (plan->schedule_count > 1 || r > 0);
     if (w.sums.enabled) {
         w.sums.capacity = 64;
-        w.sums.table = calloc(w.sums.capacity, sizeof *w.sums.table);
+        w.sums.table = summary_table(w.sums.capacity);
         w.sums.painted = calloc(w.cells, sizeof *w.sums.painted);
         w.sums.needed = calloc(w.cells, sizeof *w.sums.needed);
         w.sums.cell_seen = calloc(w.cells, sizeof *w.sums.cell_seen);
@@ -1013,135 +783,13 @@ ar_status_t ar_cert_rule_d_walk(ar_plan_t const *plan, size_t const *runs_given,
 out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
-    free(w.order), free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
+    free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
         free(w.start_event), free(w.plane_key),
         free(w.key_plane);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
-    free(w.tree), free(w.log), free(coords), free(by_identity);
+    free(w.tree), free(w.log), free(coords);
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);
     free(w.sums.painted), free(w.sums.needed), free(w.sums.cell_seen), free(w.sums.key_seen);
     free(w.sums.pending), free(w.memo_rule), free(w.met), free(w.pass_mark);
-    return status;
-}
-
-/* ---- The naive walker ------------------------------------------------------------------------ */
-
-typedef struct naive_t {
-    ar_plan_t const *plan;
-    size_t *last; /* per elementary interval: the plane declared there last, or SIZE_MAX */
-    uint32_t *lo, *hi;
-    int64_t current;
-    ar_u128_t instances, executed;
-    unsigned depth;
-    ar_status_t status;
-    ar_rule_d_t *result;
-} naive_t;
-
-static bool naive_launch(naive_t *v, size_t launch) {
-    ar_plan_t const *plan = v->plan;
-    int64_t phase = plan->launches[launch].phase;
-    ++v->executed;
-    if (phase == v->current) return true;
-    v->current = phase;
-    if (phase >= 0 && (size_t)phase < plan->phases_count) {
-        ar_phase_t const *p = &plan->phases[phase];
-        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
-            if (!plan->planes[i].carried) continue;
-            for (uint32_t c = v->lo[i]; c < v->hi[i]; ++c) {
-                if (v->last[c] != SIZE_MAX && same_plane(&plan->planes[v->last[c]], &plan->planes[i]))
-                    continue;
-                char k_text[48], c_text[200];
-                ar_u128_decimal(v->instances, k_text, sizeof k_text);
-                describe_plane(&plan->planes[i], c_text, sizeof c_text);
-                v->result->broken = true;
-                v->result->instance = v->instances;
-                ar_u128_decimal(v->instances, v->result->instance_text,
-                                sizeof v->result->instance_text);
-                v->result->phase = (size_t)phase;
-                v->result->plane = i;
-                snprintf(v->result->message, sizeof v->result->message,
-                         "rule D: instance %s (phase \"%s\") starts with carried plane %s, "
-                         "which does not hold its value: %s",
-                         k_text, p->id ? p->id : "", c_text,
-                         v->last[c] == SIZE_MAX ? "never declared there" : "another plane was declared over it");
-                ++v->instances;
-                return false;
-            }
-        }
-        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i)
-            for (uint32_t c = v->lo[i]; c < v->hi[i]; ++c) v->last[c] = i;
-    }
-    ++v->instances;
-    return true;
-}
-
-/* Every executed launch of [begin, end) inside repeat `container` (SIZE_MAX: top level). */
-static bool naive_range(naive_t *v, size_t begin, size_t end, size_t container) {
-    ar_plan_t const *plan = v->plan;
-    for (size_t i = begin; i < end;) {
-        size_t best = SIZE_MAX;
-        for (size_t r = 0; r < plan->repeats_count; ++r) {
-            ar_repeat_t const *rep = &plan->repeats[r];
-            if (r == container || rep->first != i || rep->count > end - i) continue;
-            if (container != SIZE_MAX && rep->first == plan->repeats[container].first &&
-                rep->count >= plan->repeats[container].count)
-                continue; /* the container itself, or one around it */
-            if (best == SIZE_MAX || rep->count > plan->repeats[best].count) best = r;
-        }
-        if (best == SIZE_MAX) {
-            if (!naive_launch(v, i)) return false;
-            ++i;
-            continue;
-        }
-        ar_repeat_t const *rep = &plan->repeats[best];
-        if (++v->depth > AR_MAX_REPEAT_DEPTH) {
-            v->status = ar_status_unsupported_k;
-            snprintf(v->result->message, sizeof v->result->message,
-                     "rule D: repeats nest deeper than the supported %u levels", AR_MAX_REPEAT_DEPTH);
-            return false;
-        }
-        for (uint64_t it = 0; it < rep->iterations; ++it)
-            if (!naive_range(v, rep->first, rep->first + rep->count, best)) return false;
-        --v->depth;
-        i = rep->first + rep->count;
-    }
-    return true;
-}
-
-ar_status_t ar_cert_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
-                                 ar_rule_d_t *result) {
-    memset(result, 0, sizeof *result);
-    ar_u128_t executed = 0;
-    ar_status_t status = ar_cert_executed_launches(plan, &executed);
-    if (status != ar_status_success_k) return status;
-    if (executed > launch_limit) {
-        char count[48];
-        ar_u128_decimal(executed, count, sizeof count);
-        snprintf(result->message, sizeof result->message,
-                 "rule D (naive): the plan executes %s launches, past the naive walker's limit "
-                 "of %" PRIu64,
-                 count, launch_limit);
-        return ar_status_unsupported_k;
-    }
-    naive_t v = {.plan = plan, .current = NO_PHASE, .status = ar_status_success_k, .result = result};
-    ar_u128_t *coords = NULL;
-    size_t coords_count = 0;
-    status = compress(plan, &coords, &coords_count, &v.lo, &v.hi);
-    if (status != ar_status_success_k) return status;
-    v.last = malloc((coords_count + 1) * sizeof *v.last);
-    if (!v.last) status = ar_status_out_of_memory_k;
-    else {
-        for (size_t i = 0; i <= coords_count; ++i) v.last[i] = SIZE_MAX;
-        for (size_t s = 0; s < plan->schedule_count; ++s) {
-            ar_reference_t const *ref = &plan->schedule[s];
-            if (ref->first > plan->launches_count || ref->count > plan->launches_count - ref->first)
-                continue;
-            if (!naive_range(&v, ref->first, ref->first + ref->count, SIZE_MAX)) break;
-        }
-        status = v.status;
-        result->instances = v.instances;
-        result->executed_launches = v.executed;
-    }
-    free(coords), free(v.lo), free(v.hi), free(v.last);
     return status;
 }

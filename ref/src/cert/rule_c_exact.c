@@ -1,18 +1,8 @@
-/* The exact oracle's rule C (CERTIFICATE.md §4): every word at every ordinal tuple it stands
- * for, each value tested as a point. Only the repeats that name a word move it, so a word is
- * evaluated once per tuple of its naming repeats' ordinals (an odometer, innermost last),
- * never once per tuple of every enclosing repeat: the result is the same, since the others
- * leave the value unchanged. A word's naming repeats come from the certificate's naming stream
- * (certify_internal.h), launch by launch. A frames repeat's offset at ordinal i is read with a
- * cursor over the word's frame entries, kept in frame order (0 where frame i is silent).
- *
- * Before evaluating anything the oracle counts its evaluations (per site, the product of its
- * naming repeats' iterations, 1 for a site none names) and refuses, with
- * ar_status_unsupported_k and a message giving the count and the limit, a plan over
- * options.exact_limit (default 2^32). The count does not depend on where a violation lies, so
- * a plan is refused or not whatever its verdict. Rules A, B and D of the oracle are the
- * certificate's own (certify.c; rule D by the naive walker up to AR_NAIVE_D_LAUNCH_LIMIT
- * executed launches, else the fixed-point walker, which is exact too).
+/* Rule C of the exact oracle (CERTIFICATE.md §4): every word at every ordinal tuple it stands
+ * for, each value a point. Only the repeats that name a word move it, so a word is evaluated
+ * once per tuple of its naming repeats' ordinals (an odometer, innermost last), from the same
+ * naming stream as the certificate. The evaluations are counted first and a plan over
+ * options.exact_limit is refused whatever its verdict. Rules A, B and D are the certificate's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,7 +12,7 @@
 #include "cert/certify_internal.h"
 
 typedef struct odometer_t {
-    ar_naming_t const *naming;
+    arp_naming_t const *naming;
     uint64_t iterations;
     bool frames;
     uint64_t ordinal;
@@ -30,39 +20,41 @@ typedef struct odometer_t {
     uint64_t shift; /* this repeat's shift at `ordinal`, mod 2^64 */
 } odometer_t;
 
-ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *report) {
+ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report,
+                                 size_t *failed_launch) {
+    *failed_launch = SIZE_MAX;
     ar_plan_t const *plan = cert->plan;
     odometer_t *groups = NULL;
     size_t capacity = 0;
 
     /* The whole unrolled work first, so refusal does not depend on the verdict. */
-    ar_u128_t total = 0;
-    ar_naming_stream_t stream;
-    ar_cert_stream_begin(cert, &stream);
+    arp_u128_t total = 0;
+    arp_naming_stream_t stream;
+    arp_namings_stream_begin(cert, &stream);
     for (size_t li = 0; li < plan->launches_count; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         if (launch->phase < 0 || (size_t)launch->phase >= plan->phases_count) continue;
         size_t named = 0;
-        if (ar_cert_stream_launch(cert, &stream, li, &named) != ar_status_success_k) {
-            ar_cert_stream_end(&stream);
+        if (arp_namings_stream_launch(cert, &stream, li, &named) != ar_status_success_k) {
+            arp_namings_stream_end(&stream);
             return ar_status_out_of_memory_k;
         }
         /* A word none names is one evaluation; a named one, the product of its repeats'. */
         size_t named_words = 0;
         for (size_t k = 0; k < named;) {
-            ar_u128_t tuples = 1;
+            arp_u128_t tuples = 1;
             size_t word = stream.out[k].word;
             for (; k < named && stream.out[k].word == word; ++k)
-                tuples = ar_u128_mul_sat(tuples, plan->repeats[stream.out[k].naming.repeat].iterations);
-            total = ar_u128_add_sat(total, tuples);
+                tuples = arp_u128_mul_sat(tuples, plan->repeats[stream.out[k].naming.repeat].iterations);
+            total = arp_u128_add_sat(total, tuples);
             ++named_words;
         }
-        total = ar_u128_add_sat(total, launch->words_count - named_words);
+        total = arp_u128_add_sat(total, launch->words_count - named_words);
     }
-    ar_cert_stream_end(&stream);
+    arp_namings_stream_end(&stream);
     if (total > cert->options.exact_limit) {
         char count[48];
-        ar_u128_decimal(total, count, sizeof count);
+        arp_u128_decimal(total, count, sizeof count);
         snprintf(report->message, sizeof report->message,
                  "the exact oracle refuses this plan: its rule C would evaluate %s words at "
                  "their ordinals, past its limit of %" PRIu64 " (options.exact_limit)",
@@ -72,19 +64,19 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
 
     bool failed = false;
     ar_status_t status = ar_status_success_k;
-    ar_cert_stream_begin(cert, &stream);
+    arp_namings_stream_begin(cert, &stream);
     for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         size_t named = 0;
-        status = ar_cert_stream_launch(cert, &stream, li, &named);
+        status = arp_namings_stream_launch(cert, &stream, li, &named);
         if (status != ar_status_success_k) break;
-        ar_site_naming_t const *next = stream.out, *end = named ? stream.out + named : stream.out;
+        arp_site_naming_t const *next = stream.out, *end = named ? stream.out + named : stream.out;
         bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
         bool launch_ok = !phaseless;
         if (phaseless && !failed) {
             failed = true;
-            report->rule = ar_rule_c_k;
-            ar_cert_report_phaseless(report, plan, li);
+            *failed_launch = li;
+            arp_cert_report_phaseless(report, plan, li);
         }
         if (phaseless && !cert->options.all_sites) break;
         for (size_t w = 0; w < launch->words_count; ++w) {
@@ -92,7 +84,7 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
             ++report->sites_checked;
             if (phaseless) continue;
             while (next < end && next->word < w) ++next;
-            ar_site_naming_t const *first = next;
+            arp_site_naming_t const *first = next;
             while (next < end && next->word == w) ++next;
             size_t count = (size_t)(next - first);
             if (count > capacity) {
@@ -107,20 +99,20 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
             uint64_t word = plan->words[site], sum = 0;
             bool any_empty = false;
             for (size_t g = 0; g < n; ++g) {
-                ar_naming_t const *naming = &first[g].naming;
+                arp_naming_t const *naming = &first[g].naming;
                 ar_repeat_t const *rep = &plan->repeats[naming->repeat];
                 groups[g] = (odometer_t){naming, rep->iterations, rep->has_frames, 0,
                                          naming->entries_first, 0};
                 if (rep->iterations == 0) any_empty = true;
-                groups[g].shift = ar_cert_shift_at(cert, naming, rep->has_frames, 0, &groups[g].cursor);
+                groups[g].shift = arp_cert_shift_at(cert, naming, rep->has_frames, 0, &groups[g].cursor);
                 sum += groups[g].shift;
             }
             bool site_ok = true;
             while (!any_empty) {
                 uint64_t value = word + sum;
                 ++report->evaluations;
-                if (ar_cert_meets_window(cert, value, value, NULL) &&
-                    !ar_cert_allowed(cert, launch->phase, value, value)) {
+                if (arp_cert_meets_window(cert, value, value, NULL) &&
+                    !arp_cert_allowed(cert, launch->phase, value, value)) {
                     site_ok = false;
                     if (!failed) {
                         char detail[256] = "";
@@ -131,9 +123,9 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
                                              g ? "," : "at", groups[g].ordinal,
                                              groups[g].naming->repeat);
                         failed = true;
-                        report->rule = ar_rule_c_k;
+                        *failed_launch = li;
                         report->launch = li, report->word = w, report->lo = report->hi = value;
-                        ar_cert_describe_c(cert, li, w, value, value, detail, report->message,
+                        arp_cert_describe_c(cert, li, w, value, value, detail, report->message,
                                            sizeof report->message);
                     }
                     break;
@@ -144,12 +136,12 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
                     odometer_t *o = &groups[g - 1];
                     sum -= o->shift;
                     if (++o->ordinal < o->iterations) {
-                        o->shift = ar_cert_shift_at(cert, o->naming, o->frames, o->ordinal, &o->cursor);
+                        o->shift = arp_cert_shift_at(cert, o->naming, o->frames, o->ordinal, &o->cursor);
                         sum += o->shift;
                         break;
                     }
                     o->ordinal = 0;
-                    o->shift = ar_cert_shift_at(cert, o->naming, o->frames, 0, &o->cursor);
+                    o->shift = arp_cert_shift_at(cert, o->naming, o->frames, 0, &o->cursor);
                     sum += o->shift;
                     --g;
                 }
@@ -164,6 +156,6 @@ ar_status_t ar_cert_exact_rule_c(ar_cert_t const *cert, ar_certify_report_t *rep
         if (!launch_ok && !cert->options.all_sites) break;
     }
     free(groups);
-    ar_cert_stream_end(&stream);
+    arp_namings_stream_end(&stream);
     return status;
 }

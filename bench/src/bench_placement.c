@@ -1,0 +1,144 @@
+/* Placement strategies on real and generated instances: `placement/INSTANCE/STRATEGY` for
+ * MiniMalloc's production instances (workloads/data/minimalloc, posed at 1,048,576 bytes) and
+ * for each family preset of the profile (the plan's planes as a problem, ar_place_from_plan).
+ * The time is one solve; the search runs once (capacity-fit, time limit 5 s quick, 60 s full),
+ * the heuristics as often as the minimum time asks. Counters (bench/README.md): height,
+ * lower_bound, height_over_lower_bound, height_over_capacity (instances with a capacity only),
+ * fits, solve_s, nodes, and verdict: the certificate's verdict on the placement's plan
+ * (ar_place_to_plan), which must be 0. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaref/place.h"
+#include "bench.h"
+#include "bench_config.h"
+
+#define PLACEMENT_CAPACITY 1048576u
+
+typedef struct placement_case_t {
+    char instance[64];
+    char path[600];          /* a CSV, or "" for a family preset */
+    char const *family, *preset;
+    ar_place_strategy_t strategy;
+    ar_place_csv_t *csv;     /* loaded on first run */
+    char error[2048];
+} placement_case_t;
+
+static bool load(placement_case_t *c) {
+    if (c->csv) return true;
+    if (c->path[0]) {
+        ar_place_csv_error_t error;
+        if (ar_place_csv_read_file(c->path, &c->csv, &error) != ar_status_success_k) {
+            snprintf(c->error, sizeof c->error, "%s: %s", c->path, error.message);
+            return false;
+        }
+        return true;
+    }
+    bench_plan_t *entry = bench_plan_get(c->family, c->preset, NULL);
+    if (!entry->plan) {
+        snprintf(c->error, sizeof c->error, "%s", entry->error);
+        return false;
+    }
+    char message[512];
+    if (ar_place_from_plan(entry->plan, &c->csv, message, sizeof message) != ar_status_success_k) {
+        snprintf(c->error, sizeof c->error, "%s/%s: %s", c->family, c->preset, message);
+        return false;
+    }
+    return true;
+}
+
+static void run_placement(gb_state_t *state, void *data) {
+    placement_case_t *c = data;
+    if (!load(c)) {
+        gb_skip_with_error(state, c->error);
+        return;
+    }
+    ar_place_problem_t const *problem = &c->csv->problem;
+    uint64_t *offsets = malloc((problem->count + 1) * sizeof *offsets);
+    if (!offsets) {
+        gb_skip_with_error(state, "out of memory");
+        return;
+    }
+    ar_place_options_t options;
+    ar_place_options_default(&options);
+    options.strategy = c->strategy;
+    options.capacity = c->path[0] ? PLACEMENT_CAPACITY : 0;
+    options.time_limit_s = strcmp(bench_profile.name, "full") == 0 ? 60.0 : 5.0;
+    uint64_t alignment = c->csv->has_alignment && problem->count ? problem->buffers[0].alignment : 1;
+    ar_place_result_t result;
+    double seconds = 0;
+    int64_t solves = 0;
+    while (gb_keep_running(state, 1)) {
+        if (ar_place(problem, &options, offsets, &result) != ar_status_success_k) {
+            gb_skip_with_error(state, result.message);
+            break;
+        }
+        seconds += result.seconds;
+        ++solves;
+    }
+    if (gb_error_occurred(state) || !solves) {
+        free(offsets);
+        return;
+    }
+    ar_plan_t *plan = NULL;
+    char message[512];
+    ar_certify_report_t report;
+    double verdict = -1;
+    if (ar_place_to_plan(problem, (char const *const *)c->csv->ids, offsets, alignment,
+                         0x7f0000000000ull, &plan, message, sizeof message) == ar_status_success_k &&
+        ar_certify(plan, NULL, &report) == ar_status_success_k)
+        verdict = (double)report.verdict;
+    ar_plan_free(plan);
+    free(offsets);
+    gb_set_counter(state, "height", (double)result.height, gb_counter_default_k);
+    gb_set_counter(state, "lower_bound", (double)result.lower_bound, gb_counter_default_k);
+    gb_set_counter(state, "height_over_lower_bound",
+                   result.lower_bound ? (double)result.height / (double)result.lower_bound : 1.0,
+                   gb_counter_default_k);
+    if (options.capacity)
+        gb_set_counter(state, "height_over_capacity",
+                       (double)result.height / (double)options.capacity, gb_counter_default_k);
+    gb_set_counter(state, "fits", result.fits ? 1.0 : 0.0, gb_counter_default_k);
+    gb_set_counter(state, "solve_s", seconds / (double)solves, gb_counter_default_k);
+    gb_set_counter(state, "nodes", (double)result.nodes, gb_counter_default_k);
+    gb_set_counter(state, "buffers", (double)problem->count, gb_counter_default_k);
+    gb_set_counter(state, "verdict", verdict, gb_counter_default_k);
+    if (verdict != 0) gb_skip_with_error(state, "the placement's plan is not certified");
+}
+
+static void add(char const *instance, char const *path, char const *family, char const *preset) {
+    for (int s = 0; s < ar_place_strategy_count_k; ++s) {
+        placement_case_t *c = calloc(1, sizeof *c);
+        if (!c) return;
+        snprintf(c->instance, sizeof c->instance, "%s", instance);
+        snprintf(c->path, sizeof c->path, "%s", path ? path : "");
+        c->family = family;
+        c->preset = preset;
+        c->strategy = (ar_place_strategy_t)s;
+        char title[160];
+        snprintf(title, sizeof title, "placement/%s/%s", instance,
+                 ar_place_strategy_name(c->strategy));
+        gb_benchmark_t *b = gb_register(title, run_placement, c);
+        if (!b) return;
+        gb_unit(b, gb_time_unit_ms_k);
+        gb_use_real_time(b);
+        if (c->strategy == ar_place_search_k) gb_iterations_fixed(b, 1);
+    }
+}
+
+void bench_register_placement(void) {
+    static char const *const instances[] = {"A", "B", "C", "D", "E", "F", "G", "H"};
+    for (size_t i = 0; i < sizeof instances / sizeof *instances; ++i) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/workloads/data/minimalloc/%s.1048576.csv",
+                 ARENAREF_BENCH_SOURCE_DIR, instances[i]);
+        add(instances[i], path, NULL, NULL);
+    }
+    for (char const *const *family = ar_workload_families(); *family; ++family)
+        for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {
+            char instance[64];
+            snprintf(instance, sizeof instance, "%s-%s", *family, bench_profile.presets[p]);
+            add(instance, NULL, *family, bench_profile.presets[p]);
+        }
+}

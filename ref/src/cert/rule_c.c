@@ -1,0 +1,544 @@
+/* Rule C, the certificate's way (CERTIFICATE.md §3): a word's intervals (points, or a hull in
+ * O(naming repeats), never O(iterations)) tested against its phase's table: flat sorted arrays
+ * (where a point passes, the allowed ranges, the windows' union) searched branch-free. A launch
+ * no repeat names is one tight loop, and so is a run of one phase named by one deltas list.
+ * Tables of all phases together stay near 2^20 entries; past that a phase uses the sorted
+ * views with a small cache, so memory stays bounded.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert/certify_internal.h"
+
+/* Consecutive words mostly fall in the same window gap, window, plane or global, so the last
+ * answers are remembered and tried before any binary search. This is the general path, for a
+ * phase whose table (below) was not built. */
+typedef struct lookup_memo_t {
+    bool has_gap, has_span;
+    uint64_t gap_lo, gap_hi;         /* an inclusive stretch no window meets */
+    uint64_t span_lo, span_hi;       /* an inclusive stretch inside one window */
+    /* Allowed ranges found lately, direct-mapped by address: words of one launch reach a
+     * handful of planes and globals, and the next launches mostly the same ones. A slot holds
+     * a range and the phase it was found for (-1: a global, allowed to every phase). */
+    arp_named_range_t const *ranges[64];
+    int64_t phases[64];
+} lookup_memo_t;
+
+static inline size_t memo_slot(uint64_t address) {
+    return (size_t)(((address >> 8) * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+static bool memo_meets_window(arp_cert_t const *cert, lookup_memo_t *memo, uint64_t lo, uint64_t hi) {
+    if (memo->has_gap && memo->gap_lo <= lo && hi <= memo->gap_hi) return false;
+    if (memo->has_span && memo->span_lo <= hi && lo <= memo->span_hi) return true;
+    /* The first span ending past lo decides; remember it, or the gap before it. */
+    size_t left = 0, right = cert->spans_count;
+    while (left < right) {
+        size_t middle = left + (right - left) / 2;
+        if (cert->spans[middle].end <= (arp_u128_t)lo) left = middle + 1;
+        else right = middle;
+    }
+    uint64_t gap_lo = left ? (uint64_t)(cert->spans[left - 1].end) : 0;
+    if (left == cert->spans_count || cert->spans[left].base > hi) {
+        memo->has_gap = true;
+        memo->gap_lo = gap_lo;
+        memo->gap_hi = left == cert->spans_count ? UINT64_MAX : cert->spans[left].base - 1;
+        return false;
+    }
+    memo->has_span = true;
+    memo->span_lo = cert->spans[left].base;
+    memo->span_hi = (uint64_t)(cert->spans[left].end - 1);
+    return true;
+}
+
+static bool memo_allowed(arp_cert_t const *cert, lookup_memo_t *memo, int64_t phase, uint64_t lo,
+                         uint64_t hi) {
+    size_t slot = memo_slot(lo);
+    arp_named_range_t const *r = memo->ranges[slot];
+    if (r && (memo->phases[slot] < 0 || memo->phases[slot] == phase) && r->base <= lo &&
+        (arp_u128_t)hi < r->end)
+        return true;
+    r = arp_cert_allowed(cert, phase, lo, hi);
+    if (!r) return false;
+    memo->ranges[slot] = r;
+    memo->phases[slot] = r->is_global ? -1 : phase;
+    return true;
+}
+
+/* Sorted, disjoint inclusive ranges [lo[i], hi[i]] as flat arrays. A set of a few ranges (the
+ * usual case: a phase's good set is a handful of pieces) is scanned from the start with plain
+ * branches, which the processor learns: words of one kernel fall in the same pieces launch
+ * after launch, so this beats any branch-free search (measured: 2.5x). A larger set is binary
+ * searched down to a few candidates first. */
+typedef struct range_set_t {
+    uint64_t *lo, *hi;
+    size_t count;
+} range_set_t;
+
+#define SCAN_RANGES 8
+
+/* The index of the first range ending at or after v (count when none does): the only range
+ * that can hold v, or the first one past it. The arrays hold a sentinel [2^64-1, 2^64-1] at
+ * index count, so the scan needs no bound. */
+static inline size_t set_first_ending(range_set_t const *set, uint64_t v) {
+    size_t i = 0;
+    if (set->count > SCAN_RANGES) {
+        size_t n = set->count;
+        while (n > SCAN_RANGES) { /* the answer lies in [i, i + n] */
+            size_t half = n / 2;
+            if (set->hi[i + half - 1] < v) i += half, n -= half;
+            else n = half;
+        }
+    }
+    while (set->hi[i] < v) ++i;
+    return i;
+}
+
+static inline bool set_holds(range_set_t const *set, uint64_t v) {
+    size_t i = set_first_ending(set, v);
+    return (i < set->count) & (set->lo[i] <= v);
+}
+
+/* The same for a set known to be short (count <= SCAN_RANGES): the scan alone. */
+static inline bool short_set_holds(range_set_t const *set, uint64_t v) {
+    size_t i = 0;
+    while (set->hi[i] < v) ++i;
+    return (i < set->count) & (set->lo[i] <= v);
+}
+
+static void set_sentinel(range_set_t *set) {
+    set->lo[set->count] = UINT64_MAX, set->hi[set->count] = UINT64_MAX;
+}
+
+/* One phase's lookups:
+ *  - good: where a point passes, that is, off every window or in an allowed range; maximal
+ *    pieces (touching ones joined, which changes nothing for points), so one search decides;
+ *  - allowed: the phase's planes and the globals, disjoint (A and B hold), not joined, since a
+ *    hull must lie whole in one of them.
+ * The windows' union (spans) is shared by every phase. */
+typedef struct phase_table_t {
+    range_set_t good, allowed;
+} phase_table_t;
+
+typedef struct rule_c_t {
+    arp_cert_t const *cert;
+    range_set_t spans;          /* the windows' union */
+    uint64_t *gap_lo, *gap_hi;  /* the stretches between (and around) the spans */
+    size_t gaps_count;
+    phase_table_t **tables;     /* per phase, built on first use; NULL until then */
+    unsigned char *table_state; /* 0 not tried, 1 built, 2 not built (over the memory budget) */
+    size_t budget;              /* table entries still allowed */
+    lookup_memo_t memo;         /* the general path's, for phases without a table */
+} rule_c_t;
+
+static inline bool table_passes(rule_c_t const *c, phase_table_t const *t, uint64_t lo, uint64_t hi) {
+    if (lo == hi) return set_holds(&t->good, lo);
+    size_t i = set_first_ending(&t->allowed, lo); /* the only allowed range that may hold lo */
+    if (i < t->allowed.count && t->allowed.lo[i] <= lo && hi <= t->allowed.hi[i]) return true;
+    size_t j = set_first_ending(&c->spans, lo); /* the first span that may meet [lo, hi] */
+    return j == c->spans.count || c->spans.lo[j] > hi;
+}
+
+/* The table of `phase`, built on first use; NULL when over the budget (phases x globals can be
+ * large: such phases take the general path). */
+static phase_table_t const *phase_table(rule_c_t *c, int64_t phase) {
+    if (c->table_state[phase] == 1) return c->tables[phase];
+    if (c->table_state[phase] == 2) return NULL;
+    arp_cert_t const *cert = c->cert;
+    ar_plan_t const *plan = cert->plan;
+    ar_phase_t const *p = &plan->phases[phase];
+    size_t allowed = p->planes_count + plan->globals_count + 1;
+    size_t good = p->planes_count + plan->globals_count + c->gaps_count + 1;
+    size_t entries = 2 * (allowed + good);
+    c->table_state[phase] = 2;
+    if (entries > c->budget) return NULL;
+    phase_table_t *t = malloc(sizeof *t + entries * sizeof(uint64_t));
+    if (!t) return NULL; /* the general path needs no memory */
+    c->budget -= entries;
+    uint64_t *space = (uint64_t *)(t + 1);
+    t->allowed.lo = space, t->allowed.hi = space + allowed;
+    t->good.lo = space + 2 * allowed, t->good.hi = t->good.lo + good;
+    /* Allowed: merge the phase's sorted planes with the sorted globals. */
+    arp_named_range_t const *planes = cert->planes + p->planes_first;
+    size_t i = 0, j = 0, n = 0;
+    while (i < p->planes_count || j < plan->globals_count) {
+        arp_named_range_t const *r;
+        if (j == plan->globals_count || (i < p->planes_count && planes[i].base < cert->globals[j].base))
+            r = &planes[i++];
+        else
+            r = &cert->globals[j++];
+        t->allowed.lo[n] = r->base, t->allowed.hi[n] = (uint64_t)(r->end - 1), ++n;
+    }
+    t->allowed.count = n;
+    /* Good: the gaps between the windows merged with the allowed ranges, both sorted by lo;
+     * overlapping or touching pieces are joined. */
+    size_t g = 0, a = 0, k = 0;
+    while (a < t->allowed.count || k < c->gaps_count) {
+        uint64_t lo, hi;
+        if (k == c->gaps_count || (a < t->allowed.count && t->allowed.lo[a] < c->gap_lo[k]))
+            lo = t->allowed.lo[a], hi = t->allowed.hi[a], ++a;
+        else
+            lo = c->gap_lo[k], hi = c->gap_hi[k], ++k;
+        if (g && (t->good.hi[g - 1] == UINT64_MAX || lo <= t->good.hi[g - 1] + 1)) {
+            if (hi > t->good.hi[g - 1]) t->good.hi[g - 1] = hi;
+        } else
+            t->good.lo[g] = lo, t->good.hi[g] = hi, ++g;
+    }
+    t->good.count = g;
+    set_sentinel(&t->allowed);
+    set_sentinel(&t->good);
+    c->tables[phase] = t;
+    c->table_state[phase] = 1;
+    return t;
+}
+
+static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
+    ar_plan_t const *plan = cert->plan;
+    memset(c, 0, sizeof *c);
+    c->cert = cert;
+    size_t s = cert->spans_count, padded = s + 1;
+    c->spans.lo = malloc((2 * padded + 2 * (s + 1)) * sizeof *c->spans.lo);
+    c->tables = calloc(plan->phases_count + 1, sizeof *c->tables);
+    c->table_state = calloc(plan->phases_count + 1, 1);
+    if (!c->spans.lo || !c->tables || !c->table_state) return ar_status_out_of_memory_k;
+    c->spans.hi = c->spans.lo + padded;
+    c->gap_lo = c->spans.hi + padded, c->gap_hi = c->gap_lo + s + 1;
+    c->spans.count = s;
+    uint64_t next = 0; /* the first address not yet covered */
+    bool done = false;
+    for (size_t i = 0; i < s; ++i) {
+        c->spans.lo[i] = cert->spans[i].base, c->spans.hi[i] = (uint64_t)(cert->spans[i].end - 1);
+        if (c->spans.lo[i] > next)
+            c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = c->spans.lo[i] - 1;
+        if (c->spans.hi[i] == UINT64_MAX) done = true;
+        else next = c->spans.hi[i] + 1;
+    }
+    if (!done) c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = UINT64_MAX;
+    set_sentinel(&c->spans);
+    /* Tables for every phase fit unless phases x (globals + windows) is large. */
+    c->budget = ((size_t)1 << 20) + 16 * (plan->planes_count + plan->globals_count + s);
+    return ar_status_success_k;
+}
+
+static void rule_c_end(rule_c_t *c, size_t phases) {
+    if (c->tables)
+        for (size_t p = 0; p < phases; ++p) free(c->tables[p]);
+    free(c->tables), free(c->table_state), free(c->spans.lo);
+}
+
+/* An interval passes when it meets no window or lies whole in one allowed range. */
+static inline bool interval_passes(rule_c_t *c, phase_table_t const *t, int64_t phase,
+                                   uint64_t lo, uint64_t hi) {
+    if (t) return table_passes(c, t, lo, hi);
+    return !memo_meets_window(c->cert, &c->memo, lo, hi) ||
+           memo_allowed(c->cert, &c->memo, phase, lo, hi);
+}
+
+/* Intervals tested, as the report counts them. */
+typedef struct tally_t {
+    uint64_t points, hulls;
+    arp_u128_t slack;
+} tally_t;
+
+/* Tests a site that `groups` repeats name (site[0, groups), in repeat order), adding what it
+ * tests to *tally. Where it fails, the failing value or interval goes to *bad_lo, *bad_hi and,
+ * when `detail` is not NULL, how it arises. One repeat of at most `few` iterations: one point
+ * per iteration; otherwise the hull [w + sum of least shifts, w + sum of greatest shifts]. */
+static bool site_passes(rule_c_t *c, phase_table_t const *t, int64_t phase, uint64_t word,
+                        arp_site_naming_t const *site, size_t groups, tally_t *tally,
+                        uint64_t *bad_lo, uint64_t *bad_hi, char *detail, size_t detail_size) {
+    arp_cert_t const *cert = c->cert;
+    ar_plan_t const *plan = cert->plan;
+    if (groups == 1 && plan->repeats[site[0].naming.repeat].iterations <= cert->options.few) {
+        arp_naming_t const *n = &site[0].naming;
+        ar_repeat_t const *rep = &plan->repeats[n->repeat];
+        size_t cursor = n->entries_first;
+        for (uint64_t i = 0; i < rep->iterations; ++i) {
+            uint64_t value = word + arp_cert_shift_at(cert, n, rep->has_frames, i, &cursor);
+            ++tally->points;
+            if (!interval_passes(c, t, phase, value, value)) {
+                *bad_lo = *bad_hi = value;
+                if (detail)
+                    snprintf(detail, detail_size, "at iteration %" PRIu64 " of repeat %zu", i,
+                             n->repeat);
+                return false;
+            }
+        }
+        return true;
+    }
+    /* The hull: lo only falls and hi only rises as terms join, so wrap is caught term by term
+     * and nothing overflows 128 bits. A deltas repeat moves the word by i * delta for i below
+     * its iterations; a frames repeat by its frames' offsets, and by 0 where a frame is silent. */
+    __int128 lo = (__int128)word, hi = (__int128)word;
+    bool wrapped = false;
+    arp_u128_t values = 1;
+    for (size_t g = 0; g < groups; ++g) {
+        arp_naming_t const *n = &site[g].naming;
+        ar_repeat_t const *rep = &plan->repeats[n->repeat];
+        values = arp_u128_mul_sat(values, rep->iterations);
+        if (wrapped) continue;
+        __int128 least, greatest;
+        if (!rep->has_frames) {
+            __int128 last = (__int128)(rep->iterations ? rep->iterations - 1 : 0) * (__int128)n->least;
+            least = last < 0 ? last : 0;
+            greatest = last > 0 ? last : 0;
+        } else {
+            bool silent = n->listed < rep->iterations;
+            least = silent && n->least > 0 ? 0 : n->least;
+            greatest = silent && n->greatest < 0 ? 0 : n->greatest;
+        }
+        lo += least, hi += greatest;
+        if (lo < 0 || hi >= (__int128)ARP_TWO_64) wrapped = true;
+    }
+    uint64_t hull_lo = wrapped ? 0 : (uint64_t)lo;
+    uint64_t hull_hi = wrapped ? UINT64_MAX : (uint64_t)hi;
+    arp_u128_t width = (arp_u128_t)hull_hi - hull_lo + 1;
+    if (width > values) tally->slack = arp_u128_add_sat(tally->slack, width - values);
+    ++tally->hulls;
+    if (interval_passes(c, t, phase, hull_lo, hull_hi)) return true;
+    *bad_lo = hull_lo, *bad_hi = hull_hi;
+    if (detail) {
+        int used = snprintf(detail, detail_size, "%s(hull over repeat%s",
+                            wrapped ? "(wraps past 2^64) " : "", groups > 1 ? "s" : "");
+        for (size_t g = 0; g < groups && used > 0 && (size_t)used < detail_size - 24; ++g)
+            used += snprintf(detail + used, detail_size - (size_t)used, "%s %zu", g ? "," : "",
+                             site[g].naming.repeat);
+        if (used > 0 && (size_t)used < detail_size - 2) strcat(detail, ")");
+    }
+    return false;
+}
+
+/* The fast pass over one launch: whether every word passes, with what it tested in *tally.
+ * Words no repeat names are points checked in tight loops between the named ones. */
+static inline bool launch_passes(rule_c_t *c, phase_table_t const *t, int64_t phase,
+                                 uint64_t const *words, size_t count, arp_site_naming_t const *named,
+                                 size_t named_count, tally_t *tally) {
+    bool all = true;
+    size_t w = 0, named_words = 0;
+    arp_site_naming_t const *g = named, *end = named_count ? named + named_count : named;
+    while (g < end && all) {
+        size_t at = g->word;
+        arp_site_naming_t const *first = g;
+        while (g < end && g->word == at) ++g;
+        for (; w < at; ++w) all &= set_holds(&t->good, words[w]);
+        uint64_t lo, hi;
+        all &= site_passes(c, t, phase, words[at], first, (size_t)(g - first), tally, &lo, &hi, NULL, 0);
+        w = at + 1, ++named_words;
+    }
+    for (; w < count; ++w) all &= set_holds(&t->good, words[w]);
+    tally->points += count - named_words;
+    return all;
+}
+
+/* site_passes for a site one deltas repeat names, shift `delta`, without the generic loops;
+ * `points` when the repeat has at most `few` iterations. `short_good`: the phase's good set is
+ * short (a compile-time constant in each copy of the span loop). */
+static inline __attribute__((always_inline)) bool
+delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64_t word, int64_t delta,
+                  uint64_t iterations, bool points, bool short_good, tally_t *tally) {
+    if (points) {
+        for (uint64_t i = 0; i < iterations; ++i) {
+            ++tally->points;
+            uint64_t value = word + i * (uint64_t)delta;
+            if (!(short_good ? short_set_holds(&t->good, value) : set_holds(&t->good, value)))
+                return false;
+        }
+        return true;
+    }
+    __int128 last = (__int128)(iterations - 1) * delta;
+    __int128 lo = (__int128)word + (last < 0 ? last : 0), hi = (__int128)word + (last > 0 ? last : 0);
+    bool wrapped = lo < 0 || hi >= (__int128)ARP_TWO_64;
+    uint64_t hull_lo = wrapped ? 0 : (uint64_t)lo, hull_hi = wrapped ? UINT64_MAX : (uint64_t)hi;
+    arp_u128_t width = (arp_u128_t)hull_hi - hull_lo + 1;
+    if (width > iterations) tally->slack = arp_u128_add_sat(tally->slack, width - iterations);
+    ++tally->hulls;
+    return table_passes(c, t, hull_lo, hull_hi);
+}
+
+/* launch_passes for a launch whose only namings are `k` entries of one deltas repeat's list,
+ * read in place (the usual case: one repeat open, its deltas sorted). */
+static inline __attribute__((always_inline)) bool
+launch_passes_deltas(rule_c_t *c, phase_table_t const *t, uint64_t const *words, size_t count,
+                     ar_shift_t const *named, size_t k, uint64_t iterations, bool points,
+                     bool short_good, tally_t *tally) {
+    bool all = true;
+    size_t w = 0;
+    for (size_t e = 0; e < k && all; ++e) {
+        size_t at = named[e].word;
+        for (; w < at; ++w)
+            all &= short_good ? short_set_holds(&t->good, words[w]) : set_holds(&t->good, words[w]);
+        all &= delta_site_passes(c, t, words[at], named[e].shift, iterations, points, short_good, tally);
+        w = at + 1;
+    }
+    for (; w < count; ++w)
+        all &= short_good ? short_set_holds(&t->good, words[w]) : set_holds(&t->good, words[w]);
+    tally->points += count - k;
+    return all;
+}
+
+/* A span: launches of one phase taken in one tight loop, their namings (if any) read in place
+ * from one deltas list; what they tested is counted once the loop ends. */
+typedef struct span_t {
+    ar_shift_t const *named, *named_end; /* the list's entries not yet taken */
+    uint64_t iterations;                 /* the list's repeat's */
+    uint64_t sites;
+    tally_t tally;
+} span_t;
+
+/* Takes launches li, li + 1, ... while they keep li's phase, come before `limit` (where a
+ * repeat opens) and pass whole; returns the first launch not taken (li when none is). A launch
+ * that fails, or names a word it does not have, is left to the general path. */
+static inline __attribute__((always_inline)) size_t
+span_loop(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span,
+          bool short_good) {
+    ar_plan_t const *plan = c->cert->plan;
+    ar_launch_t const *launches = plan->launches;
+    uint64_t const *all_words = plan->words;
+    int64_t phase = launches[li].phase;
+    ar_shift_t const *named = span->named, *named_end = span->named_end;
+    uint64_t sites = 0, iterations = span->iterations;
+    bool points = iterations <= c->cert->options.few;
+    tally_t tally = span->tally;
+    if (limit > plan->launches_count) limit = plan->launches_count;
+    size_t l = li;
+    for (; l < limit; ++l) {
+        ar_launch_t const *launch = &launches[l];
+        if (launch->phase != phase) break;
+        uint64_t const *words = all_words + launch->words_first;
+        /* `named` is NULL when the span names nothing: never offset it then (NULL + 0 is
+         * undefined behaviour, which clang's UBSan reports). */
+        size_t count = launch->words_count, k = 0;
+        size_t left = named ? (size_t)(named_end - named) : 0;
+        while (k < left && named[k].launch == l) ++k;
+        if (left && named->launch < l) break; /* a launch behind: general path */
+        if (k && named[k - 1].word >= count) break;
+        tally_t mine = tally;
+        if (!launch_passes_deltas(c, t, words, count, named, k, iterations, points, short_good, &mine))
+            break;
+        sites += count, tally = mine;
+        if (k) named += k;
+    }
+    span->named = named, span->sites = sites, span->tally = tally;
+    return l;
+}
+
+static size_t fast_span(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span) {
+    if (t->good.count <= SCAN_RANGES) return span_loop(c, t, li, limit, span, true);
+    return span_loop(c, t, li, limit, span, false);
+}
+
+/* Rule C with points and hulls. Sets report fields; returns the first failing launch through
+ * *failed (SIZE_MAX when none).
+ *
+ * Each launch first takes the fast pass (launch_passes); when every word passes, its sites and
+ * intervals are counted at once. A launch that fails (or whose phase has no table) goes word by
+ * word, which counts and reports exactly as the reading above says. */
+ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size_t *failed) {
+    ar_plan_t const *plan = cert->plan;
+    tally_t tally = {0, 0, 0};
+    uint64_t sites_checked = 0, sites_accepted = 0;
+    rule_c_t c;
+    arp_naming_stream_t stream;
+    arp_namings_stream_begin(cert, &stream);
+    ar_status_t status = rule_c_begin(&c, cert);
+    *failed = SIZE_MAX;
+    for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
+        ar_launch_t const *launch = &plan->launches[li];
+        int64_t phase = launch->phase;
+        bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
+        uint64_t const *words = plan->words + launch->words_first;
+        size_t count = launch->words_count;
+        phase_table_t const *table = phaseless ? NULL : phase_table(&c, phase);
+        /* The usual case first: at most one deltas list open, read in place, no copies; the
+         * launches that follow in the same phase are taken in the same tight loop (span). */
+        bool in_place = stream.heap_count == 1 && stream.heap[0].launch >= li && stream.heap[0].list.deltas;
+        if (table && stream.next_first > li &&
+            (stream.heap_count == 0 || in_place || stream.heap[0].launch > li)) {
+            /* in place: one deltas list; else launches up to the next named one (none named) */
+            arp_naming_cursor_t *top = in_place ? &stream.heap[0] : NULL;
+            size_t limit = stream.next_first;
+            span_t span = {NULL, NULL, 0, 0, {0, 0, 0}};
+            if (top) {
+                span.named = top->list.deltas + top->next;
+                span.named_end = top->list.deltas + top->list.count;
+                span.iterations = plan->repeats[top->repeat].iterations;
+            } else if (stream.heap_count && stream.heap[0].launch < limit)
+                limit = stream.heap[0].launch;
+            size_t end = fast_span(&c, table, li, limit, &span);
+            if (end > li) {
+                sites_checked += span.sites, sites_accepted += span.sites;
+                tally.points += span.tally.points, tally.hulls += span.tally.hulls;
+                if (span.tally.slack) tally.slack = arp_u128_add_sat(tally.slack, span.tally.slack);
+                if (top) { /* consume what the span read */
+                    top->next = (size_t)(span.named - top->list.deltas);
+                    if (!arp_namings_cursor_load(top)) stream.heap_count = 0;
+                }
+                li = end - 1;
+                continue;
+            }
+        }
+        size_t named = 0;
+        status = arp_namings_stream_launch(cert, &stream, li, &named);
+        if (status != ar_status_success_k) break;
+        if (phaseless) {
+            if (*failed == SIZE_MAX) {
+                *failed = li;
+                arp_cert_report_phaseless(report, plan, li);
+            }
+            if (!cert->options.all_sites) break;
+            sites_checked += launch->words_count; /* counted, never accepted */
+            continue;
+        }
+        if (table) {
+            tally_t mine = {0, 0, 0};
+            if (launch_passes(&c, table, phase, words, count, stream.out, named, &mine)) {
+                sites_checked += count, sites_accepted += count;
+                tally.points += mine.points, tally.hulls += mine.hulls;
+                if (mine.slack) tally.slack = arp_u128_add_sat(tally.slack, mine.slack);
+                continue;
+            }
+        }
+        bool launch_ok = true;
+        arp_site_naming_t const *next = stream.out, *end = named ? stream.out + named : stream.out;
+        for (size_t w = 0; w < count; ++w) {
+            ++sites_checked;
+            arp_site_naming_t const *first = next;
+            while (next < end && next->word == w) ++next;
+            size_t groups = (size_t)(next - first);
+            uint64_t bad_lo = words[w], bad_hi = words[w];
+            char detail[160] = "";
+            bool site_ok;
+            if (groups == 0) {
+                ++tally.points;
+                site_ok = interval_passes(&c, table, phase, words[w], words[w]);
+            } else
+                site_ok = site_passes(&c, table, phase, words[w], first, groups, &tally, &bad_lo,
+                                      &bad_hi, detail, sizeof detail);
+            if (site_ok) {
+                ++sites_accepted;
+                continue;
+            }
+            launch_ok = false;
+            if (*failed == SIZE_MAX) {
+                *failed = li;
+                report->launch = li, report->word = w, report->lo = bad_lo, report->hi = bad_hi;
+                arp_cert_describe_c(cert, li, w, bad_lo, bad_hi, detail, report->message,
+                                   sizeof report->message);
+            }
+            if (!cert->options.all_sites) break;
+        }
+        if (!launch_ok && !cert->options.all_sites) break;
+    }
+    rule_c_end(&c, plan->phases_count);
+    arp_namings_stream_end(&stream);
+    if (status != ar_status_success_k) return status;
+    report->sites_checked = sites_checked, report->sites_accepted = sites_accepted;
+    report->points = tally.points, report->hulls = tally.hulls;
+    /* hull_slack_bytes: over all hulls tested, the hull's width (hi - lo + 1) less the number
+     * of ordinal tuples of its naming repeats (the most values it can stand for), where the
+     * width is larger; saturated. Points add nothing. */
+    report->hull_slack_bytes = arp_u128_to_u64_sat(tally.slack);
+    return ar_status_success_k;
+}

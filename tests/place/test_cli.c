@@ -1,0 +1,129 @@
+/* `arenacert place|import|export-problem` as a user runs them (argv[1] the arenacert binary,
+ * argv[2] workloads/data/minimalloc): `place --list`; every strategy on a production instance
+ * writes every row with an offset, and its import certifies (verdict 0); a placement spoiled by
+ * one overlap imports to a plan the certificate rejects; a capacity below the bound exits 1; a
+ * bad CSV exits 2 naming its line and column; import without an offset column exits 2;
+ * export-problem of a generated plan places and certifies again. Uses a scratch folder. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "expect.h"
+
+static char const *tool, *data;
+static char dir[64];
+
+/* Run a shell command; its exit status. stdout/stderr go where the command says. */
+static int sh(char const *format, ...) __attribute__((format(printf, 1, 2)));
+static int sh(char const *format, ...) {
+    char command[2048];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(command, sizeof command, format, args);
+    va_end(args);
+    int raw = system(command);
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+static char *slurp(char const *name) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *file = fopen(path, "rb");
+    if (!file) return NULL;
+    char *text = calloc(1 << 20, 1);
+    if (text) fread(text, 1, (1 << 20) - 1, file);
+    fclose(file);
+    return text;
+}
+
+static size_t lines(char const *text) {
+    size_t count = 0;
+    for (; text && *text; ++text) count += *text == '\n';
+    return count;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_cli ARENACERT DATA_DIR\n");
+        return 2;
+    }
+    tool = argv[1];
+    data = argv[2];
+    snprintf(dir, sizeof dir, "/tmp/place_cli_XXXXXX");
+    if (!mkdtemp(dir)) return 2;
+
+    expect_int_eq(sh("%s place --list > %s/list", tool, dir), 0);
+    char *list = slurp("list");
+    expect_str_eq(list, "greedy-by-size\ngreedy-by-breadth\nfirst-fit\nbest-fit\nsearch\n");
+    free(list);
+
+    char const *strategies[] = {"greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit",
+                                "search"};
+    for (int s = 0; s < 5; ++s) {
+        expect_int_eq(sh("%s place %s/B.1048576.csv --strategy %s --time-limit 1 > %s/out.csv "
+                         "2> %s/err",
+                         tool, data, strategies[s], dir, dir),
+                      0);
+        char *out = slurp("out.csv"), *err = slurp("err");
+        expect_size_eq(lines(out), 171);
+        expect_true(out && strncmp(out, "id,lower,upper,size,offset\n", 27) == 0);
+        expect_str_contains(err, "lower_bound: 1048576");
+        free(out);
+        free(err);
+        expect_int_eq(sh("%s import %s/out.csv --alignment 1 | %s certify - > %s/verdict", tool,
+                         dir, tool, dir),
+                      0);
+        char *verdict = slurp("verdict");
+        expect_str_contains(verdict, "verdict: 0\n");
+        free(verdict);
+    }
+    /* One overlap: the second row takes the first row's offset while both are live. */
+    expect_int_eq(sh("printf 'id,lower,upper,size,offset\\na,0,10,8,0\\nb,2,5,4,16\\n"
+                     "c,3,12,8,4\\n' > %s/bad.csv",
+                     dir),
+                  0);
+    expect_int_eq(sh("%s import %s/bad.csv | %s certify - > %s/verdict", tool, dir, tool, dir), 1);
+    char *verdict = slurp("verdict");
+    expect_str_contains(verdict, "verdict: ");
+    expect_false(verdict && strstr(verdict, "verdict: 0\n"));
+    free(verdict);
+    /* A capacity below the bound: exit 1, nothing on stdout. */
+    expect_int_eq(sh("%s place %s/D.1048576.csv --strategy best-fit --capacity 900000 > %s/out.csv "
+                     "2> /dev/null",
+                     tool, data, dir),
+                  1);
+    expect_int_eq(sh("%s place %s/D.1048576.csv --strategy search --capacity 1048576 "
+                     "--time-limit 30 > %s/out.csv 2> /dev/null",
+                     tool, data, dir),
+                  0);
+    /* Bad input: exit 2 with line and column. */
+    expect_int_eq(sh("printf 'id,lower,upper,size\\na,0,1,2\\nb,0,one,2\\n' > %s/rows.csv", dir), 0);
+    expect_int_eq(sh("%s place %s/rows.csv --strategy first-fit 2> %s/err", tool, dir, dir), 2);
+    char *err = slurp("err");
+    expect_str_contains(err, "line 3, column 3");
+    free(err);
+    expect_int_eq(sh("%s import %s/rows.csv 2> /dev/null", tool, dir), 2);
+    expect_int_eq(sh("%s import %s/B.1048576.csv 2> %s/err", tool, data, dir), 2);
+    err = slurp("err");
+    expect_str_contains(err, "no offset column");
+    free(err);
+    expect_int_eq(sh("%s place %s/rows.csv --strategy nope 2> /dev/null", tool, dir), 2);
+    expect_int_eq(sh("%s place %s/rows.csv --capacity -3 2> /dev/null", tool, dir), 2);
+    expect_int_eq(sh("%s place 2> /dev/null", tool), 2);
+    /* A generated plan's planes as a problem, placed again and certified. */
+    expect_int_eq(sh("%s gen training --preset small > %s/plan.json", tool, dir), 0);
+    expect_int_eq(sh("%s export-problem %s/plan.json > %s/problem.csv", tool, dir, dir), 0);
+    expect_int_eq(sh("%s place %s/problem.csv --strategy best-fit 2>/dev/null | %s import - "
+                     "--alignment 256 | %s certify - > /dev/null",
+                     tool, dir, tool, tool),
+                  0);
+    /* Its own placement, as exported, certifies too. */
+    expect_int_eq(sh("%s import %s/problem.csv --alignment 256 | %s certify - > /dev/null", tool,
+                     dir, tool),
+                  0);
+    sh("rm -rf %s", dir);
+    return expect_finish();
+}
