@@ -65,8 +65,8 @@ def fmt_instructions(results, name):
     found = results.instructions_of(name)
     if found is None:
         return "-"
-    count, equal = found
-    return f"{count:,.0f}" + ("" if equal else " (runs differ)")
+    count, equal, spread = found
+    return f"{count:,.0f}" + ("" if equal else f" (runs span {100 * spread:.2g}%)")
 
 
 def fmt_bytes(value):

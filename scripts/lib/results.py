@@ -157,11 +157,12 @@ class Results:
         return None if stats is None else stats[0]
 
     def instructions_of(self, name):
-        """(median count, every run equal?) or None."""
+        """(median count, every run equal?, (max - min) / median) or None."""
         values = self.instructions.get(name)
         if not values:
             return None
-        return quantiles(values)[0], len(set(values)) == 1
+        median = quantiles(values)[0]
+        return median, len(set(values)) == 1, (max(values) - min(values)) / median if median else 0.0
 
     def names(self, prefix):
         return sorted(n for n in set(self.runs) | set(self.errors) if n.startswith(prefix))
