@@ -117,7 +117,8 @@ def main():
         return 1
     new_path = news[-1]
     try:
-        original, rerun = Results([args.result]), Results([new_path])
+        original = Results([args.result], counters_of_instruction_files=True)
+        rerun = Results([new_path], counters_of_instruction_files=True)
     except BadInput as error:
         say(error)
         return 1

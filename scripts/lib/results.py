@@ -60,7 +60,9 @@ def load_file(path):
 
 
 class Results:
-    def __init__(self, paths, duplicates="error"):
+    def __init__(self, paths, duplicates="error", counters_of_instruction_files=False):
+        """counters_of_instruction_files: also take the runs of instruction files (their
+        deterministic counters; their times are the callgrind run's) - for scripts/reproduce."""
         if duplicates not in DUPLICATES:
             raise BadInput(f"--duplicates must be one of {', '.join(DUPLICATES)}, not '{duplicates}'")
         self.duplicates = duplicates
@@ -95,7 +97,7 @@ class Results:
                     continue
                 if isinstance(entry.get("instructions"), (int, float)):
                     counts.setdefault(name, []).append(entry["instructions"])
-                if not instruction_file:
+                if not instruction_file or counters_of_instruction_files:
                     runs.setdefault(name, []).append(entry)
             self._merge(self.runs, runs, owner, path, context)
             self._merge(self.instructions, counts, instr_owner, path, context)
