@@ -66,10 +66,22 @@ def gather(root, paths):
         else:
             by_commit.setdefault(sha, []).append((path, context.get("profile", "quick")))
     # Times of another machine kind are not comparable: keep the most common CPU model's files.
-    models = {}
+    # Counts made another way (the bench's timed loop vs one ar_certify call) are not either:
+    # files counted another way than most counted files are left out.
+    models, methods = {}, {}
     for files in by_commit.values():
         for path, _ in files:
-            models[path] = load_file(path).get("context", {}).get("cpu_model", "?")
+            context = load_file(path).get("context", {})
+            models[path] = context.get("cpu_model", "?")
+            if context.get("instructions_per"):
+                methods[path] = context["instructions_per"]
+    method = max(set(methods.values()), key=list(methods.values()).count) if methods else None
+    for sha in list(by_commit):
+        left_out += [(f, f"instructions counted another way ({methods[f][:60]}...)") for f, _ in by_commit[sha]
+                     if f in methods and methods[f] != method]
+        by_commit[sha] = [(f, p) for f, p in by_commit[sha] if methods.get(f, method) == method]
+        if not by_commit[sha]:
+            del by_commit[sha]
     common = max(set(models.values()), key=list(models.values()).count) if models else None
     for sha in list(by_commit):
         left_out += [(f, f"another CPU ({models[f]}; most files: {common})") for f, _ in by_commit[sha]
