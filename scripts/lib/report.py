@@ -14,7 +14,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot import BARS, colour, draw, label, log_tics, style, terminal, write_blocks  # noqa: E402
+from plot import BARS, byte_tics, colour, draw, label, log_tics, style, terminal, write_blocks  # noqa: E402
 from results import DUPLICATES, BadInput, Results, deterministic_digest, fail, quantiles  # noqa: E402
 
 STRATEGIES = ["arena", "glibc", "mimalloc", "jemalloc", "mmap", "pool", "floor"]
@@ -371,8 +371,8 @@ def precision_section(results, folder):
     if slack:
         script += ("set title 'hull slack (bytes the hulls claim, no iteration touches)'\nset logscale y 1024\n"
                    "set ylabel 'bytes'\nset key bottom left box opaque reverse Left\n"
-                   f"set yrange [{min(slack) / 2}:{max(slack) * 2}]\nset format y '%.0b %BB'\n"
-                   f"set ytics auto\n{plot(n, slack_groups)}\n")
+                   f"set yrange [{min(slack) / 2}:{max(slack) * 2}]\n"
+                   + byte_tics(min(slack) / 2, max(slack) * 2) + f"{plot(n, slack_groups)}\n")
     script += "unset multiplot\n"
     if draw(folder, "precision.gp", script):
         out += figure("precision.png", "precision vs few",
@@ -560,7 +560,8 @@ def workspace_section(results, folder):
               "set style fill solid 1.0 border lc rgb 'black'\nset boxwidth 0.9\nset grid noxtics ytics\n"
               "set key top left box opaque reverse Left\nset xtics rotate by -35\nset bmargin 7\nset rmargin 9\n"
               "set logscale y 1024\n"
-              f"set ylabel 'bytes'\nset yrange [{min(values) / 2}:{max(values) * 3}]\nset format y '%.0b %BB'\n"
+              f"set ylabel 'bytes'\nset yrange [{min(values) / 2}:{max(values) * 3}]\n"
+              + byte_tics(min(values) / 2, max(values) * 3) +
               f"plot 'workspace.dat' using 2:xtic(1) title 'workspace' lc rgb '{BARS[1]}', "
               f"'' using 3 title 'lower bound' lc rgb '{BARS[5]}'\n")
     if draw(folder, "workspace.gp", script):
