@@ -585,6 +585,13 @@ def placement_parts(name):
     return re.split(r"[-_.:]|(?<=[a-z])(?=\d)", instance)[0], instance, parts[2]
 
 
+def preset_order(name):
+    """Sort key putting FAMILY-tiny before -small, -medium, -large (then by name)."""
+    presets = ["tiny", "small", "medium", "large"]
+    last = re.split(r"[-/]", name)[-1]
+    return (re.sub(r"(tiny|small|medium|large)$", "", name), presets.index(last) if last in presets else -1, name)
+
+
 def placement_section(results, folder):
     """A table and a plot per instance set: each strategy's height against the lower bound."""
     names = [n for n in results.names("placement/") if len(n.split("/")) >= 3]
@@ -606,7 +613,7 @@ def placement_section(results, folder):
         sets[f"{bare[0]}–{bare[-1]}" if len(bare) > 1 else bare[0]] = sets.pop("")
     for set_name, members in sorted(sets.items()):
         rows, blocks = [], {}
-        for name in sorted(members):
+        for name in sorted(members, key=lambda n: preset_order(placement_parts(n)[1]) + (n,)):
             _, instance, strategy = placement_parts(name)
             if name in results.errors:
                 rows.append([instance, strategy, "skipped: " + results.errors[name]] + [""] * 5)
@@ -630,7 +637,7 @@ def placement_section(results, folder):
         out += [f"### {set_name}", "", table(["instance", "strategy", "height", "lower bound", "height / bound",
                                                other_name, "solve time", "checked"], rows), ""]
         if blocks:
-            instances = sorted({i for pts in blocks.values() for i, _ in pts})
+            instances = sorted({i for pts in blocks.values() for i, _ in pts}, key=preset_order)
             stem = f"placement_{re.sub(r'[^A-Za-z0-9]', '_', set_name)}"  # A–H -> placement_A_H
             with open(os.path.join(folder, stem + ".dat"), "w") as handle:
                 handle.write("# instance " + " ".join(blocks) + "\n")
