@@ -33,7 +33,7 @@ typedef struct slot_t {
 /* Named slots the phases of random plans draw planes from: the same name at two places, and
  * overlapping slots, so phases share bytes and redeclare names elsewhere. */
 __attribute__((unused)) static slot_t const slots[] = {
-    {"kv", 0x2000, 0x100}, {"kv", 0x2000, 0x80},  {"kv", 0x2100, 0x100}, {"act", 0x2080, 0x100},
+    {"kv", 0x2000, 0x100}, {"kv", 0x2000, 0x80},  {"kv", 0x2100, 0x100},  {"act", 0x2080, 0x100},
     {"tmp", 0x2200, 0x40}, {"out", 0x2240, 0x40}, {"res", 0x2300, 0x100}, {"act", 0x2300, 0x80},
 };
 #define SLOTS (sizeof slots / sizeof slots[0])

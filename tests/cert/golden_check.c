@@ -1,21 +1,11 @@
 /* golden_check PLAN.json ARENACERT: one golden plan, checked through the library and the CLI.
- *
- * A golden plan carries its expectation in its top-level "meta" object:
- *   "expect": N | "N" | "malformed"   the certificate's verdict (decimal text for huge ones)
- *           | "refused"               ar_certify refuses the options (a `few` past its limit)
- *   "expect_exact": N                 the exact oracle's verdict (defaults to expect)
- *   "few": K                          the certificate's few (defaults to 16)
- *   "expect_path": "$.…"              a malformed plan's error must contain this path
- *   "expect_message": "…"             the error (or the report's message) must contain this
- *   "why": "one sentence"             required: what the plan shows
- * The meta object is read from the raw text (the first "meta" member), so a plan with a syntax
- * error later in the file can still say what it expects.
- *
- * Checks: the loader accepts or refuses it as expected (path and message); the certificate (with
- * `few`) and the exact oracle give the expected verdicts; a well-formed plan survives load →
- * write → load (ar_plan_equal) with the same verdict; and `ARENACERT certify PLAN [--few K]` and
- * `ARENACERT certify - --exact < PLAN` print `verdict: N` first and exit 0/1 (or exit 2 naming the
- * path on stderr for a malformed plan). Every mismatch prints both values. */
+ * The plan's top-level "meta" says what it expects (read from the raw text, so a plan with a
+ * syntax error can too): "expect" (a verdict, decimal text for huge ones, "malformed", or
+ * "refused" for options past a limit), "expect_exact", "few", "expect_path",
+ * "expect_message", and "why" (required). Checks: load or refusal (path, message); the
+ * certificate and the exact oracle's verdicts; load -> write -> load gives the same plan and
+ * verdict; `ARENACERT certify PLAN [--few K]` and `certify - --exact < PLAN` print
+ * `verdict: N` first and exit 0/1 (2, naming the path, for a malformed plan). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +50,8 @@ static bool verdict_text(json_t const *value, char *out, size_t size) {
         snprintf(out, size, "%lld", (long long)json_integer_value(value));
         return true;
     }
-    if (json_is_string(value) && strspn(json_string_value(value), "0123456789") ==
-                                     strlen(json_string_value(value)) &&
+    if (json_is_string(value) &&
+        strspn(json_string_value(value), "0123456789") == strlen(json_string_value(value)) &&
         json_string_length(value) > 0) {
         snprintf(out, size, "%s", json_string_value(value));
         return true;
@@ -91,8 +81,10 @@ static void read_expectation(char const *text, expectation_t *e) {
     } else {
         require_true(verdict_text(expect, e->verdict, sizeof e->verdict));
         json_t *exact = json_object_get(e->meta, "expect_exact");
-        if (exact) require_true(verdict_text(exact, e->verdict_exact, sizeof e->verdict_exact));
-        else memcpy(e->verdict_exact, e->verdict, sizeof e->verdict);
+        if (exact)
+            require_true(verdict_text(exact, e->verdict_exact, sizeof e->verdict_exact));
+        else
+            memcpy(e->verdict_exact, e->verdict, sizeof e->verdict);
     }
     json_t *few = json_object_get(e->meta, "few");
     if (few) {
@@ -201,7 +193,8 @@ static void check_cli(char const *arenacert, char const *plan_path, expectation_
     argv[argc++] = (char *)arenacert;
     argv[argc++] = "certify";
     argv[argc++] = exact ? "-" : (char *)plan_path;
-    if (exact) argv[argc++] = "--exact";
+    if (exact)
+        argv[argc++] = "--exact";
     else {
         argv[argc++] = "--few";
         argv[argc++] = few;

@@ -1,15 +1,11 @@
-/* The certificate's internal paths give one answer. ar_certify reads a repeat's deltas in place
- * when they are listed in site order and sorts them otherwise; it walks a frames repeat's frames
- * in lockstep when they all list the same sites in the same order and sorts their entries
- * otherwise; it looks words up in per-phase tables, or, past a memory budget (many phases times
- * many globals), in the general sorted views. The order deltas and frame entries are listed in
- * means nothing in the contract, so:
- *  1. seeded random plans, built twice (entries in site order, then shuffled), get identical
- *     reports (verdict, message, where, every counter), in certificate and exact modes, with and
+/* The certificate's internal paths give one answer. Deltas are read in place when in site
+ * order, else sorted; frames walked in lockstep when they list the same sites, else sorted;
+ * words looked up in per-phase tables or, past a memory budget, in the sorted views. So:
+ *  1. seeded random plans built twice (entries in site order, then shuffled) get identical
+ *     reports (verdict, message, where, every counter), certificate and exact, with and
  *     without all_sites, for several `few`;
- *  2. a plan with 700 phases and 1600 globals (tables for some phases only) gets the verdicts
- *     worked out by hand, with the breaking launch on either side of the budget, and its
- *     certificate and exact counts agree (no repeats: every site is one point either way). */
+ *  2. 700 phases and 1600 globals (tables for some phases only) get verdicts worked out by
+ *     hand on either side of the budget, and certificate and exact counts agree. */
 #include <stdint.h>
 #include <string.h>
 
@@ -62,11 +58,16 @@ static ar_plan_t *random_plan(uint64_t seed, bool shuffled) {
         uint64_t words[8];
         for (size_t w = 0; w < count; ++w) {
             uint64_t kind = below(80);
-            if (kind < 10) words[w] = below(64);                                    /* a scalar */
-            else if (kind < 20) words[w] = WINDOW + 0x100 * below(16);              /* the global */
-            else if (kind < 78) words[w] = planes[p][below(2)] + 0x200 + 0x10 * below(0x30); /* its plane */
-            else if (kind < 79) words[w] = planes[below(3)][below(2)] + 0x800;      /* one past */
-            else words[w] = 0x11000 + 0x100 * below(0xe0);                          /* anywhere */
+            if (kind < 10)
+                words[w] = below(64); /* a scalar */
+            else if (kind < 20)
+                words[w] = WINDOW + 0x100 * below(16); /* the global */
+            else if (kind < 78)
+                words[w] = planes[p][below(2)] + 0x200 + 0x10 * below(0x30); /* its plane */
+            else if (kind < 79)
+                words[w] = planes[below(3)][below(2)] + 0x800; /* one past */
+            else
+                words[w] = 0x11000 + 0x100 * below(0xe0); /* anywhere */
         }
         ar_plan_add_launch(plan, "k", phases[p], words, count, NULL);
     }
@@ -88,7 +89,8 @@ static ar_plan_t *random_plan(uint64_t seed, bool shuffled) {
             require_true(ar_plan_add_repeat_deltas(plan, first, count, iterations, entries, n) ==
                          ar_status_success_k);
         } else {
-            require_true(ar_plan_add_repeat_frames(plan, first, count, iterations) == ar_status_success_k);
+            require_true(ar_plan_add_repeat_frames(plan, first, count, iterations) ==
+                         ar_status_success_k);
             for (uint64_t f = 0; f < iterations; ++f) {
                 ar_shift_t frame[32];
                 memcpy(frame, entries, n * sizeof *frame);
@@ -102,7 +104,8 @@ static ar_plan_t *random_plan(uint64_t seed, bool shuffled) {
     ar_plan_add_reference(plan, 0, launches);
     ar_plan_error_t error;
     ar_status_t status = ar_plan_finish(plan, &error);
-    if (status != ar_status_success_k) fprintf(stderr, "seed %" PRIu64 ": %s\n", seed, error.message);
+    if (status != ar_status_success_k)
+        fprintf(stderr, "seed %" PRIu64 ": %s\n", seed, error.message);
     require_true(status == ar_status_success_k);
     return plan;
 }
@@ -156,7 +159,8 @@ static void test_listing_order(void) {
         ar_plan_free(shuffled);
         if (expect_failures_ > 40) break;
     }
-    fprintf(stderr, "verdicts: %zu certified, %zu rule C, %zu rule D\n", verdicts[0], verdicts[1], verdicts[2]);
+    fprintf(stderr, "verdicts: %zu certified, %zu rule C, %zu rule D\n", verdicts[0], verdicts[1],
+            verdicts[2]);
     expect_u64_gt(verdicts[0], 0); /* certified */
     expect_u64_gt(verdicts[1], 0); /* rule C */
     expect_u64_gt(verdicts[2], 0); /* rule D */

@@ -57,7 +57,8 @@ static run_t run(char const *input, char const *const *args) {
     close(in_fd);
     close(out_fd);
     close(err_fd);
-    run_t result = {WIFEXITED(status) ? WEXITSTATUS(status) : 128, slurp(out_path), slurp(err_path)};
+    run_t result = {WIFEXITED(status) ? WEXITSTATUS(status) : 128, slurp(out_path),
+                    slurp(err_path)};
     unlink(in_path);
     unlink(out_path);
     unlink(err_path);
@@ -77,10 +78,12 @@ static void done(run_t *r) {
 static char const plan_text[] =
     "{\"format\":\"arena-plan/1\",\"alignment\":256,\n"
     " \"windows\":[{\"base\":\"0x1000\",\"size\":\"0x1000\"}],\n"
-    " \"globals\":[{\"name\":\"a\",\"base\":\"0x1000\",\"size\":\"0x100\"},{\"name\":\"b\",\"base\":\"0x1200\",\"size\":\"0x100\"}],\n"
+    " \"globals\":[{\"name\":\"a\",\"base\":\"0x1000\",\"size\":\"0x100\"},{\"name\":\"b\","
+    "\"base\":\"0x1200\",\"size\":\"0x100\"}],\n"
     " \"phases\":[{\"id\":\"p\",\"planes\":[]}],\n"
     " \"launches\":[{\"kernel\":\"k\",\"phase\":\"p\",\"words\":[\"0x1000\"]}],\n"
-    " \"repeats\":[{\"first\":0,\"count\":1,\"iterations\":2,\"deltas\":[{\"launch\":0,\"word\":0,\"delta\":512}]}],\n"
+    " \"repeats\":[{\"first\":0,\"count\":1,\"iterations\":2,\"deltas\":[{\"launch\":0,\"word\":0,"
+    "\"delta\":512}]}],\n"
     " \"schedule\":[{\"first\":0,\"count\":1}]}\n";
 
 static void test_usage(void) {
@@ -97,13 +100,13 @@ static void test_usage(void) {
     expect_str_contains(r.out, "arenacert ");
     done(&r);
     char const *const bad[][4] = {
-        {"certify", NULL},                     /* no plan */
-        {"certify", "-", "--few", "0"},        /* few 0 */
-        {"certify", "-", "--few", "abc"},      /* not a number */
+        {"certify", NULL},                /* no plan */
+        {"certify", "-", "--few", "0"},   /* few 0 */
+        {"certify", "-", "--few", "abc"}, /* not a number */
         {"certify", "-", "--few", "-3"},
-        {"certify", "-", "--few", NULL},       /* no value */
+        {"certify", "-", "--few", NULL}, /* no value */
         {"certify", "-", "--bogus", NULL},
-        {"certify", "-", "-", NULL},           /* two plans */
+        {"certify", "-", "-", NULL}, /* two plans */
         {"frobnicate", NULL, NULL, NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {

@@ -11,25 +11,37 @@
  * schedule referencing whole repeats. Each test mutates one thing through `tweak`. */
 typedef struct tweak_t {
     uint64_t alignment;
-    uint64_t global_size;       /* of "w", at 0x1000 */
-    char const *second_phase;   /* id of phase 1 */
-    size_t outer_first, outer_count; uint64_t outer_iterations; size_t outer_frames;
+    uint64_t global_size;     /* of "w", at 0x1000 */
+    char const *second_phase; /* id of phase 1 */
+    size_t outer_first, outer_count;
+    uint64_t outer_iterations;
+    size_t outer_frames;
     size_t inner_first, inner_count;
     ar_shift_t delta0, delta1;
-    ar_shift_t frame_entry;     /* put into frame 0 of the outer repeat */
-    ar_shift_t frame_entry2;    /* also frame 0 */
+    ar_shift_t frame_entry;  /* put into frame 0 of the outer repeat */
+    ar_shift_t frame_entry2; /* also frame 0 */
     size_t reference_first, reference_count;
-    bool extra_repeat; size_t extra_first, extra_count;
+    bool extra_repeat;
+    size_t extra_first, extra_count;
 } tweak_t;
 
 static tweak_t good(void) {
     return (tweak_t){
-        .alignment = 256, .global_size = 0x100, .second_phase = "mlp",
-        .outer_first = 1, .outer_count = 3, .outer_iterations = 2, .outer_frames = 2,
-        .inner_first = 1, .inner_count = 2,
-        .delta0 = {1, 0, 16}, .delta1 = {2, 1, -16},
-        .frame_entry = {3, 0, 64}, .frame_entry2 = {1, 1, 8},
-        .reference_first = 0, .reference_count = 6,
+        .alignment = 256,
+        .global_size = 0x100,
+        .second_phase = "mlp",
+        .outer_first = 1,
+        .outer_count = 3,
+        .outer_iterations = 2,
+        .outer_frames = 2,
+        .inner_first = 1,
+        .inner_count = 2,
+        .delta0 = {1, 0, 16},
+        .delta1 = {2, 1, -16},
+        .frame_entry = {3, 0, 64},
+        .frame_entry2 = {1, 1, 8},
+        .reference_first = 0,
+        .reference_count = 6,
     };
 }
 
@@ -104,10 +116,11 @@ static void test_good_plan(void) {
     /* Frames layout: frame 0 has 2 entries, frame 1 none. */
     ar_repeat_t const *outer = &plan->repeats[0];
     expect_true(outer->has_frames);
-    expect_size_eq(plan->frame_starts[outer->frames_first + 1] -
-                       plan->frame_starts[outer->frames_first], 2);
+    expect_size_eq(
+        plan->frame_starts[outer->frames_first + 1] - plan->frame_starts[outer->frames_first], 2);
     expect_size_eq(plan->frame_starts[outer->frames_first + 2] -
-                       plan->frame_starts[outer->frames_first + 1], 0);
+                       plan->frame_starts[outer->frames_first + 1],
+                   0);
     expect_size_eq(plan->repeats[1].shifts_count, 2);
     expect_i64_eq(plan->shifts[plan->repeats[1].shifts_first + 1].shift, -16);
     /* After finish the builder refuses everything. */
@@ -153,50 +166,116 @@ static void test_out_of_order(void) {
 
 static void test_malformed(void) {
     tweak_t t;
-    t = good(); t.alignment = 3; expect_malformed(t, "$.alignment", "power of two");
-    t = good(); t.alignment = 0; expect_malformed(t, "$.alignment", "power of two");
-    t = good(); t.global_size = UINT64_MAX; expect_malformed(t, "$.globals[0].size", "past 2^64");
-    t = good(); t.second_phase = "attn"; expect_malformed(t, "$.phases[1].id", "not unique");
-    t = good(); t.outer_frames = 1; expect_malformed(t, "$.repeats[0].frames", "1 frames for 2");
-    t = good(); t.outer_frames = 3; expect_malformed(t, "$.repeats[0].frames", "3 frames for 2");
-    t = good(); t.outer_iterations = 0; t.outer_frames = 0;
+    t = good();
+    t.alignment = 3;
+    expect_malformed(t, "$.alignment", "power of two");
+    t = good();
+    t.alignment = 0;
+    expect_malformed(t, "$.alignment", "power of two");
+    t = good();
+    t.global_size = UINT64_MAX;
+    expect_malformed(t, "$.globals[0].size", "past 2^64");
+    t = good();
+    t.second_phase = "attn";
+    expect_malformed(t, "$.phases[1].id", "not unique");
+    t = good();
+    t.outer_frames = 1;
+    expect_malformed(t, "$.repeats[0].frames", "1 frames for 2");
+    t = good();
+    t.outer_frames = 3;
+    expect_malformed(t, "$.repeats[0].frames", "3 frames for 2");
+    t = good();
+    t.outer_iterations = 0;
+    t.outer_frames = 0;
     expect_malformed(t, "$.repeats[0].iterations", "iterations is 0");
-    t = good(); t.outer_count = 0; expect_malformed(t, "$.repeats[0].count", "count is 0");
-    t = good(); t.outer_first = 4; expect_malformed(t, "$.repeats[0]", "past the launch table");
-    t = good(); t.outer_first = 7; expect_malformed(t, "$.repeats[0].first", "past the launch");
-    t = good(); t.frame_entry.launch = 4;
+    t = good();
+    t.outer_count = 0;
+    expect_malformed(t, "$.repeats[0].count", "count is 0");
+    t = good();
+    t.outer_first = 4;
+    expect_malformed(t, "$.repeats[0]", "past the launch table");
+    t = good();
+    t.outer_first = 7;
+    expect_malformed(t, "$.repeats[0].first", "past the launch");
+    t = good();
+    t.frame_entry.launch = 4;
     expect_malformed(t, "$.repeats[0].frames[0][0].launch", "outside the repeat's body");
-    t = good(); t.frame_entry2.word = 2;
+    t = good();
+    t.frame_entry2.word = 2;
     expect_malformed(t, "$.repeats[0].frames[0][1].word", "out of range");
-    t = good(); t.frame_entry2 = t.frame_entry;
+    t = good();
+    t.frame_entry2 = t.frame_entry;
     expect_malformed(t, "$.repeats[0].frames[0][1]", "appears twice");
-    t = good(); t.delta1 = t.delta0; t.delta1.shift = 5;
+    t = good();
+    t.delta1 = t.delta0;
+    t.delta1.shift = 5;
     expect_malformed(t, "$.repeats[1].deltas[1]", "appears twice");
-    t = good(); t.delta0.launch = 3;
+    t = good();
+    t.delta0.launch = 3;
     expect_malformed(t, "$.repeats[1].deltas[0].launch", "outside");
     /* Overlapping without nesting: [1,4) and [2,5). */
-    t = good(); t.extra_repeat = true; t.extra_first = 2; t.extra_count = 3;
+    t = good();
+    t.extra_repeat = true;
+    t.extra_first = 2;
+    t.extra_count = 3;
     expect_malformed(t, "$.repeats[2]", "without nesting");
     /* Identical bodies. */
-    t = good(); t.extra_repeat = true; t.extra_first = 1; t.extra_count = 2;
+    t = good();
+    t.extra_repeat = true;
+    t.extra_first = 1;
+    t.extra_count = 2;
     expect_malformed(t, "$.repeats[2]", "identical");
     /* Disjoint and strictly nested repeats are fine. */
-    t = good(); t.extra_repeat = true; t.extra_first = 4; t.extra_count = 2;
-    { ar_plan_t *plan = build(t); expect_int_eq(ar_plan_finish(plan, NULL), 0); ar_plan_free(plan); }
-    t = good(); t.extra_repeat = true; t.extra_first = 2; t.extra_count = 1;
-    { ar_plan_t *plan = build(t); expect_int_eq(ar_plan_finish(plan, NULL), 0); ar_plan_free(plan); }
+    t = good();
+    t.extra_repeat = true;
+    t.extra_first = 4;
+    t.extra_count = 2;
+    {
+        ar_plan_t *plan = build(t);
+        expect_int_eq(ar_plan_finish(plan, NULL), 0);
+        ar_plan_free(plan);
+    }
+    t = good();
+    t.extra_repeat = true;
+    t.extra_first = 2;
+    t.extra_count = 1;
+    {
+        ar_plan_t *plan = build(t);
+        expect_int_eq(ar_plan_finish(plan, NULL), 0);
+        ar_plan_free(plan);
+    }
     /* Schedule: count 0, past the table, cutting a repeat at either end. */
-    t = good(); t.reference_count = 0; expect_malformed(t, "$.schedule[0].count", "count is 0");
-    t = good(); t.reference_count = 7; expect_malformed(t, "$.schedule[0]", "past the launch table");
-    t = good(); t.reference_first = 2; t.reference_count = 4;
+    t = good();
+    t.reference_count = 0;
+    expect_malformed(t, "$.schedule[0].count", "count is 0");
+    t = good();
+    t.reference_count = 7;
+    expect_malformed(t, "$.schedule[0]", "past the launch table");
+    t = good();
+    t.reference_first = 2;
+    t.reference_count = 4;
     expect_malformed(t, "$.schedule[0]", "cuts repeat");
-    t = good(); t.reference_first = 0; t.reference_count = 3;
+    t = good();
+    t.reference_first = 0;
+    t.reference_count = 3;
     expect_malformed(t, "$.schedule[0]", "cuts repeat");
     /* A reference that ends exactly at a body's start, or starts at its end, cuts nothing. */
-    t = good(); t.reference_first = 0; t.reference_count = 1;
-    { ar_plan_t *plan = build(t); expect_int_eq(ar_plan_finish(plan, NULL), 0); ar_plan_free(plan); }
-    t = good(); t.reference_first = 4; t.reference_count = 2;
-    { ar_plan_t *plan = build(t); expect_int_eq(ar_plan_finish(plan, NULL), 0); ar_plan_free(plan); }
+    t = good();
+    t.reference_first = 0;
+    t.reference_count = 1;
+    {
+        ar_plan_t *plan = build(t);
+        expect_int_eq(ar_plan_finish(plan, NULL), 0);
+        ar_plan_free(plan);
+    }
+    t = good();
+    t.reference_first = 4;
+    t.reference_count = 2;
+    {
+        ar_plan_t *plan = build(t);
+        expect_int_eq(ar_plan_finish(plan, NULL), 0);
+        ar_plan_free(plan);
+    }
 }
 
 static void test_ranges(void) {

@@ -1,18 +1,12 @@
-/* Property test: thousands of seeded random small plans (random windows, globals, phases whose
- * fresh and carried planes share bytes across phases, launches with words in and out of
- * windows and one past plane ends, nested repeats with deltas and frames, schedules with
- * repeated references), each certified several ways. What must hold:
- *  1. soundness: certificate verdict 0 => exact verdict 0; per site, accepted by the
- *     certificate => accepted by the exact oracle (so sites_accepted, with all_sites, is <=);
- *  2. A/B verdicts agree; when the certificate's (C) passes, both verdicts are equal; when the
- *     exact (C) breaks at launch j, the certificate's breaks at a launch <= j;
- *  3. the fast (fixed-point) rule D equals the naive walker: same break, same k, same counts
- *     (schedules repeat single references and blocks of 2 or 3 back to back);
- *  4. monotone in `few`: raising few never rejects a site it accepted (a hull holds every point
- *     it covers), so the first failing launch never moves earlier and sites_accepted never
- *     falls;
- *  5. precise where it should be: when no word is named by two repeats and few >= every
- *     repeat's iterations, the certificate equals the exact oracle.
+/* Property test on thousands of seeded random small plans (windows, globals, phases sharing
+ * bytes, words in and out of windows, nested deltas and frames repeats, repeated references):
+ *  1. soundness: certificate 0 => exact 0, and per site accepted => accepted by the oracle;
+ *  2. A/B agree; when the certificate's (C) passes the verdicts are equal; when the exact (C)
+ *     breaks at launch j, the certificate's breaks at a launch <= j;
+ *  3. rule D's walker equals its naive twin: same break, k and counts;
+ *  4. monotone in `few`: raising it never rejects an accepted site;
+ *  5. precise where it should be: no word named twice and few >= every repeat's iterations
+ *     gives the exact oracle's verdict.
  * A failure prints the seed; `test_property SEED` reruns one plan. */
 #include <inttypes.h>
 #include <stdint.h>
@@ -26,8 +20,6 @@
 
 #define PLANS 20000
 
-
-
 typedef struct generated_t {
     ar_plan_t *plan;
     bool double_named; /* some word is named by two repeats */
@@ -36,8 +28,8 @@ typedef struct generated_t {
 
 static uint64_t random_word(ar_plan_t const *plan) {
     switch (below(8)) {
-    case 0: return 0x1000 + 16 * below(0x300);                       /* anywhere in the windows */
-    case 1: return below(2) ? 0x100 : 0xffffffffffffff00ull;          /* far outside */
+    case 0: return 0x1000 + 16 * below(0x300);               /* anywhere in the windows */
+    case 1: return below(2) ? 0x100 : 0xffffffffffffff00ull; /* far outside */
     case 2: {
         slot_t const *s = &slots[below(SLOTS)];
         return s->base + s->size; /* one past a slot */
@@ -55,7 +47,8 @@ static uint64_t random_word(ar_plan_t const *plan) {
 }
 
 static int64_t random_shift(void) {
-    static int64_t const shifts[] = {0, 16, -16, 0x40, -0x40, 0x80, 0x100, INT64_MAX, INT64_MIN, 0x7000000000000000};
+    static int64_t const shifts[] = {0,    16,    -16,       0x40,      -0x40,
+                                     0x80, 0x100, INT64_MAX, INT64_MIN, 0x7000000000000000};
     return shifts[below(sizeof shifts / sizeof shifts[0])];
 }
 
@@ -90,7 +83,8 @@ static generated_t generate(void) {
             slot_t const *s = &slots[below(SLOTS)];
             bool clash = false;
             for (size_t u = 0; u < used_count; ++u)
-                if (s->base < used[u][0] + used[u][1] && used[u][0] < s->base + s->size) clash = true;
+                if (s->base < used[u][0] + used[u][1] && used[u][0] < s->base + s->size)
+                    clash = true;
             if (clash && chance(95)) continue;
             used[used_count][0] = s->base, used[used_count][1] = s->size, ++used_count;
             ar_plan_add_plane(plan, s->name, s->base, s->size, chance(50));
@@ -102,8 +96,10 @@ static generated_t generate(void) {
         size_t count = below(4);
         for (size_t w = 0; w < count; ++w) words[w] = random_word(plan);
         char const *phase = phase_ids[below(phases)];
-        if (chance(3)) phase = NULL;
-        else if (chance(3)) phase = "ghost";
+        if (chance(3))
+            phase = NULL;
+        else if (chance(3))
+            phase = "ghost";
         ar_plan_add_launch(plan, "k", phase, words, count, NULL);
     }
     /* Up to two repeats: nested (strictly) or disjoint. */
@@ -166,8 +162,9 @@ static generated_t generate(void) {
         size_t a, b, tries = 0;
         do {
             a = below(launches), b = a + 1 + below(launches - a);
-        } while ((!cuttable(a, (size_t const (*)[2])ranges, repeats) ||
-                  !cuttable(b, (size_t const (*)[2])ranges, repeats)) && ++tries < 50);
+        } while ((!cuttable(a, (size_t const(*)[2])ranges, repeats) ||
+                  !cuttable(b, (size_t const(*)[2])ranges, repeats)) &&
+                 ++tries < 50);
         if (tries >= 50) a = 0, b = launches;
         size_t copies = chance(30) ? 2 + below(4) : 1;
         for (size_t c = 0; c < copies; ++c) ar_plan_add_reference(plan, a, b - a);
@@ -178,7 +175,8 @@ static generated_t generate(void) {
         size_t from = plan->schedule_count - period, copies = 1 + below(4);
         for (size_t c = 0; c < copies; ++c)
             for (size_t t = 0; t < period; ++t)
-                ar_plan_add_reference(plan, plan->schedule[from + t].first, plan->schedule[from + t].count);
+                ar_plan_add_reference(plan, plan->schedule[from + t].first,
+                                      plan->schedule[from + t].count);
     }
     return g;
 }
@@ -233,7 +231,8 @@ static int check_one(uint64_t seed, size_t *finished, size_t *stats) {
     if (cert.verdict != 1) {
         arp_rule_d_t fast, naive;
         require_true(arp_rule_d(plan, &fast) == ar_status_success_k);
-        require_true(arp_rule_d_naive(plan, ARP_NAIVE_D_LAUNCH_LIMIT, &naive) == ar_status_success_k);
+        require_true(arp_rule_d_naive(plan, ARP_NAIVE_D_LAUNCH_LIMIT, &naive) ==
+                     ar_status_success_k);
         expect_int_eq(fast.broken, naive.broken);
         expect_u64_eq((uint64_t)fast.instances, (uint64_t)naive.instances);
         if (fast.broken && naive.broken) {
@@ -262,7 +261,9 @@ static int check_one(uint64_t seed, size_t *finished, size_t *stats) {
     }
     ar_plan_free(plan);
     if (expect_failures_ != before) {
-        fprintf(stderr, "property failed for seed %" PRIu64 " (few %" PRIu64 "): cert %s [%s] exact %s [%s]\n",
+        fprintf(stderr,
+                "property failed for seed %" PRIu64 " (few %" PRIu64
+                "): cert %s [%s] exact %s [%s]\n",
                 seed, few, cert.verdict_text, cert.message, exact.verdict_text, exact.message);
         return 1;
     }

@@ -1,19 +1,8 @@
-/* Rule D under deep nesting: the fixed-point walker runs two passes of each repeat, so without
- * summaries a plan nested d deep costs 2^d walks of its innermost body. Here plans nest 40 and
- * 60 repeats of 2 iterations (a tiny plan) and must certify, or break (D) at a k computed by
- * arithmetic; small versions are checked against the naive walker, and so are a few thousand
- * seeded random plans with repeats nested up to 6 deep (siblings, shared first launches,
- * repeated references). Each with few elementary intervals and, padded, with over 256 (the
- * walker's other state representation).
- *
- * The chain of depth D: launch 0 "init" (phase "prod", declares "buf"); launch 1 "use" (phase
- * "use", buf carried); launch 2 "prod"; launches 3 .. D+1 "tail" (phase "prod", or "evict" at
- * the level chosen to clobber buf: levels 0 .. D-2 have a tail). Repeat j (j = 0 .. D-1) is [1, D+2-j), 2 iterations: all
- * share launch 1 as their first, repeat D-1 = [1, 3) is the innermost, and repeat j's body is
- * repeat j+1 then launch D+1-j. Executed: E(D-1) = use prod use prod; E(j) = E(j+1) tail
- * E(j+1) tail. A prod tail merges into the prod before it, so E(j) has 2^(D+1-j) instances.
- * An evict tail at level m: the next "use" (the second E(m+1)'s first launch) breaks (D) at
- * k = 1 + 2^(D-m) + 1 (init, the first E(m+1), the evict). */
+/* Rule D under deep nesting: without summaries a plan nested d deep costs 2^d walks of its
+ * innermost body. Chains nested 40 and 60 deep (2 iterations each) must certify, or break (D)
+ * at a k computed by arithmetic; small ones and a few thousand seeded random plans (nested up
+ * to 6 deep) are checked against the naive walker, with few elementary intervals and, padded,
+ * over 256 (the other state). Walks modulo 2^128 and primes give residues of the same counts. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +14,6 @@
 #include "expect.h"
 #include "cert_test_util.h"
 
-
 #define NO_EVICT UINT64_MAX
 
 /* A phase no launch runs, with `count` small planes: 2 x count more elementary intervals. 200
@@ -33,10 +21,20 @@
  * it summarises (then it walks two passes per nesting level). */
 static void add_padding(ar_plan_t *plan, uint64_t count) {
     ar_plan_add_phase(plan, "padding");
-    for (uint64_t i = 0; i < count; ++i) ar_plan_add_plane(plan, "pad", 0x100000 + 0x20 * i, 0x10, false);
+    for (uint64_t i = 0; i < count; ++i)
+        ar_plan_add_plane(plan, "pad", 0x100000 + 0x20 * i, 0x10, false);
 }
 
-/* `evict_level`: the repeat whose tail clobbers buf (NO_EVICT: none). `again`: after the first
+/* The chain of depth D: launch 0 "init" (phase "prod", declares "buf"); launch 1 "use" (phase
+ * "use", buf carried); launch 2 "prod"; launches 3 .. D+1 "tail" (phase "prod", or "evict" at
+ * the level chosen to clobber buf: levels 0 .. D-2 have a tail). Repeat j (j = 0 .. D-1) is
+ * [1, D+2-j), 2 iterations: all share launch 1 as their first, repeat D-1 = [1, 3) is the
+ * innermost, and repeat j's body is repeat j+1 then launch D+1-j. Executed: E(D-1) = use prod
+ * use prod; E(j) = E(j+1) tail E(j+1) tail. A prod tail merges into the prod before it, so
+ * E(j) has 2^(D+1-j) instances.
+ * An evict tail at level m: the next "use" (the second E(m+1)'s first launch) breaks (D) at
+ * k = 1 + 2^(D-m) + 1 (init, the first E(m+1), the evict).
+ * `evict_level`: the repeat whose tail clobbers buf (NO_EVICT: none). `again`: after the first
  * reference [0, D+2), a reference to an "evict" launch and one to [1, D+2) (which starts with a
  * use of the clobbered buf). */
 static ar_plan_t *chain(uint64_t depth, uint64_t evict_level, bool again, uint64_t padding) {
@@ -70,7 +68,6 @@ static ar_plan_t *chain(uint64_t depth, uint64_t evict_level, bool again, uint64
     require_finished(plan);
     return plan;
 }
-
 
 /* Executed launches of E(0) for depth D: X(D-1) = 4, X(j) = 2 (X(j+1) + 1). */
 static u128 chain_launches(uint64_t depth) {
@@ -136,8 +133,6 @@ static void check_chain(uint64_t depth, uint64_t evict_level, bool again, uint64
 
 /* ---- Random nested plans against the naive walker ------------------------------------------ */
 
-
-
 typedef struct ranges_t {
     size_t r[64][2];
     size_t count;
@@ -151,8 +146,10 @@ static void nest(ranges_t *out, size_t lo, size_t hi, bool whole, unsigned depth
         size_t a = at + below(hi - at), b = a + 1 + below(hi - a);
         if (!whole && a == lo && b == hi) {
             if (b - a < 2) break;
-            if (chance(50)) ++a;
-            else --b;
+            if (chance(50))
+                ++a;
+            else
+                --b;
         }
         out->r[out->count][0] = a, out->r[out->count][1] = b - a, ++out->count;
         nest(out, a, b, false, depth + 1);
@@ -181,7 +178,8 @@ static ar_plan_t *random_plan(void) {
             slot_t const *s = &slots[below(SLOTS)];
             bool clash = false;
             for (size_t u = 0; u < used_count; ++u)
-                if (s->base < used[u][0] + used[u][1] && used[u][0] < s->base + s->size) clash = true;
+                if (s->base < used[u][0] + used[u][1] && used[u][0] < s->base + s->size)
+                    clash = true;
             if (clash) continue; /* rule B: a phase's planes are disjoint */
             used[used_count][0] = s->base, used[used_count][1] = s->size, ++used_count;
             ar_plan_add_plane(plan, s->name, s->base, s->size, chance(50));
@@ -190,7 +188,8 @@ static ar_plan_t *random_plan(void) {
     if (chance(10)) add_padding(plan, 200);
     size_t launches = 1 + below(10);
     for (size_t l = 0; l < launches; ++l)
-        ar_plan_add_launch(plan, "k", chance(4) ? "ghost" : phase_ids[below(phases)], NULL, 0, NULL);
+        ar_plan_add_launch(plan, "k", chance(4) ? "ghost" : phase_ids[below(phases)], NULL, 0,
+                           NULL);
     ranges_t ranges = {.count = 0};
     nest(&ranges, 0, launches, true, 0);
     for (size_t r = 0; r < ranges.count; ++r)
@@ -207,7 +206,8 @@ static ar_plan_t *random_plan(void) {
     if (chance(30) && plan->schedule_count >= 2) { /* a block of two, again */
         size_t from = plan->schedule_count - 2;
         for (size_t c = 0; c < 2; ++c)
-            ar_plan_add_reference(plan, plan->schedule[from + c].first, plan->schedule[from + c].count);
+            ar_plan_add_reference(plan, plan->schedule[from + c].first,
+                                  plan->schedule[from + c].count);
     }
     return plan;
 }
@@ -218,8 +218,7 @@ static void check_residues(ar_plan_t const *plan, arp_rule_d_t const *fast) {
     uint64_t const moduli[3] = {0, 18446744073709551557ull, 1000003};
     for (int m = 0; m < 3; ++m) {
         arp_rule_d_t r;
-        require_true(arp_rule_d_walk(plan, moduli[m], m == 0, &r) ==
-                     ar_status_success_k);
+        require_true(arp_rule_d_walk(plan, moduli[m], m == 0, &r) == ar_status_success_k);
         u128 mod = moduli[m] ? moduli[m] : 0;
         u128 want[2] = {fast->instance, fast->instances};
         u128 got[2] = {r.instance, r.instances};
@@ -253,8 +252,7 @@ static void check_stamp_moves_once(void) {
     uint64_t const moduli[3] = {0, 0, 1000003};
     for (int m = 0; m < 3; ++m) {
         arp_rule_d_t r;
-        require_true(arp_rule_d_walk(plan, moduli[m], m == 1, &r) ==
-                     ar_status_success_k);
+        require_true(arp_rule_d_walk(plan, moduli[m], m == 1, &r) == ar_status_success_k);
         expect_true(r.broken);
         expect_u128_eq(r.instance, 20);
         expect_u128_eq(r.other_stamp, 18);
@@ -275,7 +273,8 @@ static int compare_random(uint64_t seed, size_t *compared, size_t *broken, unsig
     for (size_t l = 0; l < plan->launches_count; ++l) {
         unsigned around = 0;
         for (size_t r = 0; r < plan->repeats_count; ++r)
-            around += plan->repeats[r].first <= l && l < plan->repeats[r].first + plan->repeats[r].count;
+            around +=
+                plan->repeats[r].first <= l && l < plan->repeats[r].first + plan->repeats[r].count;
         if (around > depth) depth = around;
     }
     arp_rule_d_t fast, naive;

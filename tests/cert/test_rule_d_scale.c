@@ -1,16 +1,7 @@
 /* Rule D at scale: a decoder-shaped plan whose (D) violation lies after many repeat iterations
- * and many merged schedule references; k is computed here by arithmetic, checked against the
- * naive walker on a small version, and then asserted exactly on versions far too large to
- * walk (10^6 references, 10^9 and 2^63 token iterations).
- *
- * Launches: 0 prefill (phase "prefill", declares "cache"); 1 attn_qkv and 2 attn_out (phase
- * "attn", cache carried, "scratch" fresh); 3 mlp and 4 sample (phase "mlp", "act" fresh over
- * scratch's bytes); 5 evict (phase "evict", "junk" fresh over cache). Repeat 0 runs the layer
- * [1, 4) `layers` times (attn_qkv's word walks the cache by 0x100 per layer). A token is the
- * layer repeat then sample: sample merges into the layer's last mlp instance (across a reference
- * boundary, or across the body of a token repeat), so each token adds 2 x layers instances.
- * Instances: prefill 0; token t, layer l: attn 1 + 2(tL + l), mlp 2 + 2(tL + l). After T1
- * tokens, evict is instance 1 + 2 L T1 and the next attn breaks (D) at k = 2 + 2 L T1. */
+ * and many merged schedule references; k is computed by arithmetic, checked against the naive
+ * walker on a small version, then asserted exactly on versions far too large to walk (10^6
+ * references, 10^9 and 2^63 token iterations). The plan: see decoder(). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,7 +16,14 @@
 #define SCRATCH 0x200000u
 #define LAUNCHES 6u
 
-
+/* Launches: 0 prefill (phase "prefill", declares "cache"); 1 attn_qkv and 2 attn_out (phase
+ * "attn", cache carried, "scratch" fresh); 3 mlp and 4 sample (phase "mlp", "act" fresh over
+ * scratch's bytes); 5 evict (phase "evict", "junk" fresh over cache). Repeat 0 runs the layer
+ * [1, 4) `layers` times (attn_qkv's word walks the cache by 0x100 per layer). A token is the
+ * layer repeat then sample: sample merges into the layer's last mlp instance (across a reference
+ * boundary, or across the body of a token repeat), so each token adds 2 x layers instances.
+ * Instances: prefill 0; token t, layer l: attn 1 + 2(tL + l), mlp 2 + 2(tL + l). After T1
+ * tokens, evict is instance 1 + 2 L T1 and the next attn breaks (D) at k = 2 + 2 L T1. */
 /* tokens_as_references: each token is two references ([1,4) and [4,5)); otherwise one
  * reference [1,5) to a token repeat of `tokens_before` iterations (and another after evict). */
 static ar_plan_t *decoder(uint64_t layers, uint64_t tokens_before, uint64_t tokens_after,
@@ -54,11 +52,14 @@ static ar_plan_t *decoder(uint64_t layers, uint64_t tokens_before, uint64_t toke
     require_true(ar_plan_add_repeat_deltas(plan, 1, 3, layers, &walk, 1) == ar_status_success_k);
     ar_plan_add_reference(plan, 0, 1);
     if (tokens_as_references) {
-        for (uint64_t t = 0; t < tokens_before; ++t) ar_plan_add_reference(plan, 1, 3), ar_plan_add_reference(plan, 4, 1);
+        for (uint64_t t = 0; t < tokens_before; ++t)
+            ar_plan_add_reference(plan, 1, 3), ar_plan_add_reference(plan, 4, 1);
         if (evict) ar_plan_add_reference(plan, 5, 1);
-        for (uint64_t t = 0; t < tokens_after; ++t) ar_plan_add_reference(plan, 1, 3), ar_plan_add_reference(plan, 4, 1);
+        for (uint64_t t = 0; t < tokens_after; ++t)
+            ar_plan_add_reference(plan, 1, 3), ar_plan_add_reference(plan, 4, 1);
     } else {
-        require_true(ar_plan_add_repeat_deltas(plan, 1, 4, tokens_before, NULL, 0) == ar_status_success_k);
+        require_true(ar_plan_add_repeat_deltas(plan, 1, 4, tokens_before, NULL, 0) ==
+                     ar_status_success_k);
         ar_plan_add_reference(plan, 1, 4);
         if (evict) ar_plan_add_reference(plan, 5, 1);
         if (tokens_after) ar_plan_add_reference(plan, 1, 4); /* the same repeat again */
@@ -66,7 +67,6 @@ static ar_plan_t *decoder(uint64_t layers, uint64_t tokens_before, uint64_t toke
     require_finished(plan);
     return plan;
 }
-
 
 static ar_certify_report_t certify(ar_plan_t const *plan, bool exact) {
     ar_certify_options_t options;
@@ -111,7 +111,8 @@ int main(void) {
         expect_u64_eq(certify(plan, true).verdict, (uint64_t)k + 2 + LAUNCHES);
         /* The message names the instance that declared junk: evict, k - 1. */
         char declared[64];
-        snprintf(declared, sizeof declared, "instance %" PRIu64 " (phase \"evict\")", (uint64_t)k - 1);
+        snprintf(declared, sizeof declared, "instance %" PRIu64 " (phase \"evict\")",
+                 (uint64_t)k - 1);
         expect_str_contains(certify(plan, false).message, declared);
         ar_plan_free(plan);
 

@@ -225,11 +225,11 @@ size_t arp_wl_repeat_each(arp_wl_t *wl, size_t first, size_t count, uint64_t ite
         wl->frame_capacity = width;
     }
     ar_status_t status = ar_plan_add_repeat_frames(wl->plan, first, count, iterations);
-    for (uint64_t i = 0; status == ar_status_success_k && i < iterations; ++i) {
+    for (uint64_t i = 0; !status && i < iterations; ++i) {
         frame(context, i, wl->frame);
         status = ar_plan_add_frame(wl->plan, wl->frame, width);
     }
-    if (status != ar_status_success_k) arp_wl_fail(wl, status, "could not add a frames repeat");
+    if (status) arp_wl_fail(wl, status, "could not add a frames repeat");
     return index;
 }
 

@@ -55,6 +55,10 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
              wl->few, wl->layers, wl->batch, wl->seq, wl->decode, wl->epochs, wl->micro,
              info->launches, info->words, info->repeats, info->references, info->executed_launches,
              info->instances, info->workspace_bytes, info->lower_bound_bytes);
+    if (wl->recompute) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1, ",\"recompute\":true}");
+    }
     if (wl->strategy_named) { /* only then, so default plans keep their bytes */
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1, ",\"strategy\":\"%s\"}",
@@ -64,7 +68,7 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
 }
 
 static bool planted_at(arp_wl_t const *wl, arp_wl_stage_t stage) {
-    return wl->fault && wl->fault->stage == stage && wl->status == ar_status_success_k;
+    return wl->fault && wl->fault->stage == stage && !wl->status;
 }
 
 /* One emission pass: the family's, then a probe's, from the same seed every time. */
@@ -83,15 +87,14 @@ static void emit_all(arp_wl_t *wl) {
 static ar_status_t build_ranges(arp_wl_t *wl, ar_plan_t *plan) {
     ar_status_t status =
         ar_plan_reserve(plan, wl->launches_count, wl->words_count, wl->shifts_count);
-    if (status == ar_status_success_k) status = ar_plan_set_alignment(plan, ARP_WL_ALIGNMENT);
-    if (status == ar_status_success_k)
-        status = ar_plan_add_window(plan, wl->window_base, wl->window_size);
-    for (int g = 0; status == ar_status_success_k && g < wl->globals_count; ++g)
+    if (!status) status = ar_plan_set_alignment(plan, ARP_WL_ALIGNMENT);
+    if (!status) status = ar_plan_add_window(plan, wl->window_base, wl->window_size);
+    for (int g = 0; !status && g < wl->globals_count; ++g)
         status =
             ar_plan_add_global(plan, wl->globals[g].name, wl->globals[g].base, wl->globals[g].size);
-    for (int p = 0; status == ar_status_success_k && p < wl->phases_count; ++p) {
+    for (int p = 0; !status && p < wl->phases_count; ++p) {
         status = ar_plan_add_phase(plan, wl->phases[p].id);
-        for (int j = 0; status == ar_status_success_k && j < wl->phases[p].count; ++j) {
+        for (int j = 0; !status && j < wl->phases[p].count; ++j) {
             arp_wl_plane_t const *pl = &wl->planes[wl->phases[p].planes[j]];
             status =
                 ar_plan_add_plane(plan, pl->name, pl->base, pl->size, wl->phases[p].carried[j]);
@@ -148,36 +151,35 @@ static void describe(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *
 
 static void generate(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *info) {
     wl->family->declare(wl);
-    if (wl->fault && wl->fault->declare && wl->status == ar_status_success_k)
-        wl->fault->declare(wl);
-    if (wl->status == ar_status_success_k) arp_wl_place(wl);
+    if (wl->fault && wl->fault->declare && !wl->status) wl->fault->declare(wl);
+    if (!wl->status) arp_wl_place(wl);
     if (planted_at(wl, ARP_WL_PLACED)) wl->fault->plant(wl);
 
     /* Pass 1 counts; pass 2 builds into arrays reserved once. */
-    if (wl->status != ar_status_success_k) return;
+    if (wl->status) return;
     wl->counting = true;
     emit_all(wl);
     wl->counting = false;
-    if (wl->status != ar_status_success_k) return;
+    if (wl->status) return;
     wl->launch_phase = malloc((wl->launches_count + 1) * sizeof *wl->launch_phase);
     ar_status_t status = ar_plan_create(&wl->plan);
-    if (status == ar_status_success_k && !wl->launch_phase) status = ar_status_out_of_memory_k;
-    if (status == ar_status_success_k) status = build_ranges(wl, wl->plan);
-    if (status != ar_status_success_k) arp_wl_fail(wl, status, "could not build the plan's ranges");
-    if (wl->status == ar_status_success_k) emit_all(wl);
+    if (!status && !wl->launch_phase) status = ar_status_out_of_memory_k;
+    if (!status) status = build_ranges(wl, wl->plan);
+    if (status) arp_wl_fail(wl, status, "could not build the plan's ranges");
+    if (!wl->status) emit_all(wl);
     if (planted_at(wl, ARP_WL_BUILT)) wl->fault->plant(wl);
 
-    if (wl->status == ar_status_success_k) describe(wl, preset_name, info);
-    if (wl->status == ar_status_success_k) {
+    if (!wl->status) describe(wl, preset_name, info);
+    if (!wl->status) {
         char *meta = meta_json(wl, info);
         status = meta ? ar_plan_set_meta(wl->plan, meta) : ar_status_out_of_memory_k;
         free(meta);
-        if (status != ar_status_success_k) arp_wl_fail(wl, status, "could not set the plan's meta");
+        if (status) arp_wl_fail(wl, status, "could not set the plan's meta");
     }
-    if (wl->status == ar_status_success_k) {
+    if (!wl->status) {
         ar_plan_error_t finish_error;
         status = ar_plan_finish(wl->plan, &finish_error);
-        if (status != ar_status_success_k) {
+        if (status) {
             char message[400];
             snprintf(message, sizeof message, "generator bug: the plan is malformed: %.300s",
                      finish_error.message);
@@ -197,7 +199,7 @@ ar_status_t ar_workload_generate(ar_workload_options_t const *options, ar_plan_t
     if (!wl) return ar_status_out_of_memory_k;
     char const *preset_name = NULL;
     ar_status_t status = arp_wl_resolve(options, wl, &preset_name, error);
-    if (status != ar_status_success_k) {
+    if (status) {
         free(wl);
         return status;
     }
@@ -205,7 +207,7 @@ ar_status_t ar_workload_generate(ar_workload_options_t const *options, ar_plan_t
     memset(&info, 0, sizeof info);
     generate(wl, preset_name, &info);
     status = wl->status;
-    if (status != ar_status_success_k) {
+    if (status) {
         set_error(error, status, "$", wl->error[0] ? wl->error : ar_status_name(status));
         ar_plan_free(wl->plan);
     } else {

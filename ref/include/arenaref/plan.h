@@ -1,21 +1,10 @@
-/* arenaref: the device arena plan and its certificate.
- *
- * A plan (format `arena-plan/1`, ../shared/CERTIFICATE.md §1) is held in memory as flat
- * arrays: the words of every launch end to end in one `words` array, every delta and frame
- * entry in one `shifts` array, every plane in one `planes` array. Nothing is allocated per
- * launch, so a plan of ten million words is a few large blocks. Strings (names, kernels, ids)
- * live in a string pool owned by the plan; kernel names are interned, so a million launches of
- * "gemm" share one string.
- *
- * A plan is built either by the JSON loader or by the builder calls below (the workload
- * generators use them directly), and is usable once `ar_plan_finish` accepted it: finishing
- * checks every structural rule of CERTIFICATE.md §1 (the rules whose breach makes a plan
- * *malformed*) and resolves each launch's phase name to a phase index. The certificate reads a
- * finished plan and never changes it.
- *
- * Errors follow the one convention of status.h: calls return an `ar_status_t`;
- * `ar_status_invalid_argument_k` is a malformed plan (or a builder call out of order), and an
- * `ar_plan_error_t`, where the call takes one, says what and where.
+/* arenaref: the device arena plan (`arena-plan/1`, ../shared/CERTIFICATE.md §1) and its
+ * certificate. A plan is flat arrays (every launch's words end to end in `words`, every delta
+ * and frame entry in `shifts`), strings in a pool the plan owns (kernel names interned). It is
+ * built by the JSON loader or the builder calls, and usable once ar_plan_finish accepted it
+ * (every structural rule checked, phases resolved, facts for the certificate derived); the
+ * certificate never changes it. Errors follow status.h; `ar_status_invalid_argument_k` is a
+ * malformed plan (or a builder call out of order), and `ar_plan_error_t` says what and where.
  */
 #ifndef ARENAREF_PLAN_H
 #define ARENAREF_PLAN_H
@@ -65,9 +54,9 @@ typedef struct ar_phase_t {
 /* `phase` is the index of the phase the launch's `phase_name` names, or -1 where the name is
  * absent (`phase_name` NULL) or names no declared phase: such a launch breaks rule (C). */
 typedef struct ar_launch_t {
-    char const *kernel;     /* interned; "" when the JSON gave none */
-    char const *phase_name; /* as written; NULL when absent */
-    int64_t phase;          /* set by ar_plan_finish */
+    char const *kernel;              /* interned; "" when the JSON gave none */
+    char const *phase_name;          /* as written; NULL when absent */
+    int64_t phase;                   /* set by ar_plan_finish */
     size_t words_first, words_count; /* plan->words[first, first+count) */
 } ar_launch_t;
 
@@ -98,16 +87,26 @@ typedef struct ar_reference_t {
 
 typedef struct ar_plan_t {
     uint64_t alignment;
-    ar_window_t *windows;     size_t windows_count;
-    ar_global_t *globals;     size_t globals_count;
-    ar_phase_t *phases;       size_t phases_count;
-    ar_plane_t *planes;       size_t planes_count;
-    ar_launch_t *launches;    size_t launches_count;
-    uint64_t *words;          size_t words_count;
-    ar_repeat_t *repeats;     size_t repeats_count;
-    ar_shift_t *shifts;       size_t shifts_count;
-    size_t *frame_starts;     size_t frame_starts_count;
-    ar_reference_t *schedule; size_t schedule_count;
+    ar_window_t *windows;
+    size_t windows_count;
+    ar_global_t *globals;
+    size_t globals_count;
+    ar_phase_t *phases;
+    size_t phases_count;
+    ar_plane_t *planes;
+    size_t planes_count;
+    ar_launch_t *launches;
+    size_t launches_count;
+    uint64_t *words;
+    size_t words_count;
+    ar_repeat_t *repeats;
+    size_t repeats_count;
+    ar_shift_t *shifts;
+    size_t shifts_count;
+    size_t *frame_starts;
+    size_t frame_starts_count;
+    ar_reference_t *schedule;
+    size_t schedule_count;
     /* The top-level "meta" object, serialized as compact JSON, or NULL. The loader keeps it and
      * the writer writes it back; the certificate ignores it. Other unknown fields are dropped. */
     char *meta_json;
@@ -116,7 +115,8 @@ typedef struct ar_plan_t {
      * (SIZE_MAX: none), and the launches where a run of one phase starts (0, and each launch
      * whose phase differs from the one before it). */
     size_t *repeat_order, *repeat_parent;
-    size_t *run_starts;       size_t run_starts_count;
+    size_t *run_starts;
+    size_t run_starts_count;
     bool finished; /* set by ar_plan_finish; the certificate refuses an unfinished plan */
     struct ar_plan_internals_t *internals; /* capacities, the string pool, the intern table */
 } ar_plan_t;
@@ -210,14 +210,14 @@ typedef struct ar_certify_options_t {
 void ar_certify_options_default(ar_certify_options_t *options);
 
 typedef struct ar_certify_report_t {
-    ar_rule_t rule;          /* the first rule broken, or ar_rule_none_k */
-    uint64_t verdict;        /* CERTIFICATE.md's verdict, saturated at UINT64_MAX */
+    ar_rule_t rule;                          /* the first rule broken, or ar_rule_none_k */
+    uint64_t verdict;                        /* CERTIFICATE.md's verdict, saturated at UINT64_MAX */
     char verdict_text[AR_VERDICT_TEXT_SIZE]; /* the exact verdict in decimal, at any size */
     char message[1024 + AR_VERDICT_TEXT_SIZE]; /* which rule broke and where; "certified" */
 
     /* Where (C) broke: launch as written, word, the value or interval, the ordinal. */
     size_t launch, word;
-    uint64_t lo, hi;          /* the failing point (lo == hi) or interval */
+    uint64_t lo, hi; /* the failing point (lo == hi) or interval */
     /* Where (D) broke: the executed instance, saturated; instance_text exact. */
     uint64_t instance;
     char instance_text[AR_VERDICT_TEXT_SIZE];
@@ -225,9 +225,9 @@ typedef struct ar_certify_report_t {
     /* Counts, for benchmarks and precision figures. Sites are (launch, word) pairs as written;
      * with all_sites every site is counted, else only those checked before the verdict. */
     uint64_t sites_checked;
-    uint64_t sites_accepted;   /* sites every interval (or value) of which passes */
-    uint64_t points, hulls;    /* intervals tested by kind (certificate mode) */
-    uint64_t hull_slack_bytes; /* sum over hulls of (hull width - values the hull stands for),
+    uint64_t sites_accepted;    /* sites every interval (or value) of which passes */
+    uint64_t points, hulls;     /* intervals tested by kind (certificate mode) */
+    uint64_t hull_slack_bytes;  /* sum over hulls of (hull width - values the hull stands for),
                                   saturated: the bytes a hull claims that no iteration touches
                                   at stride granularity */
     uint64_t executed_launches; /* saturated */

@@ -51,8 +51,10 @@ static ar_status_t fail_status(ar_certify_report_t *report, ar_status_t status, 
 /* Options as given, with 0 meaning the default; a `few` past its limit is refused. */
 static ar_status_t read_options(ar_certify_options_t const *given, ar_certify_options_t *options,
                                 ar_certify_report_t *report) {
-    if (given) *options = *given;
-    else ar_certify_options_default(options);
+    if (given)
+        *options = *given;
+    else
+        ar_certify_options_default(options);
     if (options->exact_limit == 0) options->exact_limit = (uint64_t)1 << 32;
     if (options->few == 0) options->few = AR_CERTIFY_FEW_DEFAULT;
     if (options->few <= AR_CERTIFY_FEW_MAX) return ar_status_success_k;
@@ -108,7 +110,7 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
                            "the plan is not finished: call ar_plan_finish first");
     arp_cert_t cert = {.plan = plan};
     ar_status_t status = read_options(options, &cert.options, report);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     set_verdict(report, ar_rule_none_k, 0);
     snprintf(report->message, sizeof report->message, "certified");
     snprintf(report->instance_text, sizeof report->instance_text, "0");
@@ -127,15 +129,12 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
     }
     /* C reads the windows' union and which repeats name each word. */
     status = arp_cert_windows(&cert);
-    if (status == ar_status_success_k) status = arp_namings_build(&cert);
-    if (status != ar_status_success_k) {
-        if (cert.error[0]) snprintf(report->message, sizeof report->message, "%s", cert.error);
-        goto out;
-    }
+    if (!status) status = arp_namings_build(&cert);
+    if (status) goto out;
     size_t failed = SIZE_MAX;
     status = cert.options.exact ? arp_rule_c_exact(&cert, report, &failed)
                                 : arp_rule_c(&cert, report, &failed);
-    if (status != ar_status_success_k) goto out;
+    if (status) goto out;
     if (failed != SIZE_MAX) {
         set_verdict(report, ar_rule_c_k, (arp_u128_t)2 + failed);
         goto out;
@@ -143,12 +142,14 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
     /* D reads the plan alone (its repeat order and phase runs come from ar_plan_finish). */
     arp_rule_d_t d;
     status = arp_rule_d(plan, &d);
-    if (status == ar_status_success_k) status = report_rule_d(plan, &d, report);
-    else snprintf(report->message, sizeof report->message, "%s", d.message);
+    if (!status)
+        status = report_rule_d(plan, &d, report);
+    else
+        snprintf(report->message, sizeof report->message, "%s", d.message);
 out:
     if (status == ar_status_out_of_memory_k)
         fail_status(report, status, "out of memory while certifying the plan");
-    else if (status != ar_status_success_k) {
+    else if (status) {
         report->rule = ar_rule_none_k, report->verdict = 0;
         snprintf(report->verdict_text, sizeof report->verdict_text, "none");
     }

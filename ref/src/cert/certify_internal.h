@@ -69,7 +69,7 @@ typedef struct arp_site_naming_t {
  * are used), else sorted then by the stream. */
 typedef struct arp_naming_list_t {
     ar_shift_t const *deltas;     /* in place, or NULL */
-    arp_summary_t const *summary;  /* when deltas is NULL */
+    arp_summary_t const *summary; /* when deltas is NULL */
     size_t count;
 } arp_naming_list_t;
 
@@ -88,7 +88,6 @@ typedef struct arp_cert_t {
     size_t const *repeat_order; /* the plan's: the order the naming stream opens repeats in */
     arp_summary_t *summaries;
     arp_frame_entry_t *frame_entries;
-    char error[256]; /* why building these views was refused (ar_status_unsupported_k) */
 } arp_cert_t;
 
 /* Rules A and B (rule_ab.c): the rule broken (none, a or b) with its message; leaves
@@ -100,7 +99,7 @@ ar_status_t arp_namings_build(arp_cert_t *cert);
 void arp_namings_free(arp_cert_t *cert);
 /* "name" [base, end) for diagnostics. */
 void arp_cert_describe_range(char const *name, uint64_t base, arp_u128_t end, char *text,
-                            size_t size);
+                             size_t size);
 
 /* The namings of a launch's words, in (word, repeat) order, produced launch by launch in
  * increasing order by merging the lists of the repeats around the launch (a small heap keyed
@@ -126,19 +125,22 @@ typedef struct arp_naming_stream_t {
 static inline bool arp_namings_cursor_load(arp_naming_cursor_t *c) {
     arp_naming_list_t const *list = &c->list;
     if (c->next >= list->count) return false;
-    if (list->deltas) c->launch = list->deltas[c->next].launch, c->word = list->deltas[c->next].word;
-    else c->launch = list->summary[c->next].launch, c->word = list->summary[c->next].word;
+    if (list->deltas)
+        c->launch = list->deltas[c->next].launch, c->word = list->deltas[c->next].word;
+    else
+        c->launch = list->summary[c->next].launch, c->word = list->summary[c->next].word;
     return true;
 }
 
 void arp_namings_stream_begin(arp_cert_t const *cert, arp_naming_stream_t *stream);
 void arp_namings_stream_end(arp_naming_stream_t *stream);
-ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t *stream, size_t launch,
-                                size_t *count);
+ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t *stream,
+                                    size_t launch, size_t *count);
 /* The namings of launch `launch` into stream->out[0, *count); launches must be asked for in
  * increasing order (those skipped lose their namings). Out of memory is the only failure. */
-static inline ar_status_t arp_namings_stream_launch(arp_cert_t const *cert, arp_naming_stream_t *stream,
-                                                size_t launch, size_t *count) {
+static inline ar_status_t arp_namings_stream_launch(arp_cert_t const *cert,
+                                                    arp_naming_stream_t *stream, size_t launch,
+                                                    size_t *count) {
     if (stream->next_first > launch &&
         (stream->heap_count == 0 || stream->heap[0].launch > launch)) {
         *count = 0;
@@ -151,12 +153,12 @@ static inline ar_status_t arp_namings_stream_launch(arp_cert_t const *cert, arp_
 bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window);
 /* The allowed range of `phase` (a plane of it or a global) that holds all of [lo, hi], or NULL. */
 arp_named_range_t const *arp_cert_allowed(arp_cert_t const *cert, int64_t phase, uint64_t lo,
-                                        uint64_t hi);
+                                          uint64_t hi);
 /* The shift of naming `n` at ordinal `i` of its repeat, mod 2^64; `cursor` (start it at
  * n->entries_first) makes increasing ordinals cost O(1) each. Needs the frame entries for a
  * frames repeat. */
 static inline uint64_t arp_cert_shift_at(arp_cert_t const *cert, arp_naming_t const *n, bool frames,
-                                        uint64_t i, size_t *cursor) {
+                                         uint64_t i, size_t *cursor) {
     if (!frames) return i * (uint64_t)n->least;
     size_t end = n->entries_first + n->listed;
     if (*cursor < n->entries_first || (*cursor < end && cert->frame_entries[*cursor].frame > i))
@@ -169,16 +171,15 @@ static inline uint64_t arp_cert_shift_at(arp_cert_t const *cert, arp_naming_t co
 /* One sentence for a word of launch `launch` that breaks rule C at [lo, hi]; `detail` says
  * how the value arises (an iteration, a hull, ordinals). */
 void arp_cert_describe_c(arp_cert_t const *cert, size_t launch, size_t word, uint64_t lo,
-                        uint64_t hi, char const *detail, char *message, size_t size);
+                         uint64_t hi, char const *detail, char *message, size_t size);
 
 /* Rule C, the certificate's (rule_c.c) or the exact oracle's (rule_c_exact.c): the first
  * failing launch goes to *failed_launch (SIZE_MAX: none), where and why to the report's
  * launch, word, lo, hi and message, and the site counts too. The exact oracle refuses
  * (ar_status_unsupported_k, message in the report) a plan past options.exact_limit. */
-ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report,
-                           size_t *failed_launch);
+ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size_t *failed_launch);
 ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report,
-                                 size_t *failed_launch);
+                             size_t *failed_launch);
 
 /* Rule D's outcome, from either walker. */
 typedef struct arp_rule_d_t {
@@ -186,10 +187,10 @@ typedef struct arp_rule_d_t {
     arp_u128_t instance;          /* k, the first instance that breaks D (when broken), saturated */
     arp_u128_t instances;         /* instances executed, up to and including k when broken */
     arp_u128_t executed_launches; /* launches executed, up to the break when broken */
-    size_t phase, plane;         /* the breaking instance's phase and its carried plane */
-    bool plane_declared;         /* the carried plane's key was declared before */
-    size_t other_plane;          /* a plane declared over the carried one's bytes, or SIZE_MAX */
-    int64_t other_phase;         /* the phase of the instance that declared it last */
+    size_t phase, plane;          /* the breaking instance's phase and its carried plane */
+    bool plane_declared;          /* the carried plane's key was declared before */
+    size_t other_plane;           /* a plane declared over the carried one's bytes, or SIZE_MAX */
+    int64_t other_phase;          /* the phase of the instance that declared it last */
     arp_u128_t other_stamp;       /* that instance */
     char instance_text[AR_VERDICT_TEXT_SIZE]; /* k exactly, in decimal */
     char message[1024 + AR_VERDICT_TEXT_SIZE];
@@ -203,26 +204,25 @@ ar_status_t arp_rule_d(ar_plan_t const *plan, arp_rule_d_t *result);
  * comparing counts, so residues stay right past 2^128. The message is left to
  * arp_rule_d_message. */
 ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
-                                arp_rule_d_t *result);
+                            arp_rule_d_t *result);
 /* Rule D's counts past 2^128: walks again modulo 2^128 and enough primes, and rebuilds k and
  * the counts exactly by the Chinese remainder theorem (rule_d_wide.c). */
 ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result);
 /* The diagnostic of a broken result, given k and the clobbering instance in decimal. */
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
-                            char const *j_text);
+                        char const *j_text);
 /* Planes for rule D (rule_d_planes.c): elementary intervals (sorted distinct endpoints into
  * *coords, each plane's cell range into lo/hi), keys, identity and text. */
 ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords, size_t *count,
-                             uint32_t **lo, uint32_t **hi);
+                              uint32_t **lo, uint32_t **hi);
 ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_t *key_plane,
-                               size_t *keys_count);
+                                size_t *keys_count);
 bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b);
 void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size);
 /* Rule D's naive walker (rule_d_naive.c), the tests' twin of arp_rule_d: every executed
  * launch, one by one; refuses (ar_status_unsupported_k) a plan executing more than
  * `launch_limit` launches. */
-ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
-                                 arp_rule_d_t *result);
+ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_rule_d_t *result);
 /* Launches the schedule executes, by prefix sums over the launch table (saturated). */
 ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count);
 

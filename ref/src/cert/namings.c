@@ -81,7 +81,8 @@ static bool frames_in_lockstep(ar_plan_t const *plan, ar_repeat_t const *rep) {
 ar_status_t arp_namings_build(arp_cert_t *cert) {
     ar_plan_t const *plan = cert->plan;
     size_t r_count = plan->repeats_count;
-    if (plan->shifts_count == 0 || plan->words_count == 0 || r_count == 0) return ar_status_success_k;
+    if (plan->shifts_count == 0 || plan->words_count == 0 || r_count == 0)
+        return ar_status_success_k;
     cert->lists = calloc(r_count, sizeof *cert->lists);
     if (!cert->lists) return ar_status_out_of_memory_k;
     /* The stream opens repeats by first launch, outer before inner: finish's order. */
@@ -95,7 +96,8 @@ ar_status_t arp_namings_build(arp_cert_t *cert) {
         ar_repeat_t const *rep = &plan->repeats[r];
         if (rep->shifts_count == 0) continue;
         if (!rep->has_frames) { /* checked (and sorted if need be) when the stream opens it */
-            cert->lists[r] = (arp_naming_list_t){plan->shifts + rep->shifts_first, NULL, rep->shifts_count};
+            cert->lists[r] =
+                (arp_naming_list_t){plan->shifts + rep->shifts_first, NULL, rep->shifts_count};
             continue;
         }
         bool keep = cert->options.exact || rep->iterations <= cert->options.few;
@@ -128,7 +130,8 @@ ar_status_t arp_namings_build(arp_cert_t *cert) {
             size_t width = starts[1] - starts[0];
             for (size_t k = 0; k < width; ++k) {
                 ar_shift_t const *zero = &plan->shifts[starts[0] + k];
-                arp_naming_t n = {r, zero->shift, zero->shift, rep->iterations, keep ? kept : SIZE_MAX};
+                arp_naming_t n = {r, zero->shift, zero->shift, rep->iterations,
+                                  keep ? kept : SIZE_MAX};
                 for (uint64_t f = 0; f < rep->iterations; ++f) {
                     int64_t offset = plan->shifts[starts[f] + k].shift;
                     if (offset < n.least) n.least = offset;
@@ -145,18 +148,23 @@ ar_status_t arp_namings_build(arp_cert_t *cert) {
                 size_t to = plan->frame_starts[rep->frames_first + f + 1];
                 for (size_t k = from; k < to; ++k)
                     if (valid_site(plan, plan->shifts[k].launch, plan->shifts[k].word))
-                        gathered[g++] = (gathered_t){plan->shifts[k].launch, plan->shifts[k].word, f,
-                                                     plan->shifts[k].shift};
+                        gathered[g++] = (gathered_t){plan->shifts[k].launch, plan->shifts[k].word,
+                                                     f, plan->shifts[k].shift};
             }
             qsort(gathered, g, sizeof *gathered, compare_gathered);
             for (size_t k = 0; k < g;) {
-                arp_naming_t n = {r, gathered[k].offset, gathered[k].offset, 0, keep ? kept : SIZE_MAX};
+                arp_naming_t n = {r, gathered[k].offset, gathered[k].offset, 0,
+                                  keep ? kept : SIZE_MAX};
                 size_t j = k;
-                for (; j < g && gathered[j].launch == gathered[k].launch && gathered[j].word == gathered[k].word; ++j) {
+                for (; j < g && gathered[j].launch == gathered[k].launch &&
+                       gathered[j].word == gathered[k].word;
+                     ++j) {
                     if (gathered[j].offset < n.least) n.least = gathered[j].offset;
                     if (gathered[j].offset > n.greatest) n.greatest = gathered[j].offset;
                     ++n.listed;
-                    if (keep) cert->frame_entries[kept++] = (arp_frame_entry_t){gathered[j].frame, gathered[j].offset};
+                    if (keep)
+                        cert->frame_entries[kept++] =
+                            (arp_frame_entry_t){gathered[j].frame, gathered[j].offset};
                 }
                 list[count++] = (arp_summary_t){gathered[k].launch, gathered[k].word, n};
                 k = j;
@@ -169,7 +177,7 @@ ar_status_t arp_namings_build(arp_cert_t *cert) {
     return ar_status_success_k;
 }
 
-/* ---- The naming stream ------------------------------------------------------------------------ */
+/* ---- The naming stream --------------------------------------------------------------------- */
 
 static inline bool cursor_before(arp_naming_cursor_t const *a, arp_naming_cursor_t const *b) {
     if (a->launch != b->launch) return a->launch < b->launch;
@@ -218,8 +226,8 @@ void arp_namings_stream_end(arp_naming_stream_t *stream) {
     memset(stream, 0, sizeof *stream);
 }
 
-ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t *stream, size_t launch,
-                                size_t *count) {
+ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t *stream,
+                                    size_t launch, size_t *count) {
     ar_plan_t const *plan = cert->plan;
     *count = 0;
     /* Open the repeats that start by this launch: their namings lie in their bodies. */
@@ -231,7 +239,8 @@ ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t 
             /* Deltas out of site order: this stream sorts a copy (valid sites only). */
             ar_repeat_t const *rep = &plan->repeats[r];
             arp_summary_t *list = malloc((rep->shifts_count + 1) * sizeof *list);
-            arp_summary_t **owned = realloc(stream->owned, (stream->owned_count + 1) * sizeof *owned);
+            arp_summary_t **owned =
+                realloc(stream->owned, (stream->owned_count + 1) * sizeof *owned);
             if (owned) stream->owned = owned;
             if (!list || !owned) {
                 free(list);
@@ -242,8 +251,8 @@ ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t 
             ar_shift_t const *s = plan->shifts + rep->shifts_first;
             for (size_t k = 0; k < rep->shifts_count; ++k)
                 if (valid_site(plan, s[k].launch, s[k].word))
-                    list[count++] = (arp_summary_t){s[k].launch, s[k].word,
-                                                   {r, s[k].shift, s[k].shift, 1, SIZE_MAX}};
+                    list[count++] = (arp_summary_t){
+                        s[k].launch, s[k].word, {r, s[k].shift, s[k].shift, 1, SIZE_MAX}};
             qsort(list, count, sizeof *list, compare_summaries);
             c.list = (arp_naming_list_t){NULL, list, count};
         }
@@ -266,7 +275,8 @@ ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t 
         arp_naming_cursor_t const *second = NULL;
         if (stream->heap_count > 1) {
             second = &stream->heap[1];
-            if (stream->heap_count > 2 && cursor_before(&stream->heap[2], second)) second = &stream->heap[2];
+            if (stream->heap_count > 2 && cursor_before(&stream->heap[2], second))
+                second = &stream->heap[2];
         }
         bool alive;
         do {
@@ -290,8 +300,10 @@ ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t 
             alive = arp_namings_cursor_load(top);
         } while (alive && top->launch <= launch && (!second || cursor_before(top, second)));
         if (!alive) {
-            if (--stream->heap_count) stream->heap[0] = stream->heap[stream->heap_count];
-            else break;
+            if (--stream->heap_count)
+                stream->heap[0] = stream->heap[stream->heap_count];
+            else
+                break;
         }
         if (stream->heap_count > 1) heap_down(stream->heap, stream->heap_count, 0);
     }

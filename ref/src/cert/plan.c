@@ -22,7 +22,7 @@ void arp_plan_error_clear(ar_plan_error_t *error) {
 }
 
 ar_status_t arp_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
-                         int column, char const *format, ...) {
+                          int column, char const *format, ...) {
     if (!error) return status;
     error->status = status;
     snprintf(error->path, sizeof error->path, "%s", path ? path : "");
@@ -69,8 +69,8 @@ static ar_status_t grow_array(void **array, size_t *capacity, size_t count, size
     return ar_status_success_k;
 }
 
-#define GROW(plan, field, more)                                                                \
-    grow_array((void **)&(plan)->field, &(plan)->internals->field##_capacity,                 \
+#define GROW(plan, field, more)                                                                    \
+    grow_array((void **)&(plan)->field, &(plan)->internals->field##_capacity,                      \
                (plan)->field##_count, (more), sizeof *(plan)->field)
 
 ar_status_t arp_plan_reserve_shifts(ar_plan_t *plan, size_t more) {
@@ -262,7 +262,8 @@ ar_status_t ar_plan_add_phase(ar_plan_t *plan, char const *id) {
 
 ar_status_t ar_plan_add_plane(ar_plan_t *plan, char const *name, uint64_t base, uint64_t size,
                               bool carried) {
-    if (!arp_plan_building(plan) || !name || plan->phases_count == 0) return ar_status_invalid_argument_k;
+    if (!arp_plan_building(plan) || !name || plan->phases_count == 0)
+        return ar_status_invalid_argument_k;
     ar_phase_t *phase = &plan->phases[plan->phases_count - 1];
     /* Planes of a phase are contiguous: they must follow their phase directly. */
     if (phase->planes_first + phase->planes_count != plan->planes_count)
@@ -277,7 +278,7 @@ ar_status_t ar_plan_add_plane(ar_plan_t *plan, char const *name, uint64_t base, 
 }
 
 ar_status_t arp_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char const *phase_name,
-                                      size_t words_count, uint64_t **words_out) {
+                                       size_t words_count, uint64_t **words_out) {
     ar_status_t status = GROW(plan, launches, 1);
     if (!status) status = GROW(plan, words, words_count);
     if (status) return status;
@@ -348,7 +349,8 @@ ar_status_t ar_plan_add_repeat_deltas(ar_plan_t *plan, size_t first, size_t coun
     ar_status_t status = GROW(plan, shifts, deltas_count);
     if (!status) status = add_repeat(plan, first, count, iterations, false);
     if (status) return status;
-    if (deltas_count) memcpy(plan->shifts + plan->shifts_count, deltas, deltas_count * sizeof *deltas);
+    if (deltas_count)
+        memcpy(plan->shifts + plan->shifts_count, deltas, deltas_count * sizeof *deltas);
     plan->shifts_count += deltas_count;
     plan->repeats[plan->repeats_count - 1].shifts_count = deltas_count;
     return ar_status_success_k;
@@ -447,7 +449,8 @@ bool ar_plan_equal(ar_plan_t const *a, ar_plan_t const *b) {
         ar_phase_t const *x = &a->phases[p], *y = &b->phases[p];
         if (!same_text(x->id, y->id) || x->planes_count != y->planes_count) return false;
         for (size_t j = 0; j < x->planes_count; ++j) {
-            ar_plane_t const *u = &a->planes[x->planes_first + j], *v = &b->planes[y->planes_first + j];
+            ar_plane_t const *u = &a->planes[x->planes_first + j],
+                             *v = &b->planes[y->planes_first + j];
             if (!same_text(u->name, v->name) || u->base != v->base || u->size != v->size ||
                 u->carried != v->carried)
                 return false;
@@ -465,8 +468,7 @@ bool ar_plan_equal(ar_plan_t const *a, ar_plan_t const *b) {
         ar_repeat_t const *x = &a->repeats[r], *y = &b->repeats[r];
         if (x->first != y->first || x->count != y->count || x->iterations != y->iterations ||
             x->has_frames != y->has_frames || x->shifts_count != y->shifts_count ||
-            !same_shifts(a->shifts + x->shifts_first, b->shifts + y->shifts_first,
-                         x->shifts_count))
+            !same_shifts(a->shifts + x->shifts_first, b->shifts + y->shifts_first, x->shifts_count))
             return false;
         if (!x->has_frames) continue;
         size_t frames = frames_of(a, r);

@@ -22,9 +22,9 @@ static ar_status_t check_range(ar_plan_error_t *error, char const *path, char co
                                uint64_t base, uint64_t size) {
     if (!range_past_end(base, size)) return ar_status_success_k;
     return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                        "%s [0x%llx, 0x%llx + 0x%llx) runs past 2^64", what,
-                        (unsigned long long)base, (unsigned long long)base,
-                        (unsigned long long)size);
+                         "%s [0x%llx, 0x%llx + 0x%llx) runs past 2^64", what,
+                         (unsigned long long)base, (unsigned long long)base,
+                         (unsigned long long)size);
 }
 
 /* A hash of phase ids: open addressing over indices into plan->phases, by content. */
@@ -33,8 +33,8 @@ typedef struct phase_table_t {
     size_t mask;
 } phase_table_t;
 
-static int64_t phase_table_find(phase_table_t const *table, ar_plan_t const *plan,
-                                char const *id, uint64_t hash) {
+static int64_t phase_table_find(phase_table_t const *table, ar_plan_t const *plan, char const *id,
+                                uint64_t hash) {
     for (size_t at = (size_t)hash & table->mask;; at = (at + 1) & table->mask) {
         int64_t index = table->slots[at];
         if (index < 0) return -1;
@@ -98,29 +98,31 @@ static ar_status_t check_shift_list(ar_plan_t const *plan, size_t r, size_t fram
     }
     for (size_t j = 0; j < count; ++j) {
         ar_shift_t const *shift = &shifts[j];
-        bool outside = shift->launch < repeat->first || shift->launch - repeat->first >= repeat->count;
+        bool outside =
+            shift->launch < repeat->first || shift->launch - repeat->first >= repeat->count;
         bool word_out = !outside && shift->word >= plan->launches[shift->launch].words_count;
         if (!outside && !word_out && j != duplicate) continue;
         /* The JSON path, formatted only now: frames can number millions. */
         char path[160];
-        int used = frame == SIZE_MAX
-                       ? snprintf(path, sizeof path, "$.repeats[%zu].deltas[%zu]", r, j)
-                       : snprintf(path, sizeof path, "$.repeats[%zu].frames[%zu][%zu]", r, frame, j);
+        int used =
+            frame == SIZE_MAX
+                ? snprintf(path, sizeof path, "$.repeats[%zu].deltas[%zu]", r, j)
+                : snprintf(path, sizeof path, "$.repeats[%zu].frames[%zu][%zu]", r, frame, j);
         if (outside) {
             snprintf(path + used, sizeof path - (size_t)used, ".launch");
             return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                "launch %zu lies outside the repeat's body, launches [%zu, %zu)",
-                                shift->launch, repeat->first, repeat->first + repeat->count);
+                                 "launch %zu lies outside the repeat's body, launches [%zu, %zu)",
+                                 shift->launch, repeat->first, repeat->first + repeat->count);
         }
         if (word_out) {
             snprintf(path + used, sizeof path - (size_t)used, ".word");
             return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                "word %zu is out of range: launch %zu has %zu words", shift->word,
-                                shift->launch, plan->launches[shift->launch].words_count);
+                                 "word %zu is out of range: launch %zu has %zu words", shift->word,
+                                 shift->launch, plan->launches[shift->launch].words_count);
         }
         return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                            "(launch %zu, word %zu) appears twice, also at [%zu]", shift->launch,
-                            shift->word, duplicate_of);
+                             "(launch %zu, word %zu) appears twice, also at [%zu]", shift->launch,
+                             shift->word, duplicate_of);
     }
     return ar_status_success_k;
 }
@@ -186,14 +188,14 @@ static ar_status_t check_nesting(ar_plan_t *plan, ar_plan_error_t *error) {
     snprintf(path, sizeof path, "$.repeats[%zu]", clash_b);
     if (identical)
         return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                            "repeat %zu has the same body as repeat %zu, launches [%zu, %zu): "
-                            "identical repeats are not strictly nested",
-                            clash_b, clash_a, b->first, b->first + b->count);
+                             "repeat %zu has the same body as repeat %zu, launches [%zu, %zu): "
+                             "identical repeats are not strictly nested",
+                             clash_b, clash_a, b->first, b->first + b->count);
     return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                        "repeat %zu (launches [%zu, %zu)) overlaps repeat %zu (launches [%zu, "
-                        "%zu)) without nesting in it",
-                        clash_b, b->first, b->first + b->count, clash_a, a->first,
-                        a->first + a->count);
+                         "repeat %zu (launches [%zu, %zu)) overlaps repeat %zu (launches [%zu, "
+                         "%zu)) without nesting in it",
+                         clash_b, b->first, b->first + b->count, clash_a, a->first,
+                         a->first + a->count);
 }
 
 static ar_status_t check_repeats(ar_plan_t *plan, ar_plan_error_t *error) {
@@ -206,23 +208,23 @@ static ar_status_t check_repeats(ar_plan_t *plan, ar_plan_error_t *error) {
         if (repeat->first > plan->launches_count) {
             snprintf(path, sizeof path, "$.repeats[%zu].first", r);
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "first launch %zu is past the launch table (%zu launches)",
-                                  repeat->first, plan->launches_count);
+                                   "first launch %zu is past the launch table (%zu launches)",
+                                   repeat->first, plan->launches_count);
         } else if (repeat->count == 0) {
             snprintf(path, sizeof path, "$.repeats[%zu].count", r);
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "count is 0: a repeat's body needs at least one launch");
+                                   "count is 0: a repeat's body needs at least one launch");
         } else if (repeat->count > plan->launches_count - repeat->first) {
             snprintf(path, sizeof path, "$.repeats[%zu]", r);
-            status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "body, launches [%zu, %zu + %zu), runs past the launch table "
-                                  "(%zu launches)",
-                                  repeat->first, repeat->first, repeat->count,
-                                  plan->launches_count);
+            status =
+                arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+                              "body, launches [%zu, %zu + %zu), runs past the launch table "
+                              "(%zu launches)",
+                              repeat->first, repeat->first, repeat->count, plan->launches_count);
         } else if (repeat->iterations == 0) {
             snprintf(path, sizeof path, "$.repeats[%zu].iterations", r);
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "iterations is 0: a repeat runs at least once");
+                                   "iterations is 0: a repeat runs at least once");
         } else if (!repeat->has_frames) {
             status = check_shift_list(plan, r, SIZE_MAX, plan->shifts + repeat->shifts_first,
                                       repeat->shifts_count, &scratch, &scratch_capacity, error);
@@ -231,15 +233,15 @@ static ar_status_t check_repeats(ar_plan_t *plan, ar_plan_error_t *error) {
             if (frames != repeat->iterations) {
                 snprintf(path, sizeof path, "$.repeats[%zu].frames", r);
                 status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                      "%zu frames for %llu iterations: a frames repeat needs "
-                                      "exactly one frame per iteration",
-                                      frames, (unsigned long long)repeat->iterations);
+                                       "%zu frames for %llu iterations: a frames repeat needs "
+                                       "exactly one frame per iteration",
+                                       frames, (unsigned long long)repeat->iterations);
             }
             for (size_t f = 0; f < frames && !status; ++f) {
                 size_t begin = plan->frame_starts[repeat->frames_first + f];
                 size_t end = plan->frame_starts[repeat->frames_first + f + 1];
-                status = check_shift_list(plan, r, f, plan->shifts + begin, end - begin,
-                                          &scratch, &scratch_capacity, error);
+                status = check_shift_list(plan, r, f, plan->shifts + begin, end - begin, &scratch,
+                                          &scratch_capacity, error);
             }
         }
     }
@@ -283,12 +285,12 @@ static ar_status_t check_schedule(ar_plan_t const *plan, ar_plan_error_t *error)
         if (reference->count == 0) {
             snprintf(path, sizeof path, "$.schedule[%zu].count", k);
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "count is 0: a reference runs at least one launch");
+                                   "count is 0: a reference runs at least one launch");
         } else if (reference->first > n || reference->count > n - reference->first) {
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "launches [%zu, %zu + %zu) run past the launch table (%zu "
-                                  "launches)",
-                                  reference->first, reference->first, reference->count, n);
+                                   "launches [%zu, %zu + %zu) run past the launch table (%zu "
+                                   "launches)",
+                                   reference->first, reference->first, reference->count, n);
         } else if (inside &&
                    (inside[reference->first] || inside[reference->first + reference->count])) {
             size_t s = reference->first, e = reference->first + reference->count;
@@ -297,10 +299,10 @@ static ar_status_t check_schedule(ar_plan_t const *plan, ar_plan_error_t *error)
                 size_t f = repeat->first, g = repeat->first + repeat->count;
                 if ((f < s && s < g) || (f < e && e < g)) {
                     status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                          "reference to launches [%zu, %zu) cuts repeat %zu's "
-                                          "body, launches [%zu, %zu): it overlaps it without "
-                                          "containing it",
-                                          s, e, r, f, g);
+                                           "reference to launches [%zu, %zu) cuts repeat %zu's "
+                                           "body, launches [%zu, %zu): it overlaps it without "
+                                           "containing it",
+                                           s, e, r, f, g);
                     break;
                 }
             }
@@ -325,8 +327,8 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
         if (earlier >= 0) {
             snprintf(path, sizeof path, "$.phases[%zu].id", p);
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "phase id \"%.200s\" is not unique: phase %lld has it too",
-                                  phase->id, (long long)earlier);
+                                   "phase id \"%.200s\" is not unique: phase %lld has it too",
+                                   phase->id, (long long)earlier);
             break;
         }
         size_t at = (size_t)hash & table.mask;
@@ -350,8 +352,8 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
             } else {
                 if (launch->phase_name != last_name) {
                     last_name = launch->phase_name;
-                    last_index = phase_table_find(
-                        &table, plan, last_name, arp_plan_hash_text(last_name, strlen(last_name)));
+                    last_index = phase_table_find(&table, plan, last_name,
+                                                  arp_plan_hash_text(last_name, strlen(last_name)));
                 }
                 launch->phase = last_index;
             }
@@ -373,11 +375,11 @@ ar_status_t ar_plan_finish(ar_plan_t *plan, ar_plan_error_t *error) {
     arp_plan_error_clear(error);
     if (!arp_plan_building(plan))
         return arp_plan_fail(error, ar_status_invalid_argument_k, "$", 0, 0,
-                            plan ? "the plan is already finished" : "no plan");
+                             plan ? "the plan is already finished" : "no plan");
     if (plan->alignment == 0 || (plan->alignment & (plan->alignment - 1)))
         return arp_plan_fail(error, ar_status_invalid_argument_k, "$.alignment", 0, 0,
-                            "alignment %llu is not a power of two (1, 2, 4, ...)",
-                            (unsigned long long)plan->alignment);
+                             "alignment %llu is not a power of two (1, 2, 4, ...)",
+                             (unsigned long long)plan->alignment);
     char path[128];
     for (size_t i = 0; i < plan->windows_count; ++i) {
         snprintf(path, sizeof path, "$.windows[%zu].size", i);
@@ -400,4 +402,3 @@ ar_status_t ar_plan_finish(ar_plan_t *plan, ar_plan_error_t *error) {
     plan->finished = true;
     return ar_status_success_k;
 }
-

@@ -25,7 +25,7 @@ struct ar_plan_internals_t {
     /* Frames given so far per repeat (parallel to plan->repeats; 0 for delta repeats): a repeat
      * does not record its frame count, since a finished plan has exactly `iterations`. */
     size_t *repeat_frames;
-    /* Strings live in chunks that never move, so pooled pointers stay valid while the pool grows. */
+    /* Strings live in chunks that never move: pooled pointers stay valid while the pool grows. */
     arp_pool_chunk_t *pool;
     arp_intern_slot_t *intern_slots;
     size_t intern_capacity, intern_used; /* capacity a power of two, at most half full */
@@ -44,12 +44,13 @@ ar_status_t arp_plan_reserve_shifts(ar_plan_t *plan, size_t more);
  * plan->words[plan->words_count - words_count ...] (the loader parses straight into the plan).
  * `kernel` and `phase_name` must already be pooled (ar_plan_intern). */
 ar_status_t arp_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char const *phase_name,
-                                      size_t words_count, uint64_t **words_out);
+                                       size_t words_count, uint64_t **words_out);
 
 /* Fill `error` (may be NULL): status, path, position, and "PATH: text" (or "line L, column C:
  * text" when line > 0) in message. Returns status, so callers can `return arp_plan_fail(...)`. */
 ar_status_t arp_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
-                         int column, char const *format, ...) __attribute__((format(printf, 6, 7)));
+                          int column, char const *format, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /* Whether the plan takes builder calls (created, not finished). */
 bool arp_plan_building(ar_plan_t const *plan);

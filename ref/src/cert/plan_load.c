@@ -49,7 +49,8 @@ static ar_status_t load_global(loader_t *loader, json_t const *element, breach_t
     char const *name;
     size_t name_length;
     ar_status_t status = arp_json_expect_object(element, where);
-    if (!status) status = arp_json_member_string(element, "name", true, NULL, &name, &name_length, where);
+    if (!status)
+        status = arp_json_member_string(element, "name", true, NULL, &name, &name_length, where);
     if (!status) status = arp_json_member_u64(element, "base", &base, where);
     if (!status) status = arp_json_member_u64(element, "size", &size, where);
     if (!status) status = pooled(loader, name, name_length, &name);
@@ -80,7 +81,8 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         uint64_t base, size;
         bool carried = false;
         status = arp_json_expect_object(plane, &inner);
-        if (!status) status = arp_json_member_string(plane, "name", true, NULL, &name, &name_length, &inner);
+        if (!status)
+            status = arp_json_member_string(plane, "name", true, NULL, &name, &name_length, &inner);
         if (!status) status = arp_json_member_u64(plane, "base", &base, &inner);
         if (!status) status = arp_json_member_u64(plane, "size", &size, &inner);
         if (!status) {
@@ -107,8 +109,12 @@ static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t
     ar_status_t status = arp_json_expect_object(element, where);
     char const *kernel, *phase;
     size_t kernel_length, phase_length;
-    if (!status) status = arp_json_member_string(element, "kernel", false, "", &kernel, &kernel_length, where);
-    if (!status) status = arp_json_member_string(element, "phase", false, NULL, &phase, &phase_length, where);
+    if (!status)
+        status =
+            arp_json_member_string(element, "kernel", false, "", &kernel, &kernel_length, where);
+    if (!status)
+        status =
+            arp_json_member_string(element, "phase", false, NULL, &phase, &phase_length, where);
     if (status) return status;
     json_t const *words = json_object_get(element, "words");
     if (words && json_is_null(words)) words = NULL;
@@ -121,7 +127,8 @@ static ar_status_t load_launch(loader_t *loader, json_t const *element, breach_t
     if (!status && phase) status = pooled(loader, phase, phase_length, &phase);
     size_t count = json_array_size(words);
     uint64_t *destination;
-    if (!status) status = arp_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
+    if (!status)
+        status = arp_plan_add_launch_pooled(loader->plan, kernel, phase, count, &destination);
     for (size_t w = 0; w < count && !status; ++w)
         if (arp_json_to_u64(json_array_get(words, w), &destination[w], where))
             return arp_json_breach(where, ".words[%zu]", w);
@@ -145,8 +152,9 @@ static ar_status_t load_shift(json_t const *entry, char const *shift_key, ar_shi
 static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char const *shift_key,
                                    char const *prefix, size_t *count, breach_t *where) {
     if (!json_is_array(list)) {
-        snprintf(where->text, sizeof where->text, "expected an array of {launch, word, %s}, found %s",
-                 shift_key, arp_json_type_name(list));
+        snprintf(where->text, sizeof where->text,
+                 "expected an array of {launch, word, %s}, found %s", shift_key,
+                 arp_json_type_name(list));
         return arp_json_breach(where, "%s", prefix);
     }
     size_t n = json_array_size(list);
@@ -158,7 +166,8 @@ static ar_status_t load_shift_list(loader_t *loader, json_t const *list, char co
     }
     for (size_t j = 0; j < n; ++j) {
         breach_t inner;
-        ar_status_t status = load_shift(json_array_get(list, j), shift_key, &loader->scratch[j], &inner);
+        ar_status_t status =
+            load_shift(json_array_get(list, j), shift_key, &loader->scratch[j], &inner);
         if (status) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);
             return arp_json_breach(where, "%s[%zu]%s", prefix, j, inner.field);
@@ -199,7 +208,7 @@ static ar_status_t syntax_at(loader_t *loader, size_t offset, char const *path, 
     int line, column;
     locate(loader, offset, &line, &column);
     return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
-                        "syntax error: %s", what);
+                         "syntax error: %s", what);
 }
 
 static void skip_space(loader_t *loader) {
@@ -224,9 +233,9 @@ static ar_status_t parse_value(loader_t *loader, json_t **value, char const *for
     skip_space(loader);
     size_t start = loader->position;
     json_error_t json_error;
-    *value = json_loadb(loader->text + start, loader->length - start,
-                        JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
-                        &json_error);
+    *value =
+        json_loadb(loader->text + start, loader->length - start,
+                   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &json_error);
     if (*value) {
         loader->position = start + (size_t)json_error.position;
         return ar_status_success_k;
@@ -240,10 +249,11 @@ static ar_status_t parse_value(loader_t *loader, json_t **value, char const *for
     int line0, column0;
     locate(loader, start, &line0, &column0);
     int line = json_error.line > 0 ? line0 + json_error.line - 1 : line0;
-    int column = json_error.line == 1 ? column0 + json_error.column - 1
-                 : json_error.column > 0 ? json_error.column : column0;
+    int column = json_error.line == 1    ? column0 + json_error.column - 1
+                 : json_error.column > 0 ? json_error.column
+                                         : column0;
     return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, line, column,
-                        "syntax error: %s", json_error.text);
+                         "syntax error: %s", json_error.text);
 }
 
 /* Refuse the value at the current position, which is not what `path` needs (`expected`). */
@@ -252,7 +262,7 @@ static ar_status_t wrong_type(loader_t *loader, char const *path, char const *ex
     ar_status_t status = parse_value(loader, &value, "%s", path);
     if (status) return status;
     status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
-                          "expected %s, found %s", expected, arp_json_type_name(value));
+                           "expected %s, found %s", expected, arp_json_type_name(value));
     json_decref(value);
     return status;
 }
@@ -294,7 +304,8 @@ typedef ar_status_t (*object_walker_t)(loader_t *, char const *key, char const *
 static ar_status_t walk_object(loader_t *loader, char const *path, object_walker_t member,
                                void *context) {
     if (peek(loader) != '{') {
-        if (peek(loader) < 0) return syntax_at(loader, loader->position, path, "the text ends here");
+        if (peek(loader) < 0)
+            return syntax_at(loader, loader->position, path, "the text ends here");
         return wrong_type(loader, path, "an object");
     }
     ++loader->position;
@@ -318,10 +329,13 @@ static ar_status_t walk_object(loader_t *loader, char const *path, object_walker
         char member_path[256];
         snprintf(member_path, sizeof member_path, "%s.%.160s", path, name);
         bool duplicate = json_object_get(seen, name) != NULL;
-        if (!duplicate && json_object_set(seen, name, json_true())) status = ar_status_out_of_memory_k;
-        if (duplicate) status = syntax_at(loader, key_offset, member_path, "duplicate field");
+        if (!duplicate && json_object_set(seen, name, json_true()))
+            status = ar_status_out_of_memory_k;
+        if (duplicate)
+            status = syntax_at(loader, key_offset, member_path, "duplicate field");
         else if (!status && peek(loader) != ':')
-            status = syntax_at(loader, loader->position, member_path, "expected ':' after a field name");
+            status =
+                syntax_at(loader, loader->position, member_path, "expected ':' after a field name");
         if (!status) {
             ++loader->position;
             status = member(loader, name, member_path, context);
@@ -381,11 +395,11 @@ static ar_status_t load_elements(loader_t *loader, char const *path, element_loa
  * plan->shifts) and its first, count and iterations are filled in when its object closes. ---- */
 
 typedef struct repeat_walk_t {
-    size_t index;        /* in $.repeats */
-    char path[64];       /* "$.repeats[index]" */
-    json_t *scalars;     /* first, count, iterations as given */
+    size_t index;    /* in $.repeats */
+    char path[64];   /* "$.repeats[index]" */
+    json_t *scalars; /* first, count, iterations as given */
     bool has_deltas, has_frames;
-    size_t repeat;       /* index in plan->repeats once created */
+    size_t repeat; /* index in plan->repeats once created */
 } repeat_walk_t;
 
 static ar_status_t walk_delta(loader_t *loader, size_t index, void *context) {
@@ -437,7 +451,7 @@ static ar_status_t walk_repeat_member(loader_t *loader, char const *key, char co
     if (deltas || frames) {
         if (walk->has_deltas || walk->has_frames)
             return arp_plan_fail(loader->error, ar_status_invalid_argument_k, walk->path, 0, 0,
-                                "a repeat has \"deltas\" or \"frames\", not both");
+                                 "a repeat has \"deltas\" or \"frames\", not both");
         /* Placeholders for first, count and iterations until the object closes. */
         ar_status_t status = deltas ? ar_plan_add_repeat_deltas(loader->plan, 0, 0, 0, NULL, 0)
                                     : ar_plan_add_repeat_frames(loader->plan, 0, 0, 0);
@@ -445,15 +459,16 @@ static ar_status_t walk_repeat_member(loader_t *loader, char const *key, char co
         walk->repeat = loader->plan->repeats_count - 1;
         walk->has_deltas = deltas;
         walk->has_frames = frames;
-        return deltas ? walk_array(loader, path, "an array of {launch, word, delta}", walk_delta, walk)
-                      : walk_array(loader, path, "an array of frames", walk_frame, walk);
+        return deltas
+                   ? walk_array(loader, path, "an array of {launch, word, delta}", walk_delta, walk)
+                   : walk_array(loader, path, "an array of frames", walk_frame, walk);
     }
     json_t *value;
     ar_status_t status = parse_value(loader, &value, "%s", path);
     if (status) return status;
     if (strcmp(key, "first") == 0 || strcmp(key, "count") == 0 || strcmp(key, "iterations") == 0)
         status = json_object_set(walk->scalars, key, value) ? ar_status_out_of_memory_k
-                                                             : ar_status_success_k;
+                                                            : ar_status_success_k;
     json_decref(value);
     return status;
 }
@@ -480,8 +495,8 @@ static ar_status_t walk_repeat(loader_t *loader, size_t index, void *context) {
     }
     if (!status && !walk.has_deltas && !walk.has_frames)
         status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, walk.path, 0, 0,
-                              "a repeat needs \"deltas\" or \"frames\" (an empty \"deltas\" "
-                              "moves nothing)");
+                               "a repeat needs \"deltas\" or \"frames\" (an empty \"deltas\" "
+                               "moves nothing)");
     if (!status) {
         ar_repeat_t *repeat = &loader->plan->repeats[walk.repeat];
         repeat->first = first;
@@ -495,12 +510,20 @@ static ar_status_t walk_repeat(loader_t *loader, size_t index, void *context) {
 /* ---- The top level ------------------------------------------------------------------------ */
 
 enum {
-    field_format, field_alignment, field_windows, field_globals, field_phases, field_launches,
-    field_repeats, field_schedule, field_meta, field_known_count
+    field_format,
+    field_alignment,
+    field_windows,
+    field_globals,
+    field_phases,
+    field_launches,
+    field_repeats,
+    field_schedule,
+    field_meta,
+    field_known_count
 };
 static char const *const field_names[field_known_count] = {
-    "format", "alignment", "windows", "globals", "phases", "launches", "repeats", "schedule",
-    "meta",
+    "format",   "alignment", "windows",  "globals", "phases",
+    "launches", "repeats",   "schedule", "meta",
 };
 
 typedef struct top_walk_t {
@@ -512,8 +535,8 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
                                    void *context) {
     top_walk_t *walk = context;
     static element_loader_t const loaders[field_known_count] = {
-        [field_windows] = load_window,   [field_globals] = load_global,
-        [field_phases] = load_phase,     [field_launches] = load_launch,
+        [field_windows] = load_window,     [field_globals] = load_global,
+        [field_phases] = load_phase,       [field_launches] = load_launch,
         [field_schedule] = load_reference,
     };
     int field = -1;
@@ -529,7 +552,7 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
         json_decref(value);
         if (is_null) return ar_status_success_k; /* null means omitted */
         return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
-                            "expected an array");
+                             "expected an array");
     }
     if (field == field_repeats) return walk_array(loader, path, "an array", walk_repeat, NULL);
     if (field >= 0 && loaders[field]) return load_elements(loader, path, loaders[field]);
@@ -542,16 +565,17 @@ static ar_status_t walk_top_member(loader_t *loader, char const *key, char const
         if (!json_is_string(value) || strcmp(json_string_value(value), "arena-plan/1") != 0) {
             char shown[64] = "";
             if (json_is_string(value))
-                arp_json_quote(shown, sizeof shown, json_string_value(value), json_string_length(value));
+                arp_json_quote(shown, sizeof shown, json_string_value(value),
+                               json_string_length(value));
             status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
-                                  "format must be \"arena-plan/1\", found %s",
-                                  json_is_string(value) ? shown : arp_json_type_name(value));
+                                   "format must be \"arena-plan/1\", found %s",
+                                   json_is_string(value) ? shown : arp_json_type_name(value));
         }
     } else if (field == field_alignment) {
         uint64_t alignment;
         if (arp_json_to_u64(value, &alignment, &where))
             status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0, "%s",
-                                  where.text);
+                                   where.text);
         else
             status = ar_plan_set_alignment(loader->plan, alignment);
     } else if (field == field_meta && json_is_object(value)) {
@@ -571,7 +595,7 @@ static ar_status_t load_text(loader_t *loader) {
         ar_status_t status = parse_value(loader, &value, "$");
         if (status) return status;
         status = arp_plan_fail(loader->error, ar_status_invalid_argument_k, "$", 0, 0,
-                              "a plan is a JSON object, found %s", arp_json_type_name(value));
+                               "a plan is a JSON object, found %s", arp_json_type_name(value));
         json_decref(value);
         return status;
     }
@@ -585,7 +609,7 @@ static ar_status_t load_text(loader_t *loader) {
             char path[32];
             snprintf(path, sizeof path, "$.%s", field_names[f]);
             return arp_plan_fail(loader->error, ar_status_invalid_argument_k, path, 0, 0,
-                                "missing required field \"%s\"", field_names[f]);
+                                 "missing required field \"%s\"", field_names[f]);
         }
     return ar_status_success_k;
 }
@@ -593,7 +617,8 @@ static ar_status_t load_text(loader_t *loader) {
 ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **plan,
                                 ar_plan_error_t *error) {
     arp_plan_error_clear(error);
-    if (!plan) return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan pointer");
+    if (!plan)
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan pointer");
     *plan = NULL;
     if (!text && length)
         return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no text");
@@ -605,7 +630,7 @@ ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **pla
     if (!error) loader.error = &local;
     arp_plan_error_clear(loader.error);
     status = load_text(&loader);
-    if (status && loader.error->status == ar_status_success_k)
+    if (status && !loader.error->status)
         arp_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
     free(loader.scratch);
     if (!status) status = ar_plan_finish(loader.plan, loader.error);
@@ -652,12 +677,13 @@ ar_status_t ar_plan_load_file(char const *path, ar_plan_t **plan, ar_plan_error_
     arp_plan_error_clear(error);
     if (plan) *plan = NULL;
     if (!path || !plan)
-        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no path or plan pointer");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0,
+                             "no path or plan pointer");
     bool standard_input = strcmp(path, "-") == 0;
     FILE *file = standard_input ? stdin : fopen(path, "rb");
     if (!file)
         return arp_plan_fail(error, ar_status_io_k, "", 0, 0, "cannot open %s: %s", path,
-                            strerror(errno));
+                             strerror(errno));
     char *text = NULL;
     size_t length = 0;
     ar_status_t status = read_all(file, &text, &length);
@@ -665,7 +691,7 @@ ar_status_t ar_plan_load_file(char const *path, ar_plan_t **plan, ar_plan_error_
     if (!standard_input) fclose(file);
     if (status == ar_status_io_k)
         return arp_plan_fail(error, status, "", 0, 0, "cannot read %s: %s",
-                            standard_input ? "standard input" : path, strerror(saved));
+                             standard_input ? "standard input" : path, strerror(saved));
     if (status) return arp_plan_fail(error, status, "", 0, 0, "out of memory reading %s", path);
     status = ar_plan_load_buffer(text, length, plan, error);
     free(text);

@@ -29,7 +29,6 @@ char const *arp_json_type_name(json_t const *value) {
     return "something else";
 }
 
-
 static int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -63,7 +62,8 @@ ar_status_t arp_json_to_u64(json_t const *value, uint64_t *out, breach_t *where)
         if (number < 0) {
             snprintf(where->text, sizeof where->text,
                      "%lld is negative: a 64-bit field is an integer in [0, 2^63) or a \"0x…\" "
-                     "string", (long long)number);
+                     "string",
+                     (long long)number);
             return ar_status_invalid_argument_k;
         }
         *out = (uint64_t)number;
@@ -75,12 +75,13 @@ ar_status_t arp_json_to_u64(json_t const *value, uint64_t *out, breach_t *where)
         if (parse_hex(text, length, out)) return ar_status_success_k;
         char shown[64];
         arp_json_quote(shown, sizeof shown, text, length);
-        snprintf(where->text, sizeof where->text,
-                 "%s is not \"0x\" followed by 1 to 16 hex digits", shown);
+        snprintf(where->text, sizeof where->text, "%s is not \"0x\" followed by 1 to 16 hex digits",
+                 shown);
         return ar_status_invalid_argument_k;
     }
     snprintf(where->text, sizeof where->text,
-             "expected an integer in [0, 2^63) or a \"0x…\" string, found %s", arp_json_type_name(value));
+             "expected an integer in [0, 2^63) or a \"0x…\" string, found %s",
+             arp_json_type_name(value));
     return ar_status_invalid_argument_k;
 }
 
@@ -123,7 +124,7 @@ ar_status_t arp_json_missing(breach_t *where, char const *key, char const *what)
 }
 
 ar_status_t arp_json_member_u64(json_t const *object, char const *key, uint64_t *out,
-                              breach_t *where) {
+                                breach_t *where) {
     json_t const *value = json_object_get(object, key);
     if (!value) return arp_json_missing(where, key, "a 64-bit value");
     if (arp_json_to_u64(value, out, where)) return arp_json_breach(where, ".%s", key);
@@ -131,7 +132,7 @@ ar_status_t arp_json_member_u64(json_t const *object, char const *key, uint64_t 
 }
 
 ar_status_t arp_json_member_index(json_t const *object, char const *key, size_t *out,
-                                breach_t *where) {
+                                  breach_t *where) {
     uint64_t value;
     ar_status_t status = arp_json_member_u64(object, key, &value, where);
     if (status) return status;
@@ -146,8 +147,8 @@ ar_status_t arp_json_member_index(json_t const *object, char const *key, size_t 
 
 /* A string member; absent is an error when `required`, else *out is `fallback`. */
 ar_status_t arp_json_member_string(json_t const *object, char const *key, bool required,
-                                 char const *fallback, char const **out, size_t *length,
-                                 breach_t *where) {
+                                   char const *fallback, char const **out, size_t *length,
+                                   breach_t *where) {
     json_t const *value = json_object_get(object, key);
     if (!value || (!required && json_is_null(value))) {
         if (required) return arp_json_missing(where, key, "a string");
@@ -167,6 +168,7 @@ ar_status_t arp_json_member_string(json_t const *object, char const *key, bool r
 
 ar_status_t arp_json_expect_object(json_t const *value, breach_t *where) {
     if (json_is_object(value)) return ar_status_success_k;
-    snprintf(where->text, sizeof where->text, "expected an object, found %s", arp_json_type_name(value));
+    snprintf(where->text, sizeof where->text, "expected an object, found %s",
+             arp_json_type_name(value));
     return arp_json_breach(where, "%s", "");
 }

@@ -13,10 +13,10 @@
 #include "cert/plan_internal.h"
 
 typedef struct writer_t {
-    FILE *file;      /* NULL: into `data`, growing */
+    FILE *file; /* NULL: into `data`, growing */
     char *data;
     size_t used, capacity;
-    bool failed;     /* a write or allocation failed; the status says which */
+    bool failed; /* a write or allocation failed; the status says which */
     ar_status_t status;
 } writer_t;
 
@@ -226,8 +226,8 @@ static void write_plan(writer_t *writer, ar_plan_t const *plan) {
             put_shifts(writer, plan->shifts + repeat->shifts_first, repeat->shifts_count, "delta");
         } else {
             put_text(writer, ", \"frames\": [");
-            size_t frames = plan->internals ? plan->internals->repeat_frames[r]
-                                            : (size_t)repeat->iterations;
+            size_t frames =
+                plan->internals ? plan->internals->repeat_frames[r] : (size_t)repeat->iterations;
             for (size_t f = 0; f < frames; ++f) {
                 size_t begin = plan->frame_starts[repeat->frames_first + f];
                 size_t end = plan->frame_starts[repeat->frames_first + f + 1];
@@ -255,8 +255,7 @@ ar_status_t ar_plan_write_file(ar_plan_t const *plan, FILE *file, ar_plan_error_
         return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan or file");
     writer_t writer = {.file = file};
     write_plan(&writer, plan);
-    if (!writer.failed && writer.used &&
-        fwrite(writer.data, 1, writer.used, file) != writer.used) {
+    if (!writer.failed && writer.used && fwrite(writer.data, 1, writer.used, file) != writer.used) {
         writer.failed = true;
         writer.status = ar_status_io_k;
     }
@@ -267,8 +266,8 @@ ar_status_t ar_plan_write_file(ar_plan_t const *plan, FILE *file, ar_plan_error_
     }
     if (writer.failed)
         return arp_plan_fail(error, writer.status, "", 0, 0,
-                            writer.status == ar_status_io_k ? "cannot write the plan"
-                                                            : "out of memory writing the plan");
+                             writer.status == ar_status_io_k ? "cannot write the plan"
+                                                             : "out of memory writing the plan");
     return ar_status_success_k;
 }
 
@@ -278,7 +277,8 @@ ar_status_t ar_plan_write_string(ar_plan_t const *plan, char **text, size_t *len
     if (text) *text = NULL;
     if (length) *length = 0;
     if (!plan || !text)
-        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0, "no plan or text pointer");
+        return arp_plan_fail(error, ar_status_invalid_argument_k, "", 0, 0,
+                             "no plan or text pointer");
     writer_t writer = {0};
     write_plan(&writer, plan);
     put(&writer, "", 1); /* the NUL */

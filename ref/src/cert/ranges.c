@@ -18,7 +18,7 @@ static int compare_spans(void const *a, void const *b) {
 
 /* "name" [0xbase, 0xend) */
 void arp_cert_describe_range(char const *name, uint64_t base, arp_u128_t end, char *text,
-                           size_t size) {
+                             size_t size) {
     char end_text[40];
     arp_u128_hex(end, end_text, sizeof end_text);
     snprintf(text, size, "\"%s\" [0x%" PRIx64 ", %s)", name ? name : "", base, end_text);
@@ -29,8 +29,10 @@ bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, siz
     size_t left = 0, right = cert->spans_count;
     while (left < right) {
         size_t middle = left + (right - left) / 2;
-        if (cert->spans[middle].end <= (arp_u128_t)lo) left = middle + 1;
-        else right = middle;
+        if (cert->spans[middle].end <= (arp_u128_t)lo)
+            left = middle + 1;
+        else
+            right = middle;
     }
     if (left == cert->spans_count || cert->spans[left].base > hi) return false;
     if (window) {
@@ -50,12 +52,14 @@ bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, siz
 
 /* The range of sorted, pairwise disjoint `ranges` holding all of [lo, hi], or NULL. */
 static arp_named_range_t const *find_holding(arp_named_range_t const *ranges, size_t count,
-                                            uint64_t lo, uint64_t hi) {
+                                             uint64_t lo, uint64_t hi) {
     size_t left = 0, right = count; /* the first range with base > lo */
     while (left < right) {
         size_t middle = left + (right - left) / 2;
-        if (ranges[middle].base <= lo) left = middle + 1;
-        else right = middle;
+        if (ranges[middle].base <= lo)
+            left = middle + 1;
+        else
+            right = middle;
     }
     if (left == 0) return NULL;
     arp_named_range_t const *candidate = &ranges[left - 1];
@@ -63,7 +67,7 @@ static arp_named_range_t const *find_holding(arp_named_range_t const *ranges, si
 }
 
 arp_named_range_t const *arp_cert_allowed(arp_cert_t const *cert, int64_t phase, uint64_t lo,
-                                        uint64_t hi) {
+                                          uint64_t hi) {
     ar_plan_t const *plan = cert->plan;
     if (phase >= 0 && (size_t)phase < plan->phases_count) {
         ar_phase_t const *p = &plan->phases[phase];
@@ -82,18 +86,21 @@ static arp_u128_t distance_to(arp_named_range_t const *range, uint64_t lo, uint6
 }
 
 void arp_cert_describe_c(arp_cert_t const *cert, size_t launch, size_t word, uint64_t lo,
-                        uint64_t hi, char const *detail, char *message, size_t size) {
+                         uint64_t hi, char const *detail, char *message, size_t size) {
     ar_plan_t const *plan = cert->plan;
     ar_launch_t const *l = &plan->launches[launch];
-    char value[96], window_text[96], nearest_text[200] = "none: the phase has no planes and there are no globals";
-    if (lo == hi) snprintf(value, sizeof value, "0x%" PRIx64, lo);
-    else snprintf(value, sizeof value, "[0x%" PRIx64 ", 0x%" PRIx64 "]", lo, hi);
+    char value[96], window_text[96],
+        nearest_text[200] = "none: the phase has no planes and there are no globals";
+    if (lo == hi)
+        snprintf(value, sizeof value, "0x%" PRIx64, lo);
+    else
+        snprintf(value, sizeof value, "[0x%" PRIx64 ", 0x%" PRIx64 "]", lo, hi);
     size_t window = 0;
     window_text[0] = '\0';
     if (arp_cert_meets_window(cert, lo, hi, &window)) {
         char end[40];
         arp_u128_hex((arp_u128_t)plan->windows[window].base + plan->windows[window].size, end,
-                    sizeof end);
+                     sizeof end);
         snprintf(window_text, sizeof window_text, "window %zu [0x%" PRIx64 ", %s)", window,
                  plan->windows[window].base, end);
     }
@@ -134,8 +141,9 @@ ar_status_t arp_cert_windows(arp_cert_t *cert) {
     size_t n = 0;
     for (size_t w = 0; w < plan->windows_count; ++w)
         if (plan->windows[w].size)
-            cert->spans[n++] = (arp_span_t){plan->windows[w].base,
-                                           (arp_u128_t)plan->windows[w].base + plan->windows[w].size, w};
+            cert->spans[n++] =
+                (arp_span_t){plan->windows[w].base,
+                             (arp_u128_t)plan->windows[w].base + plan->windows[w].size, w};
     qsort(cert->spans, n, sizeof *cert->spans, compare_spans);
     size_t merged = 0;
     for (size_t i = 0; i < n; ++i) {

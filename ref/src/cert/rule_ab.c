@@ -32,8 +32,8 @@ static bool check_ranges(arp_named_range_t *sorted, size_t count, uint64_t align
         }
         if (alignment && r->base % alignment != 0) {
             arp_cert_describe_range(r->name, r->base, r->end, a, sizeof a);
-            snprintf(message, size, "%s%s %zu %s is not aligned to %" PRIu64 " bytes", prefix,
-                     what, i, a, alignment);
+            snprintf(message, size, "%s%s %zu %s is not aligned to %" PRIu64 " bytes", prefix, what,
+                     i, a, alignment);
             return false;
         }
     }
@@ -42,8 +42,8 @@ static bool check_ranges(arp_named_range_t *sorted, size_t count, uint64_t align
     size_t furthest = 0;
     for (size_t i = 1; i < count; ++i) {
         if ((arp_u128_t)sorted[i].base < sorted[furthest].end) {
-            arp_cert_describe_range(sorted[furthest].name, sorted[furthest].base, sorted[furthest].end, a,
-                           sizeof a);
+            arp_cert_describe_range(sorted[furthest].name, sorted[furthest].base,
+                                    sorted[furthest].end, a, sizeof a);
             arp_cert_describe_range(sorted[i].name, sorted[i].base, sorted[i].end, b, sizeof b);
             snprintf(message, size, "%s%ss %s and %s overlap", prefix, what, a, b);
             return false;
@@ -59,14 +59,16 @@ ar_rule_t arp_rule_ab(arp_cert_t *cert, char *message, size_t size) {
     ar_plan_t const *plan = cert->plan;
     for (size_t i = 0; i < plan->globals_count; ++i) {
         ar_global_t const *g = &plan->globals[i];
-        cert->globals[i] = (arp_named_range_t){g->base, (arp_u128_t)g->base + g->size, g->name, i, true};
+        cert->globals[i] =
+            (arp_named_range_t){g->base, (arp_u128_t)g->base + g->size, g->name, i, true};
     }
     if (!check_ranges(cert->globals, plan->globals_count, plan->alignment, "rule A: ", "global",
                       message, size))
         return ar_rule_a_k;
     for (size_t i = 0; i < plan->planes_count; ++i) {
         ar_plane_t const *p = &plan->planes[i];
-        cert->planes[i] = (arp_named_range_t){p->base, (arp_u128_t)p->base + p->size, p->name, i, false};
+        cert->planes[i] =
+            (arp_named_range_t){p->base, (arp_u128_t)p->base + p->size, p->name, i, false};
     }
     for (size_t ph = 0; ph < plan->phases_count; ++ph) {
         ar_phase_t const *phase = &plan->phases[ph];
@@ -80,8 +82,10 @@ ar_rule_t arp_rule_ab(arp_cert_t *cert, char *message, size_t size) {
         size_t i = 0, j = 0;
         while (i < phase->planes_count && j < plan->globals_count) {
             arp_named_range_t const *p = &planes[i], *g = &cert->globals[j];
-            if (p->end <= (arp_u128_t)g->base) ++i;
-            else if (g->end <= (arp_u128_t)p->base) ++j;
+            if (p->end <= (arp_u128_t)g->base)
+                ++i;
+            else if (g->end <= (arp_u128_t)p->base)
+                ++j;
             else {
                 char a[160], b[160];
                 arp_cert_describe_range(p->name, p->base, p->end, a, sizeof a);

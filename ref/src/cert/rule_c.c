@@ -17,8 +17,8 @@
  * phase whose table (below) was not built. */
 typedef struct lookup_memo_t {
     bool has_gap, has_span;
-    uint64_t gap_lo, gap_hi;         /* an inclusive stretch no window meets */
-    uint64_t span_lo, span_hi;       /* an inclusive stretch inside one window */
+    uint64_t gap_lo, gap_hi;   /* an inclusive stretch no window meets */
+    uint64_t span_lo, span_hi; /* an inclusive stretch inside one window */
     /* Allowed ranges found lately, direct-mapped by address: words of one launch reach a
      * handful of planes and globals, and the next launches mostly the same ones. A slot holds
      * a range and the phase it was found for (-1: a global, allowed to every phase). */
@@ -30,15 +30,18 @@ static inline size_t memo_slot(uint64_t address) {
     return (size_t)(((address >> 8) * 0x9e3779b97f4a7c15ull) >> 58);
 }
 
-static bool memo_meets_window(arp_cert_t const *cert, lookup_memo_t *memo, uint64_t lo, uint64_t hi) {
+static bool memo_meets_window(arp_cert_t const *cert, lookup_memo_t *memo, uint64_t lo,
+                              uint64_t hi) {
     if (memo->has_gap && memo->gap_lo <= lo && hi <= memo->gap_hi) return false;
     if (memo->has_span && memo->span_lo <= hi && lo <= memo->span_hi) return true;
     /* The first span ending past lo decides; remember it, or the gap before it. */
     size_t left = 0, right = cert->spans_count;
     while (left < right) {
         size_t middle = left + (right - left) / 2;
-        if (cert->spans[middle].end <= (arp_u128_t)lo) left = middle + 1;
-        else right = middle;
+        if (cert->spans[middle].end <= (arp_u128_t)lo)
+            left = middle + 1;
+        else
+            right = middle;
     }
     uint64_t gap_lo = left ? (uint64_t)(cert->spans[left - 1].end) : 0;
     if (left == cert->spans_count || cert->spans[left].base > hi) {
@@ -88,8 +91,10 @@ static inline size_t set_first_ending(range_set_t const *set, uint64_t v) {
         size_t n = set->count;
         while (n > SCAN_RANGES) { /* the answer lies in [i, i + n] */
             size_t half = n / 2;
-            if (set->hi[i + half - 1] < v) i += half, n -= half;
-            else n = half;
+            if (set->hi[i + half - 1] < v)
+                i += half, n -= half;
+            else
+                n = half;
         }
     }
     while (set->hi[i] < v) ++i;
@@ -124,8 +129,8 @@ typedef struct phase_table_t {
 
 typedef struct rule_c_t {
     arp_cert_t const *cert;
-    range_set_t spans;          /* the windows' union */
-    uint64_t *gap_lo, *gap_hi;  /* the stretches between (and around) the spans */
+    range_set_t spans;         /* the windows' union */
+    uint64_t *gap_lo, *gap_hi; /* the stretches between (and around) the spans */
     size_t gaps_count;
     phase_table_t **tables;     /* per phase, built on first use; NULL until then */
     unsigned char *table_state; /* 0 not tried, 1 built, 2 not built (over the memory budget) */
@@ -133,7 +138,8 @@ typedef struct rule_c_t {
     lookup_memo_t memo;         /* the general path's, for phases without a table */
 } rule_c_t;
 
-static inline bool table_passes(rule_c_t const *c, phase_table_t const *t, uint64_t lo, uint64_t hi) {
+static inline bool table_passes(rule_c_t const *c, phase_table_t const *t, uint64_t lo,
+                                uint64_t hi) {
     if (lo == hi) return set_holds(&t->good, lo);
     size_t i = set_first_ending(&t->allowed, lo); /* the only allowed range that may hold lo */
     if (i < t->allowed.count && t->allowed.lo[i] <= lo && hi <= t->allowed.hi[i]) return true;
@@ -165,7 +171,8 @@ static phase_table_t const *phase_table(rule_c_t *c, int64_t phase) {
     size_t i = 0, j = 0, n = 0;
     while (i < p->planes_count || j < plan->globals_count) {
         arp_named_range_t const *r;
-        if (j == plan->globals_count || (i < p->planes_count && planes[i].base < cert->globals[j].base))
+        if (j == plan->globals_count ||
+            (i < p->planes_count && planes[i].base < cert->globals[j].base))
             r = &planes[i++];
         else
             r = &cert->globals[j++];
@@ -212,8 +219,10 @@ static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
         c->spans.lo[i] = cert->spans[i].base, c->spans.hi[i] = (uint64_t)(cert->spans[i].end - 1);
         if (c->spans.lo[i] > next)
             c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = c->spans.lo[i] - 1;
-        if (c->spans.hi[i] == UINT64_MAX) done = true;
-        else next = c->spans.hi[i] + 1;
+        if (c->spans.hi[i] == UINT64_MAX)
+            done = true;
+        else
+            next = c->spans.hi[i] + 1;
     }
     if (!done) c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = UINT64_MAX;
     set_sentinel(&c->spans);
@@ -229,8 +238,8 @@ static void rule_c_end(rule_c_t *c, size_t phases) {
 }
 
 /* An interval passes when it meets no window or lies whole in one allowed range. */
-static inline bool interval_passes(rule_c_t *c, phase_table_t const *t, int64_t phase,
-                                   uint64_t lo, uint64_t hi) {
+static inline bool interval_passes(rule_c_t *c, phase_table_t const *t, int64_t phase, uint64_t lo,
+                                   uint64_t hi) {
     if (t) return table_passes(c, t, lo, hi);
     return !memo_meets_window(c->cert, &c->memo, lo, hi) ||
            memo_allowed(c->cert, &c->memo, phase, lo, hi);
@@ -281,7 +290,8 @@ static bool site_passes(rule_c_t *c, phase_table_t const *t, int64_t phase, uint
         if (wrapped) continue;
         __int128 least, greatest;
         if (!rep->has_frames) {
-            __int128 last = (__int128)(rep->iterations ? rep->iterations - 1 : 0) * (__int128)n->least;
+            __int128 last =
+                (__int128)(rep->iterations ? rep->iterations - 1 : 0) * (__int128)n->least;
             least = last < 0 ? last : 0;
             greatest = last > 0 ? last : 0;
         } else {
@@ -313,8 +323,9 @@ static bool site_passes(rule_c_t *c, phase_table_t const *t, int64_t phase, uint
 /* The fast pass over one launch: whether every word passes, with what it tested in *tally.
  * Words no repeat names are points checked in tight loops between the named ones. */
 static inline bool launch_passes(rule_c_t *c, phase_table_t const *t, int64_t phase,
-                                 uint64_t const *words, size_t count, arp_site_naming_t const *named,
-                                 size_t named_count, tally_t *tally) {
+                                 uint64_t const *words, size_t count,
+                                 arp_site_naming_t const *named, size_t named_count,
+                                 tally_t *tally) {
     bool all = true;
     size_t w = 0, named_words = 0;
     arp_site_naming_t const *g = named, *end = named_count ? named + named_count : named;
@@ -324,7 +335,8 @@ static inline bool launch_passes(rule_c_t *c, phase_table_t const *t, int64_t ph
         while (g < end && g->word == at) ++g;
         for (; w < at; ++w) all &= set_holds(&t->good, words[w]);
         uint64_t lo, hi;
-        all &= site_passes(c, t, phase, words[at], first, (size_t)(g - first), tally, &lo, &hi, NULL, 0);
+        all &= site_passes(c, t, phase, words[at], first, (size_t)(g - first), tally, &lo, &hi,
+                           NULL, 0);
         w = at + 1, ++named_words;
     }
     for (; w < count; ++w) all &= set_holds(&t->good, words[w]);
@@ -348,7 +360,8 @@ delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64_t word, int64_t de
         return true;
     }
     __int128 last = (__int128)(iterations - 1) * delta;
-    __int128 lo = (__int128)word + (last < 0 ? last : 0), hi = (__int128)word + (last > 0 ? last : 0);
+    __int128 lo = (__int128)word + (last < 0 ? last : 0),
+             hi = (__int128)word + (last > 0 ? last : 0);
     bool wrapped = lo < 0 || hi >= (__int128)ARP_TWO_64;
     uint64_t hull_lo = wrapped ? 0 : (uint64_t)lo, hull_hi = wrapped ? UINT64_MAX : (uint64_t)hi;
     arp_u128_t width = (arp_u128_t)hull_hi - hull_lo + 1;
@@ -369,7 +382,8 @@ launch_passes_deltas(rule_c_t *c, phase_table_t const *t, uint64_t const *words,
         size_t at = named[e].word;
         for (; w < at; ++w)
             all &= short_good ? short_set_holds(&t->good, words[w]) : set_holds(&t->good, words[w]);
-        all &= delta_site_passes(c, t, words[at], named[e].shift, iterations, points, short_good, tally);
+        all &= delta_site_passes(c, t, words[at], named[e].shift, iterations, points, short_good,
+                                 tally);
         w = at + 1;
     }
     for (; w < count; ++w)
@@ -390,9 +404,9 @@ typedef struct span_t {
 /* Takes launches li, li + 1, ... while they keep li's phase, come before `limit` (where a
  * repeat opens) and pass whole; returns the first launch not taken (li when none is). A launch
  * that fails, or names a word it does not have, is left to the general path. */
-static inline __attribute__((always_inline)) size_t
-span_loop(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span,
-          bool short_good) {
+static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase_table_t const *t,
+                                                              size_t li, size_t limit, span_t *span,
+                                                              bool short_good) {
     ar_plan_t const *plan = c->cert->plan;
     ar_launch_t const *launches = plan->launches;
     uint64_t const *all_words = plan->words;
@@ -415,7 +429,8 @@ span_loop(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *
         if (left && named->launch < l) break; /* a launch behind: general path */
         if (k && named[k - 1].word >= count) break;
         tally_t mine = tally;
-        if (!launch_passes_deltas(c, t, words, count, named, k, iterations, points, short_good, &mine))
+        if (!launch_passes_deltas(c, t, words, count, named, k, iterations, points, short_good,
+                                  &mine))
             break;
         sites += count, tally = mine;
         if (k) named += k;
@@ -424,7 +439,8 @@ span_loop(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *
     return l;
 }
 
-static size_t fast_span(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit, span_t *span) {
+static size_t fast_span(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit,
+                        span_t *span) {
     if (t->good.count <= SCAN_RANGES) return span_loop(c, t, li, limit, span, true);
     return span_loop(c, t, li, limit, span, false);
 }
@@ -444,7 +460,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
     arp_namings_stream_begin(cert, &stream);
     ar_status_t status = rule_c_begin(&c, cert);
     *failed = SIZE_MAX;
-    for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
+    for (size_t li = 0; li < plan->launches_count && !status; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         int64_t phase = launch->phase;
         bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
@@ -453,7 +469,8 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
         phase_table_t const *table = phaseless ? NULL : phase_table(&c, phase);
         /* The usual case first: at most one deltas list open, read in place, no copies; the
          * launches that follow in the same phase are taken in the same tight loop (span). */
-        bool in_place = stream.heap_count == 1 && stream.heap[0].launch >= li && stream.heap[0].list.deltas;
+        bool in_place =
+            stream.heap_count == 1 && stream.heap[0].launch >= li && stream.heap[0].list.deltas;
         if (table && stream.next_first > li &&
             (stream.heap_count == 0 || in_place || stream.heap[0].launch > li)) {
             /* in place: one deltas list; else launches up to the next named one (none named) */
@@ -481,7 +498,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
         }
         size_t named = 0;
         status = arp_namings_stream_launch(cert, &stream, li, &named);
-        if (status != ar_status_success_k) break;
+        if (status) break;
         if (phaseless) {
             if (*failed == SIZE_MAX) {
                 *failed = li;
@@ -525,7 +542,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
                 *failed = li;
                 report->launch = li, report->word = w, report->lo = bad_lo, report->hi = bad_hi;
                 arp_cert_describe_c(cert, li, w, bad_lo, bad_hi, detail, report->message,
-                                   sizeof report->message);
+                                    sizeof report->message);
             }
             if (!cert->options.all_sites) break;
         }
@@ -533,7 +550,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
     }
     rule_c_end(&c, plan->phases_count);
     arp_namings_stream_end(&stream);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     report->sites_checked = sites_checked, report->sites_accepted = sites_accepted;
     report->points = tally.points, report->hulls = tally.hulls;
     /* hull_slack_bytes: over all hulls tested, the hull's width (hi - lo + 1) less the number

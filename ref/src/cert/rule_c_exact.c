@@ -21,7 +21,7 @@ typedef struct odometer_t {
 } odometer_t;
 
 ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report,
-                                 size_t *failed_launch) {
+                             size_t *failed_launch) {
     *failed_launch = SIZE_MAX;
     ar_plan_t const *plan = cert->plan;
     odometer_t *groups = NULL;
@@ -45,7 +45,8 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
             arp_u128_t tuples = 1;
             size_t word = stream.out[k].word;
             for (; k < named && stream.out[k].word == word; ++k)
-                tuples = arp_u128_mul_sat(tuples, plan->repeats[stream.out[k].naming.repeat].iterations);
+                tuples =
+                    arp_u128_mul_sat(tuples, plan->repeats[stream.out[k].naming.repeat].iterations);
             total = arp_u128_add_sat(total, tuples);
             ++named_words;
         }
@@ -65,11 +66,11 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
     bool failed = false;
     ar_status_t status = ar_status_success_k;
     arp_namings_stream_begin(cert, &stream);
-    for (size_t li = 0; li < plan->launches_count && status == ar_status_success_k; ++li) {
+    for (size_t li = 0; li < plan->launches_count && !status; ++li) {
         ar_launch_t const *launch = &plan->launches[li];
         size_t named = 0;
         status = arp_namings_stream_launch(cert, &stream, li, &named);
-        if (status != ar_status_success_k) break;
+        if (status) break;
         arp_site_naming_t const *next = stream.out, *end = named ? stream.out + named : stream.out;
         bool phaseless = launch->phase < 0 || (size_t)launch->phase >= plan->phases_count;
         bool launch_ok = !phaseless;
@@ -101,10 +102,11 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
             for (size_t g = 0; g < n; ++g) {
                 arp_naming_t const *naming = &first[g].naming;
                 ar_repeat_t const *rep = &plan->repeats[naming->repeat];
-                groups[g] = (odometer_t){naming, rep->iterations, rep->has_frames, 0,
-                                         naming->entries_first, 0};
+                groups[g] = (odometer_t){naming, rep->iterations,       rep->has_frames,
+                                         0,      naming->entries_first, 0};
                 if (rep->iterations == 0) any_empty = true;
-                groups[g].shift = arp_cert_shift_at(cert, naming, rep->has_frames, 0, &groups[g].cursor);
+                groups[g].shift =
+                    arp_cert_shift_at(cert, naming, rep->has_frames, 0, &groups[g].cursor);
                 sum += groups[g].shift;
             }
             bool site_ok = true;
@@ -117,16 +119,17 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
                     if (!failed) {
                         char detail[256] = "";
                         int used = 0;
-                        for (size_t g = 0; g < n && used >= 0 && (size_t)used < sizeof detail - 48; ++g)
-                            used += snprintf(detail + used, sizeof detail - (size_t)used,
-                                             "%s iteration %" PRIu64 " of repeat %zu",
-                                             g ? "," : "at", groups[g].ordinal,
-                                             groups[g].naming->repeat);
+                        for (size_t g = 0; g < n && used >= 0 && (size_t)used < sizeof detail - 48;
+                             ++g)
+                            used +=
+                                snprintf(detail + used, sizeof detail - (size_t)used,
+                                         "%s iteration %" PRIu64 " of repeat %zu", g ? "," : "at",
+                                         groups[g].ordinal, groups[g].naming->repeat);
                         failed = true;
                         *failed_launch = li;
                         report->launch = li, report->word = w, report->lo = report->hi = value;
                         arp_cert_describe_c(cert, li, w, value, value, detail, report->message,
-                                           sizeof report->message);
+                                            sizeof report->message);
                     }
                     break;
                 }
@@ -136,7 +139,8 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
                     odometer_t *o = &groups[g - 1];
                     sum -= o->shift;
                     if (++o->ordinal < o->iterations) {
-                        o->shift = arp_cert_shift_at(cert, o->naming, o->frames, o->ordinal, &o->cursor);
+                        o->shift =
+                            arp_cert_shift_at(cert, o->naming, o->frames, o->ordinal, &o->cursor);
                         sum += o->shift;
                         break;
                     }
@@ -147,7 +151,8 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
                 }
                 if (g == 0) break;
             }
-            if (site_ok) ++report->sites_accepted;
+            if (site_ok)
+                ++report->sites_accepted;
             else {
                 launch_ok = false;
                 if (!cert->options.all_sites) break;

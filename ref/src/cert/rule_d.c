@@ -97,7 +97,7 @@ typedef struct summaries_t {
     uint32_t *painted, *needed; /* per cell: paint mark; the epoch that last listed it a need */
     pending_need_t *pending;
     size_t pending_count, pending_capacity;
-    uint32_t scratch;              /* a fresh mark per deduplication */
+    uint32_t scratch;               /* a fresh mark per deduplication */
     uint32_t *cell_seen, *key_seen; /* per cell, per key: the scratch mark last set */
 } summaries_t;
 
@@ -171,8 +171,8 @@ static void tree_assign(int32_t *tree, size_t node, size_t nl, size_t nr, size_t
     tree[node] = tree[2 * node] == tree[2 * node + 1] ? tree[2 * node] : KEY_MIXED;
 }
 
-static bool tree_uniform(int32_t const *tree, size_t node, size_t nl, size_t nr, size_t l,
-                         size_t r, int32_t value) {
+static bool tree_uniform(int32_t const *tree, size_t node, size_t nl, size_t nr, size_t l, size_t r,
+                         int32_t value) {
     if (r <= nl || nr <= l) return true;
     if (tree[node] != KEY_MIXED) return tree[node] == value;
     if (l <= nl && nr <= r) return false; /* mixed: two different keys here */
@@ -267,7 +267,8 @@ static bool record_need_cell(walker_t *w, uint32_t c, int32_t key) {
     summaries_t *m = &w->sums;
     if (m->painted[c] >= m->top || m->needed[c] == m->top) return true;
     m->needed[c] = m->top;
-    if (!grow((void **)&m->pending, &m->pending_capacity, m->pending_count + 1, sizeof *m->pending)) {
+    if (!grow((void **)&m->pending, &m->pending_capacity, m->pending_count + 1,
+              sizeof *m->pending)) {
         w->status = ar_status_out_of_memory_k;
         return false;
     }
@@ -320,7 +321,8 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container);
 static bool walk_repeat(walker_t *w, size_t q);
 
 static size_t summary_slot(summaries_t const *m, size_t first, size_t count, bool repeat) {
-    uint64_t h = ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full);
+    uint64_t h =
+        ((uint64_t)first * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)count * 0xc2b2ae3d27d4eb4full);
     h ^= repeat ? 0x5851f42d4c957f2dull : 0;
     h ^= h >> 29;
     size_t slot = (size_t)h & (m->capacity - 1);
@@ -346,10 +348,12 @@ static summary_entry_t *summary_table(size_t capacity) {
 static bool replay(walker_t *w, summary_t const *s) {
     summaries_t *m = &w->sums;
     for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
-        if (!state_uniform(w, m->needs[k].cell, m->needs[k].cell + 1, m->needs[k].key)) return false;
+        if (!state_uniform(w, m->needs[k].cell, m->needs[k].cell + 1, m->needs[k].key))
+            return false;
     if (m->top)
         for (size_t k = s->needs_first; k < s->needs_first + s->needs_count; ++k)
-            if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key)) return true; /* no memory */
+            if (!record_need_cell(w, m->needs[k].cell, m->needs[k].key))
+                return true; /* no memory */
     arp_u128_t const start = w->instances;
     uint64_t const modulus = w->modulus;
     for (size_t k = s->keys_first; k < s->keys_first + s->keys_count; ++k) {
@@ -388,11 +392,11 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     summary_entry_t *entry = &m->table[slot];
     bool merged = first_phase == w->current;
     if (entry->count && entry->as[merged].recorded) {
-        if (replay(w, &entry->as[merged])) return w->status == ar_status_success_k;
+        if (replay(w, &entry->as[merged])) return !w->status;
         return walk_unit(w, repeat, first, count); /* D breaks in it */
     }
-    if (m->needs_count + m->keys_count > SUMMARY_ENTRIES_MAX ||
-        m->last_epoch == UINT32_MAX || m->scratch > UINT32_MAX - 2)
+    if (m->needs_count + m->keys_count > SUMMARY_ENTRIES_MAX || m->last_epoch == UINT32_MAX ||
+        m->scratch > UINT32_MAX - 2)
         return walk_unit(w, repeat, first, count);
     /* Record it. */
     uint32_t parent = m->top, epoch = ++m->last_epoch;
@@ -402,8 +406,13 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     bool ok = walk_unit(w, repeat, first, count);
     m->top = parent;
     if (!ok) return false;
-    summary_t s = {true, m->needs_count, 0, m->keys_count, 0,
-                   count_sub(w, w->instances, instances), w->executed - executed,
+    summary_t s = {true,
+                   m->needs_count,
+                   0,
+                   m->keys_count,
+                   0,
+                   count_sub(w, w->instances, instances),
+                   w->executed - executed,
                    w->current};
     /* Needs: each cell once; those the recording around had not painted are its needs too. */
     uint32_t seen = ++m->scratch;
@@ -429,7 +438,8 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
         int32_t key = w->log[k];
         if (m->key_seen[key] == seen) continue;
         m->key_seen[key] = seen;
-        if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys)) goto oom;
+        if (!grow((void **)&m->keys, &m->keys_capacity, m->keys_count + 1, sizeof *m->keys))
+            goto oom;
         m->keys[m->keys_count++] =
             (declared_key_t){key, w->stamp_phase[key], count_sub(w, w->stamp[key], instances)};
     }
@@ -488,7 +498,8 @@ static bool walk_reference(walker_t *w, size_t first, size_t count) {
     if (!m->enabled || count == 0 || first >= plan->launches_count)
         return walk_range(w, first, first + count, SIZE_MAX);
     size_t slot = summary_slot(m, first, count, false);
-    int64_t first_phase = m->table[slot].count ? m->table[slot].first_phase : plan->launches[first].phase;
+    int64_t first_phase =
+        m->table[slot].count ? m->table[slot].first_phase : plan->launches[first].phase;
     return walk_memo(w, false, first, count, first_phase);
 }
 
@@ -539,13 +550,7 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
 /* Launches [begin, end) of a container: the top level (container SIZE_MAX) or the body of the
  * repeat at order position `container`. */
 static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) {
-    ar_plan_t const *plan = w->plan;
-    if (end > plan->launches_count || begin > end) {
-        w->status = ar_status_invalid_argument_k;
-        snprintf(w->result->message, sizeof w->result->message,
-                 "rule D: range [%zu, %zu) runs past the launch table", begin, end);
-        return false;
-    }
+    ar_plan_t const *plan = w->plan; /* finish: ranges lie in the table, repeats nest */
     /* at: the event at launch i (SIZE_MAX: none); next: the first event past i. A repeat's body
      * starts at its own event; a reference is looked up. */
     size_t next;
@@ -556,8 +561,10 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
         size_t lo = 0, hi = w->events;
         while (lo < hi) {
             size_t middle = lo + (hi - lo) / 2;
-            if (w->event_at[middle] <= begin) lo = middle + 1;
-            else hi = middle;
+            if (w->event_at[middle] <= begin)
+                lo = middle + 1;
+            else
+                hi = middle;
         }
         next = lo;
     }
@@ -573,12 +580,6 @@ static bool walk_range(walker_t *w, size_t begin, size_t end, size_t container) 
         }
         if (q != SIZE_MAX) {
             ar_repeat_t const *rep = &plan->repeats[w->order[q]];
-            if (rep->count == 0 || rep->count > end - i) {
-                w->status = ar_status_invalid_argument_k;
-                snprintf(w->result->message, sizeof w->result->message,
-                         "rule D: repeat %zu is cut by its container", w->order[q]);
-                return false;
-            }
             if (++w->depth > ARP_MAX_REPEAT_DEPTH) {
                 w->status = ar_status_unsupported_k;
                 snprintf(w->result->message, sizeof w->result->message,
@@ -634,42 +635,36 @@ static bool walk_schedule(walker_t *w) {
     return true;
 }
 
-/* Each repeat's MEMO_* rule (see walk_repeat), in one sweep over the repeats, outer before
- * inner, with a stack of those open around the current one. A plan whose repeats overlap without
- * nesting is refused by the walk; whatever rule they get here changes only the cost. */
+/* Each repeat's MEMO_* rule (see walk_repeat), outer before inner: whether a repeat that
+ * iterates encloses it comes from its parent (from finish). */
 static bool choose_memo_rules(walker_t *w) {
     ar_plan_t const *plan = w->plan;
-    size_t r = plan->repeats_count, n = plan->launches_count;
+    size_t r = plan->repeats_count;
     w->memo_rule = malloc(r + 1);
     w->met = calloc(r + 1, sizeof *w->met);
-    size_t *open_end = malloc((r + 1) * sizeof *open_end);
-    bool *open_iterates = malloc((r + 1) * sizeof *open_iterates);
-    if (!w->memo_rule || !w->met || !open_end || !open_iterates) {
-        free(open_end), free(open_iterates);
+    bool *iterates = malloc((r + 1) * sizeof *iterates); /* by repeat: it or one around it */
+    if (!w->memo_rule || !w->met || !iterates) {
+        free(iterates);
         return false;
     }
-    size_t depth = 0;
     for (size_t q = 0; q < r; ++q) {
-        ar_repeat_t const *rep = &plan->repeats[w->order[q]];
-        size_t end = rep->first < n && rep->count <= n - rep->first ? rep->first + rep->count : n;
-        /* Open repeats start at or before this one (sorted by first): one encloses it iff it
-         * ends at or after its end. */
-        while (depth && open_end[depth - 1] < end) --depth;
-        bool enclosed_iterating = depth && open_iterates[depth - 1];
-        bool leaf = !(q + 1 < r && plan->repeats[w->order[q + 1]].first < end);
-        if (leaf && rep->count <= SMALL_LEAF_LAUNCHES) w->memo_rule[q] = MEMO_NEVER;
-        else w->memo_rule[q] = enclosed_iterating ? MEMO_FIRST : MEMO_SECOND;
-        open_end[depth] = end;
-        open_iterates[depth] = enclosed_iterating || rep->iterations >= 2;
-        ++depth;
+        size_t index = w->order[q], parent = plan->repeat_parent[index];
+        ar_repeat_t const *rep = &plan->repeats[index];
+        bool enclosed_iterating = parent != SIZE_MAX && iterates[parent];
+        bool leaf = !(q + 1 < r && plan->repeats[w->order[q + 1]].first < rep->first + rep->count);
+        if (leaf && rep->count <= SMALL_LEAF_LAUNCHES)
+            w->memo_rule[q] = MEMO_NEVER;
+        else
+            w->memo_rule[q] = enclosed_iterating ? MEMO_FIRST : MEMO_SECOND;
+        iterates[index] = enclosed_iterating || rep->iterations >= 2;
     }
-    free(open_end), free(open_iterates);
+    free(iterates);
     return true;
 }
 
 ar_status_t arp_rule_d(ar_plan_t const *plan, arp_rule_d_t *result) {
     ar_status_t status = arp_rule_d_walk(plan, 0, false, result);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     if (result->executed_launches == ARP_U128_MAX) /* saturated: count past 2^128 */
         return arp_rule_d_wide(plan, result);
     if (result->broken) {
@@ -682,10 +677,13 @@ ar_status_t arp_rule_d(ar_plan_t const *plan, arp_rule_d_t *result) {
 }
 
 ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
-                                arp_rule_d_t *result) {
+                            arp_rule_d_t *result) {
     memset(result, 0, offsetof(arp_rule_d_t, instance_text));
     result->instance_text[0] = result->message[0] = '\0';
-    walker_t w = {.plan = plan, .current = NO_PHASE, .result = result, .status = ar_status_success_k,
+    walker_t w = {.plan = plan,
+                  .current = NO_PHASE,
+                  .result = result,
+                  .status = ar_status_success_k,
                   .modulus = modulus};
     size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
     arp_u128_t *coords = NULL;
@@ -707,8 +705,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.pass_mark = calloc(p + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
     }
-    if (!w.after_end || !w.plane_key || !w.key_plane || !w.declared || !w.stamp ||
-        !w.stamp_phase)
+    if (!w.after_end || !w.plane_key || !w.key_plane || !w.declared || !w.stamp || !w.stamp_phase)
         goto out;
 
     /* Events: the phase runs' starts merged with the repeats' (outer first), from finish. */
@@ -721,7 +718,6 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     if (!w.event_at || !w.event_chain || !w.event_phase || !w.start_event) goto out;
     for (size_t q = 0; q < r; ++q) w.start_event[q] = SIZE_MAX;
     for (size_t k = 0, q = 0; k < runs || q < r;) {
-        while (q < r && plan->repeats[w.order[q]].first >= n) ++q; /* finish rejects these */
         size_t next_run = k < runs ? runs_given[k] : SIZE_MAX;
         size_t next_repeat = q < r ? plan->repeats[w.order[q]].first : SIZE_MAX;
         size_t at = next_run < next_repeat ? next_run : next_repeat;
@@ -741,8 +737,10 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         size_t lo = 0, hi = w.events;
         while (lo < hi) {
             size_t middle = lo + (hi - lo) / 2;
-            if (w.event_at[middle] <= end) lo = middle + 1;
-            else hi = middle;
+            if (w.event_at[middle] <= end)
+                lo = middle + 1;
+            else
+                hi = middle;
         }
         w.after_end[q] = lo;
     }
@@ -752,7 +750,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         goto out;
 
     status = arp_cert_compress(plan, &coords, &coords_count, &w.plane_lo, &w.plane_hi);
-    if (status != ar_status_success_k) goto out;
+    if (status) goto out;
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;
     w.flat = w.cells <= FLAT_CELLS;
@@ -770,22 +768,22 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.sums.needed = calloc(w.cells, sizeof *w.sums.needed);
         w.sums.cell_seen = calloc(w.cells, sizeof *w.sums.cell_seen);
         w.sums.key_seen = calloc(w.keys_count + 1, sizeof *w.sums.key_seen);
-        if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.cell_seen || !w.sums.key_seen)
+        if (!w.sums.table || !w.sums.painted || !w.sums.needed || !w.sums.cell_seen ||
+            !w.sums.key_seen)
             goto out;
         if (!choose_memo_rules(&w)) goto out;
     }
 
     bool ok = walk_schedule(&w);
     status = w.status;
-    if (ok || status == ar_status_success_k) status = ar_status_success_k;
+    if (ok) status = ar_status_success_k;
     result->instances = w.instances;
     result->executed_launches = w.executed;
 out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
     free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
-        free(w.start_event), free(w.plane_key),
-        free(w.key_plane);
+        free(w.start_event), free(w.plane_key), free(w.key_plane);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords);
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);

@@ -21,7 +21,6 @@ ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count)
     /* Innermost first: fold each body into the weight of its first launch. */
     for (size_t q = plan->repeats_count; q-- > 0;) {
         ar_repeat_t const *rep = &plan->repeats[order[q]];
-        if (rep->first >= n || rep->count > n - rep->first) continue; /* finish rejects it */
         arp_u128_t body = 0;
         for (size_t i = rep->first; i < rep->first + rep->count; ++i) {
             body = arp_u128_add_sat(body, weight[i]);
@@ -44,7 +43,6 @@ ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count)
     arp_u128_t total = 0;
     for (size_t s = 0; s < plan->schedule_count && !saturated; ++s) {
         ar_reference_t const *ref = &plan->schedule[s];
-        if (ref->first > n || ref->count > n - ref->first) continue;
         total = arp_u128_add_sat(total, weight[ref->first + ref->count] - weight[ref->first]);
     }
     *count = saturated ? ARP_U128_MAX : total;
@@ -74,7 +72,8 @@ static bool naive_launch(naive_t *v, size_t launch) {
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             if (!plan->planes[i].carried) continue;
             for (uint32_t c = v->lo[i]; c < v->hi[i]; ++c) {
-                if (v->last[c] != SIZE_MAX && arp_cert_same_plane(&plan->planes[v->last[c]], &plan->planes[i]))
+                if (v->last[c] != SIZE_MAX &&
+                    arp_cert_same_plane(&plan->planes[v->last[c]], &plan->planes[i]))
                     continue;
                 char k_text[48], c_text[200];
                 arp_u128_decimal(v->instances, k_text, sizeof k_text);
@@ -82,14 +81,15 @@ static bool naive_launch(naive_t *v, size_t launch) {
                 v->result->broken = true;
                 v->result->instance = v->instances;
                 arp_u128_decimal(v->instances, v->result->instance_text,
-                                sizeof v->result->instance_text);
+                                 sizeof v->result->instance_text);
                 v->result->phase = (size_t)phase;
                 v->result->plane = i;
                 snprintf(v->result->message, sizeof v->result->message,
                          "rule D: instance %s (phase \"%s\") starts with carried plane %s, "
                          "which does not hold its value: %s",
                          k_text, p->id ? p->id : "", c_text,
-                         v->last[c] == SIZE_MAX ? "never declared there" : "another plane was declared over it");
+                         v->last[c] == SIZE_MAX ? "never declared there"
+                                                : "another plane was declared over it");
                 ++v->instances;
                 return false;
             }
@@ -123,7 +123,8 @@ static bool naive_range(naive_t *v, size_t begin, size_t end, size_t container) 
         if (++v->depth > ARP_MAX_REPEAT_DEPTH) {
             v->status = ar_status_unsupported_k;
             snprintf(v->result->message, sizeof v->result->message,
-                     "rule D: repeats nest deeper than the supported %u levels", ARP_MAX_REPEAT_DEPTH);
+                     "rule D: repeats nest deeper than the supported %u levels",
+                     ARP_MAX_REPEAT_DEPTH);
             return false;
         }
         for (uint64_t it = 0; it < rep->iterations; ++it)
@@ -134,12 +135,11 @@ static bool naive_range(naive_t *v, size_t begin, size_t end, size_t container) 
     return true;
 }
 
-ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
-                                 arp_rule_d_t *result) {
+ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_rule_d_t *result) {
     memset(result, 0, sizeof *result);
     arp_u128_t executed = 0;
     ar_status_t status = arp_cert_executed_launches(plan, &executed);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     if (executed > launch_limit) {
         char count[48];
         arp_u128_decimal(executed, count, sizeof count);
@@ -149,19 +149,19 @@ ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit,
                  count, launch_limit);
         return ar_status_unsupported_k;
     }
-    naive_t v = {.plan = plan, .current = NO_PHASE, .status = ar_status_success_k, .result = result};
+    naive_t v = {
+        .plan = plan, .current = NO_PHASE, .status = ar_status_success_k, .result = result};
     arp_u128_t *coords = NULL;
     size_t coords_count = 0;
     status = arp_cert_compress(plan, &coords, &coords_count, &v.lo, &v.hi);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     v.last = malloc((coords_count + 1) * sizeof *v.last);
-    if (!v.last) status = ar_status_out_of_memory_k;
+    if (!v.last)
+        status = ar_status_out_of_memory_k;
     else {
         for (size_t i = 0; i <= coords_count; ++i) v.last[i] = SIZE_MAX;
         for (size_t s = 0; s < plan->schedule_count; ++s) {
             ar_reference_t const *ref = &plan->schedule[s];
-            if (ref->first > plan->launches_count || ref->count > plan->launches_count - ref->first)
-                continue;
             if (!naive_range(&v, ref->first, ref->first + ref->count, SIZE_MAX)) break;
         }
         status = v.status;

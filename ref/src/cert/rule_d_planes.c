@@ -46,7 +46,7 @@ bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
 
 /* Sorted unique endpoints of every plane, and each plane's elementary index range. */
 ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords_out, size_t *count_out,
-                            uint32_t **lo_out, uint32_t **hi_out) {
+                              uint32_t **lo_out, uint32_t **hi_out) {
     size_t p = plan->planes_count;
     arp_u128_t *coords = malloc((2 * p + 1) * sizeof *coords);
     uint32_t *lo = malloc((p + 1) * sizeof *lo), *hi = malloc((p + 1) * sizeof *hi);
@@ -64,14 +64,16 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords_out, si
         if (!unique || coords[unique - 1] != coords[i]) coords[unique++] = coords[i];
     for (size_t i = 0; i < p; ++i) {
         arp_u128_t targets[2] = {plan->planes[i].base,
-                                (arp_u128_t)plan->planes[i].base + plan->planes[i].size};
+                                 (arp_u128_t)plan->planes[i].base + plan->planes[i].size};
         uint32_t found[2];
         for (int t = 0; t < 2; ++t) {
             size_t left = 0, right = unique;
             while (left < right) {
                 size_t middle = left + (right - left) / 2;
-                if (coords[middle] < targets[t]) left = middle + 1;
-                else right = middle;
+                if (coords[middle] < targets[t])
+                    left = middle + 1;
+                else
+                    right = middle;
             }
             found[t] = (uint32_t)left;
         }
@@ -84,18 +86,18 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords_out, si
 /* Each plane's key (distinct name, base and size, numbered in identity order) into plane_key,
  * and a plane of each key into key_plane; the number of keys goes to *keys_count. */
 ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_t *key_plane,
-                               size_t *keys_count) {
+                                size_t *keys_count) {
     size_t p = plan->planes_count;
     plane_key_t *by_identity = malloc((p + 1) * sizeof *by_identity);
     if (!by_identity) return ar_status_out_of_memory_k;
     for (size_t i = 0; i < p; ++i)
-        by_identity[i] = (plane_key_t){plan->planes[i].name, plan->planes[i].base,
-                                       plan->planes[i].size, i};
+        by_identity[i] =
+            (plane_key_t){plan->planes[i].name, plan->planes[i].base, plan->planes[i].size, i};
     qsort(by_identity, p, sizeof *by_identity, compare_plane_keys);
     *keys_count = 0;
     for (size_t i = 0; i < p; ++i) {
         if (i == 0 || !arp_cert_same_plane(&plan->planes[by_identity[i - 1].index],
-                                          &plan->planes[by_identity[i].index]))
+                                           &plan->planes[by_identity[i].index]))
             key_plane[(*keys_count)++] = by_identity[i].index;
         plane_key[by_identity[i].index] = (int32_t)(*keys_count - 1);
     }
@@ -104,7 +106,7 @@ ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_
 }
 
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
-                            char const *j_text) {
+                        char const *j_text) {
     char c_text[200], other_text[200] = "", when[96 + AR_VERDICT_TEXT_SIZE] = "";
     arp_cert_describe_plane(&plan->planes[result->plane], c_text, sizeof c_text);
     if (result->other_plane != SIZE_MAX) {

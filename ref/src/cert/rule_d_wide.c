@@ -19,9 +19,7 @@ typedef struct wide_t {
     uint64_t limb[WIDE_LIMBS]; /* little-endian */
 } wide_t;
 
-static unsigned bit_length(uint64_t x) {
-    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
-}
+static unsigned bit_length(uint64_t x) { return x ? 64u - (unsigned)__builtin_clzll(x) : 0u; }
 
 /* An upper bound, in bits, on the launches the schedule executes: each repeat's body folded
  * into its first launch, innermost first, in bits (a sum of c values below 2^u is below
@@ -139,7 +137,7 @@ static arp_u128_t saturate(wide_t const *x) {
 ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result) {
     unsigned long bits = 0;
     ar_status_t status = executed_bits(plan, &bits);
-    if (status != ar_status_success_k) return status;
+    if (status) return status;
     if (bits > WIDE_BITS_MAX) {
         snprintf(result->message, sizeof result->message,
                  "rule D: the plan may execute up to 2^%lu launches, so k could pass the %d "
@@ -151,7 +149,7 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result) {
     if (!value) return ar_status_out_of_memory_k;
     wide_t *product = &value[Q_COUNT]; /* of the moduli so far */
     status = arp_rule_d_walk(plan, 0, true, result);
-    if (status != ar_status_success_k) goto out;
+    if (status) goto out;
     arp_u128_t r[Q_COUNT];
     residues(result, r);
     for (int q = 0; q < Q_COUNT; ++q)
@@ -166,7 +164,7 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result) {
     for (uint64_t p = UINT64_MAX; covered <= bits; p -= 2) {
         if (!is_prime(p)) continue;
         status = arp_rule_d_walk(plan, p, false, scratch);
-        if (status != ar_status_success_k) break;
+        if (status) break;
         residues(scratch, r);
         /* Garner's step: value += product * ((r - value) / product mod p). */
         uint64_t inverse = pow_mod(wide_mod(product, p), p - 2, p);
@@ -181,7 +179,7 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result) {
         covered += 63;
     }
     free(scratch);
-    if (status != ar_status_success_k) goto out;
+    if (status) goto out;
     result->instance = saturate(&value[Q_K]);
     result->other_stamp = saturate(&value[Q_J]);
     result->instances = saturate(&value[Q_INSTANCES]);
