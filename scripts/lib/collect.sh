@@ -88,7 +88,12 @@ for entry in data.get("benchmarks", []):
     name = entry.get("run_name", entry["name"]).split("/repeats:")[0]
     if name in instructions:
         entry["instructions"] = int(instructions[name])
-json.dump(data, open(out, "w"), indent=1)
+# Strict JSON, as scripts/bench writes now: old binaries wrote NaN (e.g. a CV of zeros).
+finite = lambda v: not isinstance(v, float) or v == v and abs(v) != float("inf")
+for entry in data.get("benchmarks", []):
+    for key in [k for k, v in entry.items() if not finite(v)]:
+        del entry[key]
+json.dump(data, open(out, "w"), indent=1, allow_nan=False)
 EOF
   rm -f "$raw" "$json.instructions"
   git -C "$_collect_root" worktree remove --force "$wt"

@@ -36,6 +36,45 @@ int main(void) {
             }
             ar_plan_free(base);
         }
+    /* The recompute knob (training): clean plans certify under both checks, every fault gives
+     * the verdicts its plan expects, the saved activations shrink, and other families refuse. */
+    for (int p = 0; p < 2; ++p) {
+        ar_workload_options_t plain = {.family = "training", .preset = presets[p], .seed = 1};
+        ar_workload_info_t before;
+        ar_plan_t *plan = NULL;
+        expect_int_eq(ar_workload_generate(&plain, &plan, &before, NULL), ar_status_success_k);
+        ar_plan_free(plan);
+        char const *const *faults = ar_workload_faults();
+        size_t checked = 0;
+        for (size_t f = 0; f == 0 || faults[f - 1]; ++f) { /* f 0: clean; then faults[f - 1] */
+            ar_workload_options_t options = plain;
+            options.recompute = 1;
+            options.fault = f ? faults[f - 1] : NULL;
+            ar_workload_info_t after;
+            plan = NULL;
+            if (ar_workload_generate(&options, &plan, &after, NULL) != ar_status_success_k)
+                continue; /* a fault the plan is too small for */
+            ++checked;
+            if (!f) expect_u64_lt(after.lower_bound_bytes, before.lower_bound_bytes);
+            expect_str_contains(plan->meta_json, "\"recompute\":true");
+            ar_certify_report_t report;
+            ar_certify_options_t exact;
+            ar_certify_options_default(&exact);
+            exact.exact = true;
+            expect_int_eq(ar_certify(plan, NULL, &report), ar_status_success_k);
+            expect_u64_eq(report.verdict, after.expect);
+            expect_int_eq(ar_certify(plan, &exact, &report), ar_status_success_k);
+            expect_u64_eq(report.verdict,
+                          after.has_expect_exact ? after.expect_exact : after.expect);
+            ar_plan_free(plan);
+        }
+        expect_true(checked >= 10);
+    }
+    ar_workload_options_t other = {.family = "decoder", .recompute = 1};
+    ar_plan_t *refused = NULL;
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    expect_ptr_null(refused);
+
     ar_workload_options_t bad = {.family = "decoder", .strategy = "tetris"};
     ar_plan_t *plan = NULL;
     ar_plan_error_t error;

@@ -12,6 +12,7 @@ typedef struct training_t {
     int g_grads, g_grads_embed, g_grads_head, g_adam_m, g_adam_v, g_grad_residual;
     int bwd[6]; /* mlp, attn_out, attention, qkv, embed, opt */
     int p_dh, p_dctx, p_dqkv, p_dlogits, p_opt;
+    int recompute, p_hre; /* with recompute: the phase and its plane (else -1) */
 } training_t;
 
 static void declare(arp_wl_t *wl) {
@@ -38,6 +39,13 @@ static void declare(arp_wl_t *wl) {
     tr->p_dlogits = arp_wl_plane(wl, loss, "bwd.dlogits", B * T * d->vocab * ARP_WL_BF16, false);
     int bhead = arp_wl_phase(wl, "bwd.lm_head");
     arp_wl_plane(wl, bhead, "bwd.dlogits", 0, true);
+    tr->recompute = tr->p_hre = -1;
+    if (wl->recompute) { /* the hidden activations again, from the saved x_norm2 */
+        tr->recompute = arp_wl_phase(wl, "bwd.recompute");
+        arp_wl_plane(wl, tr->recompute, "fwd.x_norm2", 0, true);
+        tr->p_hre = arp_wl_plane(wl, tr->recompute, "bwd.h",
+                                 arp_wl_align(B * T * d->up * ARP_WL_BF16, ARP_WL_ALIGNMENT), false);
+    }
     tr->bwd[0] = arp_wl_phase(wl, "bwd.mlp");
     tr->bwd[1] = arp_wl_phase(wl, "bwd.attn_out");
     tr->bwd[2] = arp_wl_phase(wl, "bwd.attention");
@@ -47,7 +55,7 @@ static void declare(arp_wl_t *wl) {
     tf->second.ph[PH_HEAD] = bhead;
     uint64_t rows = B * T;
     arp_wl_plane(wl, tr->bwd[0], "fwd.x_norm2", 0, true);
-    arp_wl_plane(wl, tr->bwd[0], "fwd.h", 0, true);
+    arp_wl_plane(wl, tr->bwd[0], wl->recompute ? "bwd.h" : "fwd.h", 0, true);
     tr->p_dh = arp_wl_plane(wl, tr->bwd[0], "bwd.dh", rows * d->up * ARP_WL_BF16, false);
     arp_wl_plane(wl, tr->bwd[1], "fwd.ctx", 0, true);
     tr->p_dctx = arp_wl_plane(wl, tr->bwd[1], "bwd.dctx", rows * d->d * ARP_WL_BF16, false);
@@ -60,7 +68,7 @@ static void declare(arp_wl_t *wl) {
     arp_wl_plane(wl, tr->bwd[3], "bwd.dqkv", 0, true);
     arp_wl_plane(wl, tr->bwd[4], "bwd.embed_scratch", rows * 4, false);
     tr->p_opt = arp_wl_plane(wl, tr->bwd[5], "opt.norm_scratch", 4096, false);
-    arp_wl_loop(wl, tr->bwd[0], tr->bwd[3]);
+    arp_wl_loop(wl, wl->recompute ? tr->recompute : tr->bwd[0], tr->bwd[3]);
     arp_tf_fault_phases(wl);
 }
 
@@ -77,11 +85,22 @@ static void emit_backward(arp_wl_t *wl, uint64_t const *lengths) {
     uint64_t gres = arp_wl_g(wl, tr->g_grad_residual, 0);
 #define SAVED(plane) arp_wl_p(wl, st->pl[plane], (L - 1) * st->slice[plane])
 #define DOWN(launch, word, plane) arp_wl_walk(wl, 1, launch, word, -(int64_t)st->slice[plane], -1)
-    size_t first, l;
-    first = l = LAUNCH("gemm_bwd_data", tr->bwd[0], gres, bank + d->off_wdown,
-                       arp_wl_p(wl, tr->p_dh, 0), SAVED(PL_H), rows, d->ffn, d->d);
+    size_t first = SIZE_MAX, l;
+    uint64_t hidden = 0;
+    if (wl->recompute) {
+        first = l = LAUNCH("gemm_recompute", tr->recompute, SAVED(PL_X2), bank + d->off_wup,
+                           arp_wl_p(wl, tr->p_hre, 0), rows, d->d, d->up);
+        DOWN(l, 0, PL_X2);
+        arp_wl_walk(wl, 1, l, 1, -S, -1);
+        hidden = arp_wl_p(wl, tr->p_hre, 0);
+    } else {
+        hidden = SAVED(PL_H);
+    }
+    l = LAUNCH("gemm_bwd_data", tr->bwd[0], gres, bank + d->off_wdown, arp_wl_p(wl, tr->p_dh, 0),
+               hidden, rows, d->ffn, d->d);
+    if (first == SIZE_MAX) first = l;
     arp_wl_walk(wl, 1, l, 1, -S, -1);
-    DOWN(l, 3, PL_H);
+    if (!wl->recompute) DOWN(l, 3, PL_H);
     l = LAUNCH("gemm_bwd_weight", tr->bwd[0], SAVED(PL_X2), arp_wl_p(wl, tr->p_dh, 0),
                grads + d->off_wup, grads + d->off_wdown, rows);
     DOWN(l, 0, PL_X2);

@@ -55,6 +55,10 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
              wl->few, wl->layers, wl->batch, wl->seq, wl->decode, wl->epochs, wl->micro,
              info->launches, info->words, info->repeats, info->references, info->executed_launches,
              info->instances, info->workspace_bytes, info->lower_bound_bytes);
+    if (wl->recompute) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1, ",\"recompute\":true}");
+    }
     if (wl->strategy_named) { /* only then, so default plans keep their bytes */
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1, ",\"strategy\":\"%s\"}",

@@ -96,6 +96,10 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
                  "unknown strategy '%s' (see `arenacert place --list`)", options->strategy);
         return refuse(error, "strategy", message);
     }
+    if (options->recompute && strcmp(family->name, "training") != 0)
+        return refuse(error, "recompute", "recompute applies to the training family only");
+    if (options->recompute > 1) return refuse(error, "recompute", "recompute is 0 or 1");
+    wl->recompute = options->recompute != 0;
     wl->strategy = (int)strategy;
     wl->strategy_named = strategy != ar_place_greedy_by_size_k;
     wl->family = family;

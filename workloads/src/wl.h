@@ -130,6 +130,7 @@ struct arp_wl_t {
     uint64_t few;
     int strategy; /* an ar_place_strategy_t */
     bool strategy_named; /* given, and not the default: recorded in meta */
+    bool recompute;      /* training: recompute the MLP hidden activations in backward */
 
     /* declaration */
     arp_wl_global_t globals[ARP_WL_MAX_GLOBALS];

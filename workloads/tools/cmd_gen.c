@@ -23,7 +23,7 @@ static void usage(FILE *out) {
             "usage: arenacert gen --list\n"
             "       arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N]\n"
             "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
-            "                     [--fault NAME] [--strategy NAME] [--info]\n"
+            "                     [--fault NAME] [--strategy NAME] [--recompute] [--info]\n"
             "Writes the plan as JSON on standard output; `gen --list` names the families,\n"
             "faults, models and presets.\n");
 }
@@ -74,6 +74,10 @@ int arenacert_gen_main(int argc, char **argv) {
         }
         if (strcmp(arg, "--info") == 0) {
             info_wanted = true;
+            continue;
+        }
+        if (strcmp(arg, "--recompute") == 0) {
+            options.recompute = 1;
             continue;
         }
         if (arg[0] != '-') {

@@ -45,26 +45,28 @@ typedef struct ar_place_problem_t {
 typedef enum ar_place_strategy_t {
     /* Non-increasing size (ties: input order), each at the lowest offset clear of the placed
      * buffers live with it. TensorFlow Lite Micro's GreedyMemoryPlanner (TFLite's arena
-     * planner orders the same way). O(n^2 log n). */
+     * planner orders the same way). O(n^2) (a scan of the placed buffers per buffer). */
     ar_place_greedy_by_size_k = 0,
     /* TFLite GPU's "greedy by breadth" (Pisarchyk & Lee 2020) as offsets: time points in
      * non-increasing breadth (bytes live there), each point's unplaced buffers by non-increasing
-     * size, each at the lowest clear offset. O(n^2 log n + n T) for T distinct times. */
+     * size, each at the lowest clear offset. O(n^2 + n T) for T distinct times. */
     ar_place_greedy_by_breadth_k,
     /* In order of start (ties: larger first, then input order), each at the lowest clear
-     * offset: a linear-scan allocator. O(n^2 log n). */
+     * offset: a linear-scan allocator. O(n^2). */
     ar_place_first_fit_k,
     /* XLA's heap simulator (GlobalDecreasingSizeBestFitHeap): non-increasing size (ties: longer
      * lifetime, then input order), each into the tightest gap between the placed buffers live
-     * with it, else on top of them. O(n^2 log n). */
+     * with it, else on top of them. O(n^2). */
     ar_place_best_fit_k,
     /* An exact, anytime branch and bound over canonical solutions (after MiniMalloc, Moffitt,
      * ASPLOS 2023): buffers are placed in non-decreasing offset order, each on the floor of the
      * sections (time slices) it spans, floors never drop below the last offset; inference raises
      * a section's floor to the lowest offset any buffer live there can still take; nodes whose
      * floors plus the bytes still to place overflow the limit are cut; permutations of buffers
-     * placed at one offset are explored once. Starts from the best of the other strategies and
-     * returns the best found at its time limit. Exponential in the worst case. */
+     * placed at one offset are explored once; a buffer that would fit whole below the current
+     * offset cuts the node (it could drop there). Starts from the best of the other strategies
+     * and of up to 1024 perturbed greedy orders (a tenth of the time limit), and returns the best
+     * found at its time limit. Exponential in the worst case. */
     ar_place_search_k,
     ar_place_strategy_count_k
 } ar_place_strategy_t;
@@ -92,7 +94,8 @@ typedef struct ar_place_result_t {
     uint64_t height;       /* max offset + size (0 for an empty problem) */
     uint64_t lower_bound;  /* the max-live bound */
     bool fits;             /* height <= capacity, or no capacity */
-    bool optimal;          /* search only: the height is proven the least possible */
+    bool optimal;          /* the height is proven the least possible: it equals the bound,
+                              or the search exhausted its tree */
     double seconds;        /* wall time of the solve */
     uint64_t nodes;        /* search only: nodes explored */
     char message[256];     /* why not, when the call fails */

@@ -1,62 +1,53 @@
 /* The four heuristics. Each is an order over the buffers and a rule for choosing among the
  * gaps that the already placed buffers live at the same time leave: the lowest gap that fits
  * (greedy-by-size, greedy-by-breadth, first-fit) or the tightest (best-fit, else on top). The
- * placed buffers are scanned for conflicts (O(n) each) and the conflicts sorted by offset, so a
- * strategy costs O(n^2 log n) at worst and needs O(n) memory: no caps. Sorts are made stable by
+ * placed buffers, kept in offset order, are scanned once per buffer, so a strategy costs
+ * O(n^2) at worst and needs O(n) memory: no caps. Sorts are made stable by
  * the input index, so a strategy gives the same offsets on every platform. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "place/place_internal.h"
 
-typedef struct span_t {
-    uint64_t offset, end;
-} span_t;
-
-static int by_offset(void const *a, void const *b) {
-    span_t const *x = a, *y = b;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* Place buffers in `order` (count of them), each by the lowest or the tightest gap. */
+/* Place buffers in `order` (count of them), each by the lowest or the tightest gap. The placed
+ * buffers are kept sorted by offset (binary search and a move), so the conflicts of a new buffer
+ * are met in offset order by one scan that skips those not live with it: O(n) per buffer. */
 static ar_status_t place_in_order(ar_place_problem_t const *problem, size_t const *order,
                                   size_t count, bool tightest, uint64_t alignment,
                                   uint64_t *offsets) {
     size_t *placed = malloc((count + 1) * sizeof *placed);
-    span_t *conflicts = malloc((count + 1) * sizeof *conflicts);
-    if (!placed || !conflicts) {
-        free(placed);
-        free(conflicts);
-        return ar_status_out_of_memory_k;
-    }
+    if (!placed) return ar_status_out_of_memory_k;
     ar_place_buffer_t const *buffers = problem->buffers;
     for (size_t k = 0; k < count; ++k) {
         size_t i = order[k];
         ar_place_buffer_t const *b = &buffers[i];
         uint64_t align = arp_place_alignment(b, alignment);
-        size_t c = 0;
-        for (size_t j = 0; j < k; ++j) {
-            ar_place_buffer_t const *o = &buffers[placed[j]];
-            if (o->lower < b->upper && b->lower < o->upper)
-                conflicts[c++] = (span_t){offsets[placed[j]], offsets[placed[j]] + o->size};
-        }
-        qsort(conflicts, c, sizeof *conflicts, by_offset);
         uint64_t candidate = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
-        for (size_t j = 0; j < c; ++j) {
-            if (candidate + b->size <= conflicts[j].offset) {
+        for (size_t j = 0; j < k; ++j) {
+            size_t other = placed[j];
+            ar_place_buffer_t const *o = &buffers[other];
+            if (!(o->lower < b->upper && b->lower < o->upper)) continue;
+            uint64_t start = offsets[other], end = start + o->size;
+            if (candidate + b->size <= start) {
                 if (!tightest) break;
-                uint64_t gap = conflicts[j].offset - candidate;
+                uint64_t gap = start - candidate;
                 if (gap < best_gap) best_gap = gap, best = candidate;
             }
-            if (conflicts[j].end > candidate)
-                candidate = arp_place_align_up(conflicts[j].end, align);
+            if (end > candidate) candidate = arp_place_align_up(end, align);
         }
         /* candidate: the lowest gap (lowest rule), or the top of the conflicts. */
-        offsets[i] = tightest && best != UINT64_MAX ? best : candidate;
-        placed[k] = i;
+        uint64_t at = tightest && best != UINT64_MAX ? best : candidate;
+        offsets[i] = at;
+        size_t lo = 0, hi = k; /* insert after every placed offset <= at */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (offsets[placed[mid]] <= at) lo = mid + 1;
+            else hi = mid;
+        }
+        memmove(placed + lo + 1, placed + lo, (k - lo) * sizeof *placed);
+        placed[lo] = i;
     }
     free(placed);
-    free(conflicts);
     return ar_status_success_k;
 }
 

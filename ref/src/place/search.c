@@ -282,12 +282,12 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
             memcpy(offsets, trial, n * sizeof *offsets);
         }
     }
-    /* Then up to 4096 perturbed orders, within a fifth of the time limit, until one fits. */
+    /* Then up to 1024 perturbed orders, within a tenth of the time limit, until one fits. */
     double limit_s = options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
-    double start = arp_place_now(), until = start + limit_s / 5;
+    double start = arp_place_now(), until = start + limit_s / 10;
     uint64_t goal = options->capacity && !options->minimize ? options->capacity
                                                             : ar_place_lower_bound(problem);
-    for (uint64_t seed = 1; best > goal && seed <= 4096 && arp_place_now() < until; ++seed) {
+    for (uint64_t seed = 1; best > goal && seed <= 1024 && arp_place_now() < until; ++seed) {
         ar_status_t status = arp_place_perturbed(problem, options->alignment, seed, trial);
         if (status != ar_status_success_k) {
             free(trial);

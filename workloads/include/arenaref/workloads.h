@@ -37,6 +37,10 @@ typedef struct ar_workload_options_t {
      * NULL or "": greedy-by-size, whose plans are the same bytes as before strategies existed.
      * Another strategy adds "strategy" to the plan's meta. */
     char const *strategy;
+    /* Knobs that make lifetimes interleave (0: off, and the plan is the same bytes as without
+     * them). recompute (training only): activation recomputation; the MLP's hidden activations
+     * are not saved per layer but recomputed at the start of each backward layer. */
+    uint64_t recompute;
 } ar_workload_options_t;
 
 typedef struct ar_workload_info_t {
