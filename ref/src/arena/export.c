@@ -23,9 +23,9 @@ static void let_go(struct ar_arena_handle_t *arena) {
     pthread_mutex_unlock(&arena->lock);
 }
 
-/* Holds the arena for a view: stale before or once held, contended while a call holds it. */
-static ar_status_t hold_current(struct ar_arena_handle_t *arena, void const *data, uint64_t epoch) {
-    if (!arena || !data) return ar_status_invalid_argument_k; /* zeroed */
+/* Holds the arena for a view: stale before or once held, contended while a call holds it.
+ * Callers have refused a zeroed view (NULL arena or data) already. */
+static ar_status_t hold_current(struct ar_arena_handle_t *arena, uint64_t epoch) {
     if (__atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) != epoch) return ar_status_stale_k;
     int holder = __atomic_load_n(&arena->holder, __ATOMIC_RELAXED);
     do {
@@ -160,7 +160,7 @@ static ar_status_t arrow_hold_and_export(ar_status_t status, struct ar_arena_han
                                          size_t columns, size_t rows, size_t count,
                                          void const *data, size_t const *offsets,
                                          struct ArrowSchema *schema, struct ArrowArray *array) {
-    if (status == ar_status_success_k) status = hold_current(arena, data, epoch);
+    if (status == ar_status_success_k) status = hold_current(arena, epoch);
     if (status != ar_status_success_k) return arrow_refuse(schema, array, status);
     status = arrow_export(arena, depth, scalar, columns, rows, count, data, offsets, schema, array);
     if (status != ar_status_success_k) {
@@ -231,7 +231,7 @@ ar_status_t ar_rows_view_to_dlpack(ar_rows_view_t const *view, struct DLManagedT
     if (view->stride % bytes || view->count > INT64_MAX || view->columns > INT64_MAX)
         return ar_status_unsupported_k;
     struct ar_arena_handle_t *arena = view->arena_;
-    ar_status_t status = hold_current(arena, view->data, view->epoch_);
+    ar_status_t status = hold_current(arena, view->epoch_);
     if (status != ar_status_success_k) return status;
     dlpack_record_t *record = calloc(1, sizeof *record);
     if (!record) {
