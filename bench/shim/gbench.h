@@ -64,6 +64,10 @@ void gb_set_items_processed(gb_state_t *state, int64_t items);
 void gb_set_bytes_processed(gb_state_t *state, int64_t bytes);
 void gb_set_label(gb_state_t *state, char const *label);
 
+/* True when this run counts instructions under callgrind (valgrind with
+ * ARENAREF_CALLGRIND_REGIONS=1): the shim then counts the timed loop's body only (gbench.cc). */
+bool gb_counting_instructions(void);
+
 /* ---- Registration -------------------------------------------------------------------------- */
 
 /* Register `function` under `name`; `user_data` is passed to each run and must outlive gb_main.

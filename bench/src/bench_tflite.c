@@ -229,17 +229,20 @@ static void run_placement(gb_state_t *state, void *data) {
     ar_place_problem_t const *problem = &csv->problem;
     double litert = meta_number(&c->model->clean, "arena_bytes");
     uint64_t *offsets = calloc(problem->count ? problem->count : 1, sizeof *offsets);
+    if (!offsets) {
+        gb_skip_with_error(state, "out of memory");
+        return;
+    }
     ar_place_options_t options;
     ar_place_options_default(&options);
     options.strategy = c->strategy;
     options.alignment = 64; /* LiteRT's arena alignment: offsets as it could use them */
     options.time_limit_s = strcmp(bench_profile.name, "full") == 0 ? 60.0 : 5.0;
     ar_place_result_t result = {0};
-    uint64_t bound = 0;
-    while (offsets && gb_keep_running(state, 1)) {
+    while (gb_keep_running(state, 1)) {
         double start = bench_now_ns();
         if (c->own) {
-            bound = ar_place_lower_bound(problem); /* LiteRT placed already: time the bound */
+            ar_place_lower_bound(problem); /* LiteRT placed already: time the bound */
         } else if (ar_place(problem, &options, offsets, &result) != ar_status_success_k) {
             snprintf(error, sizeof error, "ar_place(%s) refused tflite/%s: %s",
                      ar_place_strategy_name(c->strategy), c->model->name, result.message);
@@ -249,11 +252,7 @@ static void run_placement(gb_state_t *state, void *data) {
         }
         bench_slowdown_since(start);
     }
-    if (!offsets) {
-        gb_skip_with_error(state, "out of memory");
-        return;
-    }
-    bound = ar_place_lower_bound(problem);
+    uint64_t bound = ar_place_lower_bound(problem);
     uint64_t top = c->own ? (uint64_t)litert : ar_place_height(problem, offsets);
     bool valid = c->own || ar_place_check(problem, offsets, 64, NULL);
     free(offsets);

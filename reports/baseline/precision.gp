@@ -19,7 +19,7 @@ set logscale y 1024
 set ylabel 'bytes'
 set key bottom left box opaque reverse Left
 set yrange [57340.5:116324727332372.0]
-set format y '%.0b %BB'
-set ytics auto
+set ytics ('64 KiB' 65536, '1 MiB' 1048576, '16 MiB' 16777216, '256 MiB' 268435456, '4 GiB' 4294967296, '64 GiB' 68719476736, '1 TiB' 1099511627776, '16 TiB' 17592186044416)
+set mytics 1
 plot 'precision.dat' index 1 using ($1+-0.16):2 with points lc rgb '#000000' pt 7 dt 1 ps 2 lw 2 title 'decoder', 'precision.dat' index 2 using ($1+-0.08):2 with points lc rgb '#0072b2' pt 5 dt 2 ps 2 lw 2 title 'moe', 'precision.dat' index 3 using ($1+0.00):2 with points lc rgb '#d55e00' pt 9 dt 3 ps 2 lw 2 title 'training', 'precision.dat' index 4 using ($1+0.08):2 with points lc rgb '#009e73' pt 11 dt 4 ps 2 lw 2 title 'pipeline', 'precision.dat' index 5 using ($1+0.16):2 with points lc rgb '#cc79a7' pt 13 dt 5 ps 2 lw 2 title 'encoder'
 unset multiplot

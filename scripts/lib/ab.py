@@ -45,7 +45,10 @@ def prepare(rev, label, build, log):
         source, folder = ROOT, os.path.join(ab, "build-worktree")
         what = f"work tree at {git('rev-parse', '--short=12', 'HEAD')}{' (dirty)' if dirty else ''}"
     else:
-        sha = git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+        try:
+            sha = git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+        except BadInput:
+            raise BadInput(f"unknown revision '{rev}' (not a commit in this repository)")
         source, folder = os.path.join(ab, f"src-{sha[:12]}"), os.path.join(ab, f"build-{sha[:12]}")
         what = f"{rev} = {sha[:12]}"
         if not os.path.isdir(source):
@@ -92,6 +95,20 @@ def bootstrap(ratios, confidence, rng, resamples=2000):
     low = medians[int((1 - confidence) / 2 * resamples)]
     high = medians[min(resamples - 1, int((1 + confidence) / 2 * resamples))]
     return statistics.median(ratios), low, high
+
+
+def judge(ratios, threshold, confidence, rng):
+    """(median ratio, low, high, verdict) of paired NEW/BASE ratios."""
+    median, low, high = bootstrap(ratios, confidence, rng)
+    if low > 1 + threshold:
+        verdict = "SLOWER"
+    elif high < 1 - threshold:
+        verdict = "faster"
+    elif low >= 1 - threshold and high <= 1 + threshold:
+        verdict = "same"
+    else:
+        verdict = "inconclusive"
+    return median, low, high, verdict
 
 
 def load_average():
@@ -156,16 +173,9 @@ def main(argv):
     rows, failures = [], []
     for name in names:
         ratios = [b[name] / a[name] for a, b in zip(samples["A"], samples["B"]) if a[name] > 0]
-        median, low, high = bootstrap(ratios, args.confidence, rng)
-        t = args.time_threshold
-        if low > 1 + t:
-            verdict = "SLOWER" if judged.search(name) else "slower (not judged)"
-        elif high < 1 - t:
-            verdict = "faster"
-        elif low >= 1 - t and high <= 1 + t:
-            verdict = "same"
-        else:
-            verdict = "inconclusive"
+        median, low, high, verdict = judge(ratios, args.time_threshold, args.confidence, rng)
+        if verdict == "SLOWER" and not judged.search(name):
+            verdict = "slower (not judged)"
         if verdict == "SLOWER":
             failures.append(f"{name}: {median - 1:+.1%} [{low - 1:+.1%}, {high - 1:+.1%}]")
         rows.append({"name": name, "ratios": ratios, "median_ratio": median, "low": low, "high": high,

@@ -65,6 +65,30 @@ def gather(root, paths):
             left_out.append((path, "a planted slowdown"))
         else:
             by_commit.setdefault(sha, []).append((path, context.get("profile", "quick")))
+    # Times of another machine kind are not comparable: keep the most common CPU model's files.
+    # Counts made another way (the bench's timed loop vs one ar_certify call) are not either:
+    # files counted another way than most counted files are left out.
+    models, methods = {}, {}
+    for files in by_commit.values():
+        for path, _ in files:
+            context = load_file(path).get("context", {})
+            models[path] = context.get("cpu_model", "?")
+            if context.get("instructions_per"):
+                methods[path] = context["instructions_per"]
+    method = max(set(methods.values()), key=list(methods.values()).count) if methods else None
+    for sha in list(by_commit):
+        left_out += [(f, f"instructions counted another way ({methods[f][:60]}...)") for f, _ in by_commit[sha]
+                     if f in methods and methods[f] != method]
+        by_commit[sha] = [(f, p) for f, p in by_commit[sha] if methods.get(f, method) == method]
+        if not by_commit[sha]:
+            del by_commit[sha]
+    common = max(set(models.values()), key=list(models.values()).count) if models else None
+    for sha in list(by_commit):
+        left_out += [(f, f"another CPU ({models[f]}; most files: {common})") for f, _ in by_commit[sha]
+                     if models[f] != common]
+        by_commit[sha] = [(f, p) for f, p in by_commit[sha] if models[f] == common]
+        if not by_commit[sha]:
+            del by_commit[sha]
     merged = {}
     for sha, files in by_commit.items():
         profiles = {p for _, p in files}
@@ -213,7 +237,7 @@ def main():
         script = (terminal(1300, 960 if counted else 560) + f"set output '{group}.png'\nset datafile missing '?'\n"
                   + (f"set multiplot layout 2,1 title '{group}/: the largest preset of each family across commits "
                      "(oldest left; dashed: change points)'\n" if counted else "")
-                  + xtics + f"set xrange [-0.5:{len(commits) - 0.5}]\nset key below reverse Left\n"
+                  + xtics + f"set xrange [-0.5:{len(commits) - 0.5}]\nset key inside top right box opaque reverse Left\n"
                   "set bmargin 5\nset rmargin 2\n")
         arrows = ""
         for row in found_rows:

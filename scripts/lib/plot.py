@@ -44,6 +44,26 @@ def log_tics(low, high, axis="y", unit=""):
     return f"set {axis}tics (" + ", ".join(f"'{label(v, unit)}' {v!r}" for v in ticks) + ")\n"
 
 
+def byte_tics(low, high, axis="y"):
+    """`set Ytics (...)` at powers of 4 bytes over [low, high] (1 KiB, 4 KiB, ... 1 TiB ...)."""
+    if not low or not high or low <= 0 or high <= 0:
+        return ""
+    ticks, value = [], 1
+    while value <= high * 1.001:
+        if value >= low / 1.001:
+            ticks.append(value)
+        value *= 4
+    if len(ticks) > 10:  # a very wide range: every 16th power instead
+        ticks = ticks[::2]
+
+    def name(v):
+        for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+            if v >= scale:
+                return f"{v // scale} {unit}"
+        return f"{v} B"
+    return (f"set {axis}tics (" + ", ".join(f"'{name(v)}' {v}" for v in ticks) + f")\nset m{axis}tics 1\n")
+
+
 def label(value, unit=""):
     if unit in ("ns", "µs"):  # times: the largest unit that keeps the number at least 1
         ns = value * (1e3 if unit == "µs" else 1.0)

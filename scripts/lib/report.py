@@ -14,7 +14,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot import BARS, colour, draw, label, log_tics, style, terminal, write_blocks  # noqa: E402
+from plot import BARS, byte_tics, colour, draw, label, log_tics, style, terminal, write_blocks  # noqa: E402
 from results import DUPLICATES, BadInput, Results, deterministic_digest, fail, quantiles  # noqa: E402
 
 STRATEGIES = ["arena", "glibc", "mimalloc", "jemalloc", "mmap", "pool", "floor"]
@@ -65,8 +65,8 @@ def fmt_instructions(results, name):
     found = results.instructions_of(name)
     if found is None:
         return "-"
-    count, equal = found
-    return f"{count:,.0f}" + ("" if equal else " (runs differ)")
+    count, equal, spread = found
+    return f"{count:,.0f}" + ("" if equal else f" (runs span {100 * spread:.2g}%)")
 
 
 def fmt_bytes(value):
@@ -371,8 +371,8 @@ def precision_section(results, folder):
     if slack:
         script += ("set title 'hull slack (bytes the hulls claim, no iteration touches)'\nset logscale y 1024\n"
                    "set ylabel 'bytes'\nset key bottom left box opaque reverse Left\n"
-                   f"set yrange [{min(slack) / 2}:{max(slack) * 2}]\nset format y '%.0b %BB'\n"
-                   f"set ytics auto\n{plot(n, slack_groups)}\n")
+                   f"set yrange [{min(slack) / 2}:{max(slack) * 2}]\n"
+                   + byte_tics(min(slack) / 2, max(slack) * 2) + f"{plot(n, slack_groups)}\n")
     script += "unset multiplot\n"
     if draw(folder, "precision.gp", script):
         out += figure("precision.png", "precision vs few",
@@ -560,7 +560,8 @@ def workspace_section(results, folder):
               "set style fill solid 1.0 border lc rgb 'black'\nset boxwidth 0.9\nset grid noxtics ytics\n"
               "set key top left box opaque reverse Left\nset xtics rotate by -35\nset bmargin 7\nset rmargin 9\n"
               "set logscale y 1024\n"
-              f"set ylabel 'bytes'\nset yrange [{min(values) / 2}:{max(values) * 3}]\nset format y '%.0b %BB'\n"
+              f"set ylabel 'bytes'\nset yrange [{min(values) / 2}:{max(values) * 3}]\n"
+              + byte_tics(min(values) / 2, max(values) * 3) +
               f"plot 'workspace.dat' using 2:xtic(1) title 'workspace' lc rgb '{BARS[1]}', "
               f"'' using 3 title 'lower bound' lc rgb '{BARS[5]}'\n")
     if draw(folder, "workspace.gp", script):
@@ -579,7 +580,16 @@ def placement_parts(name):
     if len(parts) >= 4:
         return parts[1], "/".join(parts[2:-1]), parts[-1]
     instance = parts[1]
-    return (re.split(r"[-_.:]|(?<=[a-z])(?=\d)", instance)[0] or instance), instance, parts[2]
+    if not re.search(r"[-_.:]|(?<=[a-z])(?=\d)", instance):
+        return "", instance, parts[2]  # bare names (minimalloc's A..H): one set, named by its range
+    return re.split(r"[-_.:]|(?<=[a-z])(?=\d)", instance)[0], instance, parts[2]
+
+
+def preset_order(name):
+    """Sort key putting FAMILY-tiny before -small, -medium, -large (then by name)."""
+    presets = ["tiny", "small", "medium", "large"]
+    last = re.split(r"[-/]", name)[-1]
+    return (re.sub(r"(tiny|small|medium|large)$", "", name), presets.index(last) if last in presets else -1, name)
 
 
 def placement_section(results, folder):
@@ -598,9 +608,12 @@ def placement_section(results, folder):
            "most bytes live at once), their ratio, the height against the capacity or the runtime's own arena "
            "where the benchmark gives them, the solve time (CPU, median [IQR] or one run), and whether the "
            "placement was checked valid (verdict 0 from the certificate, or `valid` 1).", ""]
+    if "" in sets:
+        bare = sorted({placement_parts(n)[1] for n in sets[""]})
+        sets[f"{bare[0]}–{bare[-1]}" if len(bare) > 1 else bare[0]] = sets.pop("")
     for set_name, members in sorted(sets.items()):
         rows, blocks = [], {}
-        for name in sorted(members):
+        for name in sorted(members, key=lambda n: preset_order(placement_parts(n)[1]) + (n,)):
             _, instance, strategy = placement_parts(name)
             if name in results.errors:
                 rows.append([instance, strategy, "skipped: " + results.errors[name]] + [""] * 5)
@@ -624,8 +637,8 @@ def placement_section(results, folder):
         out += [f"### {set_name}", "", table(["instance", "strategy", "height", "lower bound", "height / bound",
                                                other_name, "solve time", "checked"], rows), ""]
         if blocks:
-            instances = sorted({i for pts in blocks.values() for i, _ in pts})
-            stem = f"placement_{re.sub(r'[^A-Za-z0-9]', '_', set_name)}"
+            instances = sorted({i for pts in blocks.values() for i, _ in pts}, key=preset_order)
+            stem = f"placement_{re.sub(r'[^A-Za-z0-9]', '_', set_name)}"  # A–H -> placement_A_H
             with open(os.path.join(folder, stem + ".dat"), "w") as handle:
                 handle.write("# instance " + " ".join(blocks) + "\n")
                 for instance in instances:
@@ -638,7 +651,7 @@ def placement_section(results, folder):
                       f"set title 'Placement height / lower bound per instance ({set_name})'\n"
                       "set datafile missing '?'\nset style data histograms\nset style histogram clustered gap 1\n"
                       "set style fill solid 1.0 border lc rgb 'black'\nset boxwidth 0.9\nset grid noxtics ytics\n"
-                      "set key outside right top\nset xtics rotate by -35\nset bmargin 8\nset rmargin 4\n"
+                      "set key outside right top\nset xtics rotate by -30\nset bmargin 10\n"
                       "set ylabel 'height / lower bound (1 = optimal)'\n"
                       f"set yrange [0:{max(top * 1.1, 1.1):.3f}]\n"
                       "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\n"
@@ -666,12 +679,24 @@ def tflite_section(results, folder):
         rows.append([name.split("/", 2)[2], fmt_count(c("ops")), fmt_count(c("tensors")), fmt_count(c("planes")),
                      fmt_count(c("words")), fmt_spread(results.time_stats(name)), fmt_bytes(arena), fmt_bytes(bound),
                      fmt_ratio(arena / bound if arena and bound else None, 4), fmt_count(c("verdict"))])
-    return ["## Real models (LiteRT plans)", "",
-            "`certify/tflite/MODEL`: a model's memory plan as LiteRT's arena planner made it, certified. The "
-            "runtime's arena (lowest tensor to highest end) against the max-live lower bound; strategies of our "
-            "own on the same lifetimes are in the placement section (set `tflite`).", "",
-            table(["model", "ops", "tensors", "planes", "words", "certify", "LiteRT arena", "lower bound",
-                   "arena / bound", "verdict"], rows), ""]
+    out = ["## Real models (LiteRT plans)", "",
+           "`certify/tflite/MODEL`: a model's memory plan as LiteRT's arena planner made it, certified. The "
+           "runtime's arena (lowest tensor to highest end) against the max-live lower bound; strategies of our "
+           "own on the same lifetimes are in the placement section (set `tflite`).", "",
+           table(["model", "ops", "tensors", "planes", "words", "certify", "LiteRT arena", "lower bound",
+                  "arena / bound", "verdict"], rows), ""]
+    probes = [n for n in results.names("precision/tflite/") if n not in results.errors]
+    if probes:
+        c = lambda name, key: results.counter(name, key)
+        out += ["`precision/tflite/MODEL`: the clean plan and two planted faults, exact oracle vs certificate "
+                "(deterministic).", "",
+                table(["model", "site precision", "safe plans certified", "verdict classes as planted",
+                       "unsound plans"],
+                      [[n.split("/", 2)[2], fmt_ratio(c(n, "site_precision"), 4),
+                        f"{fmt_count(c(n, 'plans_certificate_safe'))} of {fmt_count(c(n, 'plans_exact_safe'))}",
+                        f"{fmt_count(c(n, 'verdict_classes_match'))} of {fmt_count(c(n, 'plans'))}",
+                        fmt_count(c(n, "unsound_plans"))] for n in probes]), ""]
+    return out
 
 
 def instructions_section(results, folder):

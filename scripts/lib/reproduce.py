@@ -117,7 +117,8 @@ def main():
         return 1
     new_path = news[-1]
     try:
-        original, rerun = Results([args.result]), Results([new_path])
+        original = Results([args.result], counters_of_instruction_files=True)
+        rerun = Results([new_path], counters_of_instruction_files=True)
     except BadInput as error:
         say(error)
         return 1
@@ -149,9 +150,11 @@ def main():
     counted = [n for n in both if n in original.instructions and n in rerun.instructions]
     if counted:
         moved = [n for n in counted if original.instructions_of(n)[0] != rerun.instructions_of(n)[0]]
-        lines.append(f"  instruction counts: {len(counted) - len(moved)} of {len(counted)} equal"
-                     + (f"; e.g. {moved[0]}: {original.instructions_of(moved[0])[0]:,.0f} then, "
-                        f"{rerun.instructions_of(moved[0])[0]:,.0f} now" if moved else ""))
+        gap = lambda n: abs(rerun.instructions_of(n)[0] / original.instructions_of(n)[0] - 1)
+        worst = max(moved, key=gap) if moved else None
+        lines.append(f"  instruction counts (medians): {len(counted) - len(moved)} of {len(counted)} equal"
+                     + (f"; the farthest apart: {worst}: {original.instructions_of(worst)[0]:,.0f} then, "
+                        f"{rerun.instructions_of(worst)[0]:,.0f} now ({100 * gap(worst):.3g}%)" if moved else ""))
     else:
         lines.append("  instruction counts: none in both files")
     print("\n".join(lines), flush=True)

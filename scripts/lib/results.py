@@ -60,7 +60,9 @@ def load_file(path):
 
 
 class Results:
-    def __init__(self, paths, duplicates="error"):
+    def __init__(self, paths, duplicates="error", counters_of_instruction_files=False):
+        """counters_of_instruction_files: also take the runs of instruction files (their
+        deterministic counters; their times are the callgrind run's) - for scripts/reproduce."""
         if duplicates not in DUPLICATES:
             raise BadInput(f"--duplicates must be one of {', '.join(DUPLICATES)}, not '{duplicates}'")
         self.duplicates = duplicates
@@ -95,7 +97,7 @@ class Results:
                     continue
                 if isinstance(entry.get("instructions"), (int, float)):
                     counts.setdefault(name, []).append(entry["instructions"])
-                if not instruction_file:
+                if not instruction_file or counters_of_instruction_files:
                     runs.setdefault(name, []).append(entry)
             self._merge(self.runs, runs, owner, path, context)
             self._merge(self.instructions, counts, instr_owner, path, context)
@@ -157,11 +159,12 @@ class Results:
         return None if stats is None else stats[0]
 
     def instructions_of(self, name):
-        """(median count, every run equal?) or None."""
+        """(median count, every run equal?, (max - min) / median) or None."""
         values = self.instructions.get(name)
         if not values:
             return None
-        return quantiles(values)[0], len(set(values)) == 1
+        median = quantiles(values)[0]
+        return median, len(set(values)) == 1, (max(values) - min(values)) / median if median else 0.0
 
     def names(self, prefix):
         return sorted(n for n in set(self.runs) | set(self.errors) if n.startswith(prefix))

@@ -257,12 +257,17 @@ def round_up(x, a):
     return (x + a - 1) // a * a
 
 
+def arena_tensors(tensors):
+    """The tensors LiteRT's (non-persistent) arena holds: intermediates and im2col temporaries."""
+    return [t for t in tensors if t["kind"] in ("arena", "temporary")]
+
+
 def analyse(trace):
     """Buffer groups (one plane each), their lifetimes on the timeline (0: inputs written,
     1..n: ops, n+1: outputs read), and the in-place check. Raises AliasError."""
     tensors, ops = trace["tensors"], trace["ops"]
     n = len(ops)
-    arena = {t["index"] for t in tensors if t["kind"] in ("arena", "temporary")}
+    arena = {t["index"] for t in arena_tensors(tensors)}
     parent = {i: i for i in arena}
 
     def find(i):
@@ -470,7 +475,7 @@ def plant_fault(trace, an, rule, seed):
 def emit(trace, an, runs, fault_meta=None):
     tensors, ops, groups = trace["tensors"], trace["ops"], an["groups"]
     n = len(ops)
-    arena_ts = [t for t in tensors if t["kind"] in ("arena", "temporary")]
+    arena_ts = arena_tensors(tensors)
     persistent = [t for t in tensors if t["kind"] == "persistent" and t["size"] > 0]
     if not arena_ts:
         raise ExportError("the model has no arena tensors")
@@ -597,7 +602,7 @@ def problem_csv(an):
 
 def export(trace, runs, fault=None, fault_seed=0):
     an = analyse(trace)
-    arena_ts = [t for t in trace["tensors"] if t["kind"] in ("arena", "temporary")]
+    arena_ts = arena_tensors(trace["tensors"])
     trace["arena_lo"] = min(t["addr"] for t in arena_ts) if arena_ts else 0
     trace["arena_hi"] = max(t["addr"] + t["size"] for t in arena_ts) if arena_ts else 0
     trace["lower_bound"] = max_live(an["groups"])

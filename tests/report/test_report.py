@@ -89,5 +89,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check(os.path.exists(os.path.join(out, "placement_tflite.png")) and
           os.path.exists(os.path.join(out, "placement_minimalloc.png")), "a plot per set")
 
-print(f"{12 - len(failures)} passed, {len(failures)} failed")
+    # scripts/reproduce refuses what it cannot rebuild, before building anything.
+    reproduce = os.path.join(ROOT, "scripts", "lib", "reproduce.py")
+    results(a, [10, 11, 12])
+    with open(a) as handle:
+        data = json.load(handle)
+    data["context"]["arenaref_dirty"] = "true"
+    with open(a, "w") as handle:
+        json.dump(data, handle)
+    refused = subprocess.run([sys.executable, reproduce, a, "--root", ROOT], capture_output=True, text=True)
+    check(refused.returncode == 2 and "dirty tree" in refused.stderr, "reproduce refuses a dirty-tree result")
+    data["context"].update(arenaref_dirty="false", arenaref_commit="f" * 40)
+    with open(a, "w") as handle:
+        json.dump(data, handle)
+    unknown = subprocess.run([sys.executable, reproduce, a, "--root", ROOT], capture_output=True, text=True)
+    check(unknown.returncode == 2 and "not in this repository" in unknown.stderr,
+          "reproduce refuses a commit this repository does not have")
+
+print(f"{14 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -1,7 +1,20 @@
 /* arenaref: executors, arenas, views and the synthetic verb `ar_text_encode`
- * (../shared/ARENAS.md maps the seeds onto these names).
- *
- * Error convention (status.h's one convention, stated once): every verb is
+ * (../shared/ARENAS.md maps the seeds onto these names). The contract every declaration here
+ * keeps (errors, ownership, one call per arena at a time) opens the declarations below. */
+#ifndef ARENAREF_ARENA_H
+#define ARENAREF_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaref/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error convention (status.h's one convention, stated once): every verb is
  * `void ar_VERB(ar_VERB_t *arguments)` and reports through `arguments->outcome`, an
  * `ar_outcome_t` the caller owns, or NULL where the caller does not care. `message` is static
  * text saying what went wrong and where (which field), NULL on success. A deferred call returns
@@ -25,18 +38,6 @@
  * holder's outputs untouched. An export of a view (export.h) holds its arena the same way until
  * its consumer releases it.
  */
-#ifndef ARENAREF_ARENA_H
-#define ARENAREF_ARENA_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "arenaref/status.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* ---- Residency, executors, devices ------------------------------------------------------- */
 

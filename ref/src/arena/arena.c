@@ -2,13 +2,12 @@
  * made it computes. A RAM arena is one run of host pages bound to the executor's NUMA node; a
  * VRAM arena is one stream-ordered device block on its executor's stream plus a small run of
  * host pages for the row offsets (which the contract keeps in host memory).
- *
  * Each part grows only when a call needs more than it holds (free, then allocate exactly what
  * is needed, rounded to pages), so a steady loop allocates once it reaches its high-water mark.
  * Rewinding bumps an epoch that views remember, so the checked accessors can tell a stale view;
- * in AddressSanitizer builds it also poisons what the previous call wrote, and the unused rest
- * of the pages stays poisoned, so a raw read of a stale row that the next call did not rewrite
- * is reported. Pages are unpoisoned before they go back to the OS. */
+ * under AddressSanitizer it also poisons what the previous call wrote (the unused rest of the
+ * pages stays poisoned), so a raw read of a stale row the next call did not rewrite is
+ * reported; pages are unpoisoned before they go back to the OS. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,22 +23,19 @@ _Noreturn void arp_trap(char const *what) {
     abort();
 }
 
-static void report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
-    if (outcome) arp_outcome_finish(outcome, status, message);
-}
-
 void ar_arena_init(ar_arena_init_t *arguments) {
     if (!arguments) return;
     if (!arguments->arena) {
-        report(arguments->outcome, ar_status_invalid_argument_k, "ar_arena_init: `arena` is NULL");
+        arp_report(arguments->outcome, ar_status_invalid_argument_k,
+                   "ar_arena_init: `arena` is NULL");
         return;
     }
     *arguments->arena = NULL;
     struct ar_executor_handle_t *executor = arguments->executor;
     struct ar_arena_handle_t *arena = arp_host_calloc(1, sizeof *arena);
     if (!arena) {
-        report(arguments->outcome, ar_status_out_of_memory_k,
-               "ar_arena_init: out of host memory for the arena");
+        arp_report(arguments->outcome, ar_status_out_of_memory_k,
+                   "ar_arena_init: out of host memory for the arena");
         return;
     }
     pthread_mutex_init(&arena->lock, NULL);
@@ -58,18 +54,8 @@ void ar_arena_init(ar_arena_init_t *arguments) {
             arena->requested_node = executor->numa_node;
         } else {
             /* NULL executor: the calling thread's node, decided once, here. */
-            hwloc_topology_t topology = arp_machine_topology();
-            hwloc_bitmap_t where = topology ? hwloc_bitmap_alloc() : NULL;
-            arena->requested_node = -1;
-            if (where && hwloc_get_last_cpu_location(topology, where, HWLOC_CPUBIND_THREAD) == 0) {
-                hwloc_obj_t node = NULL;
-                while ((node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)))
-                    if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, where)) {
-                        arena->requested_node = (int32_t)node->os_index;
-                        break;
-                    }
-            }
-            if (where) hwloc_bitmap_free(where);
+            hwloc_obj_t node = arp_calling_thread_node(arp_machine_topology());
+            arena->requested_node = node ? (int32_t)node->os_index : -1;
         }
     }
     arena->stats = (ar_arena_stats_t){
@@ -80,7 +66,7 @@ void ar_arena_init(ar_arena_init_t *arguments) {
     };
     arp_registry_add_arena(arena);
     *arguments->arena = arena;
-    report(arguments->outcome, ar_status_success_k, NULL);
+    arp_report(arguments->outcome, ar_status_success_k, NULL);
 }
 
 static void release_host(struct ar_arena_handle_t *arena) {
@@ -143,7 +129,7 @@ ar_status_t arp_arena_grow_host(struct ar_arena_handle_t *arena, size_t size) {
     release_host(arena);
     arp_host_pages_t pages;
     ar_status_t status = arp_host_pages_alloc(arena->requested_node, size, &pages);
-    arp_arena_stats_begin(arena);
+    uint64_t sequence = arp_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->host = pages;
         ARP_POISON(pages.data, pages.size); /* nothing written yet */
@@ -157,7 +143,7 @@ ar_status_t arp_arena_grow_host(struct ar_arena_handle_t *arena, size_t size) {
         arena->numa_known = false;
     }
     ARP_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
-    arp_arena_stats_end(arena);
+    arp_arena_stats_end(arena, sequence);
     return status;
 }
 
@@ -169,30 +155,30 @@ ar_status_t arp_arena_reserve_device(struct ar_arena_handle_t *arena, size_t siz
     arena->device_size = 0;
     void *block = NULL;
     ar_status_t status = arp_gpu_alloc(gpu, size, &block);
-    arp_arena_stats_begin(arena);
+    uint64_t sequence = arp_arena_stats_begin(arena);
     if (status == ar_status_success_k) {
         arena->device_block = block;
         arena->device_size = size;
         ARP_STAT_SET(arena, growths, arena->stats.growths + 1);
     }
     ARP_STAT_SET(arena, reserved, arena->host.size + arena->device_size);
-    arp_arena_stats_end(arena);
+    arp_arena_stats_end(arena, sequence);
     return status;
 }
 
 void ar_arena_describe(ar_arena_describe_t *arguments) {
     if (!arguments) return;
     if (!arguments->arena || !arguments->description) {
-        report(arguments->outcome, ar_status_invalid_argument_k,
-               !arguments->arena ? "ar_arena_describe: `arena` is NULL"
-                                 : "ar_arena_describe: `description` is NULL");
+        arp_report(arguments->outcome, ar_status_invalid_argument_k,
+                   !arguments->arena ? "ar_arena_describe: `arena` is NULL"
+                                     : "ar_arena_describe: `description` is NULL");
         return;
     }
     *arguments->description = (ar_arena_description_t){
         .residency = arguments->arena->residency,
         .device = arguments->arena->device,
     };
-    report(arguments->outcome, ar_status_success_k, NULL);
+    arp_report(arguments->outcome, ar_status_success_k, NULL);
 }
 
 ar_status_t ar_arena_stats(ar_arena_t arena, ar_arena_stats_t *stats) {

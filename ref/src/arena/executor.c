@@ -87,45 +87,32 @@ bool arp_executor_submit(struct ar_executor_handle_t *executor, arp_job_t *job,
     return true;
 }
 
-static void report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
-    if (outcome) arp_outcome_finish(outcome, status, message);
-}
-
 /* The NUMA node (OS index) of the calling thread's CPU, or the first node. */
 static hwloc_obj_t node_of_calling_thread(hwloc_topology_t topology) {
-    hwloc_obj_t first = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, 0);
-    if (!hwloc_topology_is_thissystem(topology)) return first;
-    hwloc_bitmap_t where = hwloc_bitmap_alloc();
-    if (!where) return first;
-    hwloc_obj_t found = NULL;
-    if (hwloc_get_last_cpu_location(topology, where, HWLOC_CPUBIND_THREAD) == 0) {
-        hwloc_obj_t node = NULL;
-        while (!found && (node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)))
-            if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, where)) found = node;
-    }
-    hwloc_bitmap_free(where);
-    return found ? found : first;
+    hwloc_obj_t found =
+        hwloc_topology_is_thissystem(topology) ? arp_calling_thread_node(topology) : NULL;
+    return found ? found : hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, 0);
 }
 
 static void executor_init(ar_executor_init_t *arguments, hwloc_topology_t synthetic) {
     ar_outcome_t *outcome = arguments ? arguments->outcome : NULL;
     if (!arguments || !arguments->executor) {
         if (synthetic) hwloc_topology_destroy(synthetic);
-        report(outcome, ar_status_invalid_argument_k, "ar_executor_init: `executor` is NULL");
+        arp_report(outcome, ar_status_invalid_argument_k, "ar_executor_init: `executor` is NULL");
         return;
     }
     *arguments->executor = NULL;
     if (arguments->residency != ar_residency_ram_k && arguments->residency != ar_residency_vram_k) {
         if (synthetic) hwloc_topology_destroy(synthetic);
-        report(outcome, ar_status_invalid_argument_k,
-               "ar_executor_init: `residency` is neither RAM nor VRAM");
+        arp_report(outcome, ar_status_invalid_argument_k,
+                   "ar_executor_init: `residency` is neither RAM nor VRAM");
         return;
     }
     struct ar_executor_handle_t *executor = arp_host_calloc(1, sizeof *executor);
     if (!executor) {
         if (synthetic) hwloc_topology_destroy(synthetic);
-        report(outcome, ar_status_out_of_memory_k,
-               "ar_executor_init: out of host memory for the executor");
+        arp_report(outcome, ar_status_out_of_memory_k,
+                   "ar_executor_init: out of host memory for the executor");
         return;
     }
     pthread_mutex_init(&executor->lock, NULL);
@@ -188,12 +175,12 @@ static void executor_init(ar_executor_init_t *arguments, hwloc_topology_t synthe
     }
     arp_registry_add_executor(executor);
     *arguments->executor = executor;
-    report(outcome, ar_status_success_k, NULL);
+    arp_report(outcome, ar_status_success_k, NULL);
     return;
 
 failed:
     executor_destroy(executor);
-    report(outcome, status, message);
+    arp_report(outcome, status, message);
 }
 
 void ar_executor_init(ar_executor_init_t *arguments) { executor_init(arguments, NULL); }
@@ -249,9 +236,9 @@ void ar_executor_free(ar_executor_t executor) {
 void ar_executor_describe(ar_executor_describe_t *arguments) {
     if (!arguments) return;
     if (!arguments->executor || !arguments->description) {
-        report(arguments->outcome, ar_status_invalid_argument_k,
-               !arguments->executor ? "ar_executor_describe: `executor` is NULL"
-                                    : "ar_executor_describe: `description` is NULL");
+        arp_report(arguments->outcome, ar_status_invalid_argument_k,
+                   !arguments->executor ? "ar_executor_describe: `executor` is NULL"
+                                        : "ar_executor_describe: `description` is NULL");
         return;
     }
     struct ar_executor_handle_t *executor = arguments->executor;
@@ -263,18 +250,19 @@ void ar_executor_describe(ar_executor_describe_t *arguments) {
         .cpus = weight > 0 ? (uint32_t)weight : 0,
         .bound = executor->bound,
     };
-    report(arguments->outcome, ar_status_success_k, NULL);
+    arp_report(arguments->outcome, ar_status_success_k, NULL);
 }
 
 void ar_gpu_devices(ar_gpu_devices_t *arguments) {
     if (!arguments) return;
     if (!arguments->count) {
-        report(arguments->outcome, ar_status_invalid_argument_k, "ar_gpu_devices: `count` is NULL");
+        arp_report(arguments->outcome, ar_status_invalid_argument_k,
+                   "ar_gpu_devices: `count` is NULL");
         return;
     }
     if (arguments->capacity && !arguments->devices) {
-        report(arguments->outcome, ar_status_invalid_argument_k,
-               "ar_gpu_devices: `devices` is NULL with a capacity");
+        arp_report(arguments->outcome, ar_status_invalid_argument_k,
+                   "ar_gpu_devices: `devices` is NULL with a capacity");
         return;
     }
     size_t count = arp_gpu_count();
@@ -282,11 +270,11 @@ void ar_gpu_devices(ar_gpu_devices_t *arguments) {
         ar_status_t status = arp_gpu_describe((int32_t)i, &arguments->devices[i]);
         if (status != ar_status_success_k) {
             *arguments->count = 0;
-            report(arguments->outcome, status,
-                   "ar_gpu_devices: the CUDA runtime could not describe a device");
+            arp_report(arguments->outcome, status,
+                       "ar_gpu_devices: the CUDA runtime could not describe a device");
             return;
         }
     }
     *arguments->count = count;
-    report(arguments->outcome, ar_status_success_k, NULL);
+    arp_report(arguments->outcome, ar_status_success_k, NULL);
 }

@@ -15,17 +15,6 @@
 
 /* ---- Holding the arena ----------------------------------------------------------------- */
 
-static ar_status_t hold(struct ar_arena_handle_t *arena, void const *data, uint64_t epoch) {
-    if (!arena || !data) return ar_status_invalid_argument_k; /* zeroed */
-    if (__atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) != epoch) return ar_status_stale_k;
-    int holder = __atomic_load_n(&arena->holder, __ATOMIC_RELAXED);
-    do {
-        if (holder & arp_holder_call_k) return ar_status_contended_k;
-    } while (!__atomic_compare_exchange_n(&arena->holder, &holder, holder + arp_holder_export_k,
-                                          true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-    return ar_status_success_k;
-}
-
 /* The export's last touch of the arena: ar_arena_free may go on once the lock is given back. */
 static void let_go(struct ar_arena_handle_t *arena) {
     pthread_mutex_lock(&arena->lock);
@@ -34,10 +23,15 @@ static void let_go(struct ar_arena_handle_t *arena) {
     pthread_mutex_unlock(&arena->lock);
 }
 
-/* Holds the arena for a view, and checks the view is current once held. */
-static ar_status_t hold_current(struct ar_arena_handle_t *arena, void const *data, uint64_t epoch) {
-    ar_status_t status = hold(arena, data, epoch);
-    if (status != ar_status_success_k) return status;
+/* Holds the arena for a view: stale before or once held, contended while a call holds it.
+ * Callers have refused a zeroed view (NULL arena or data) already. */
+static ar_status_t hold_current(struct ar_arena_handle_t *arena, uint64_t epoch) {
+    if (__atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) != epoch) return ar_status_stale_k;
+    int holder = __atomic_load_n(&arena->holder, __ATOMIC_RELAXED);
+    do {
+        if (holder & arp_holder_call_k) return ar_status_contended_k;
+    } while (!__atomic_compare_exchange_n(&arena->holder, &holder, holder + arp_holder_export_k,
+                                          true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
     if (__atomic_load_n(&arena->epoch, __ATOMIC_ACQUIRE) != epoch) { /* rewound meanwhile */
         let_go(arena);
         return ar_status_stale_k;
@@ -160,22 +154,30 @@ static ar_status_t arrow_shape(struct ar_arena_handle_t const *arena, void const
     return ar_status_success_k;
 }
 
+/* Holds the view's arena and describes it (2 levels: rows; 3: a rows tape), or refuses. */
+static ar_status_t arrow_hold_and_export(ar_status_t status, struct ar_arena_handle_t *arena,
+                                         uint64_t epoch, int depth, ar_scalar_t scalar,
+                                         size_t columns, size_t rows, size_t count,
+                                         void const *data, size_t const *offsets,
+                                         struct ArrowSchema *schema, struct ArrowArray *array) {
+    if (status == ar_status_success_k) status = hold_current(arena, epoch);
+    if (status != ar_status_success_k) return arrow_refuse(schema, array, status);
+    status = arrow_export(arena, depth, scalar, columns, rows, count, data, offsets, schema, array);
+    if (status != ar_status_success_k) {
+        let_go(arena);
+        return arrow_refuse(schema, array, status);
+    }
+    return ar_status_success_k;
+}
+
 ar_status_t ar_rows_view_to_arrow(ar_rows_view_t const *view, struct ArrowSchema *schema,
                                   struct ArrowArray *array) {
     if (!view || !schema || !array)
         return arrow_refuse(schema, array, ar_status_invalid_argument_k);
     ar_status_t status =
         arrow_shape(view->arena_, view->data, view->scalar, view->columns, view->stride);
-    if (status == ar_status_success_k)
-        status = hold_current(view->arena_, view->data, view->epoch_);
-    if (status != ar_status_success_k) return arrow_refuse(schema, array, status);
-    status = arrow_export(view->arena_, 2, view->scalar, view->columns, view->count, view->count,
-                          view->data, NULL, schema, array);
-    if (status != ar_status_success_k) {
-        let_go(view->arena_);
-        return arrow_refuse(schema, array, status);
-    }
-    return ar_status_success_k;
+    return arrow_hold_and_export(status, view->arena_, view->epoch_, 2, view->scalar, view->columns,
+                                 view->count, view->count, view->data, NULL, schema, array);
 }
 
 ar_status_t ar_rows_tape_view_to_arrow(ar_rows_tape_view_t const *view, struct ArrowSchema *schema,
@@ -187,16 +189,8 @@ ar_status_t ar_rows_tape_view_to_arrow(ar_rows_tape_view_t const *view, struct A
     /* The offsets are the view's own, read as Arrow's int64: size_t must be 64 bits. */
     if (status == ar_status_success_k && (sizeof(size_t) != sizeof(int64_t) || !view->offsets))
         status = !view->offsets ? ar_status_invalid_argument_k : ar_status_unsupported_k;
-    if (status == ar_status_success_k)
-        status = hold_current(view->arena_, view->data, view->epoch_);
-    if (status != ar_status_success_k) return arrow_refuse(schema, array, status);
-    status = arrow_export(view->arena_, 3, view->scalar, view->columns, view->rows, view->count,
-                          view->data, view->offsets, schema, array);
-    if (status != ar_status_success_k) {
-        let_go(view->arena_);
-        return arrow_refuse(schema, array, status);
-    }
-    return ar_status_success_k;
+    return arrow_hold_and_export(status, view->arena_, view->epoch_, 3, view->scalar, view->columns,
+                                 view->rows, view->count, view->data, view->offsets, schema, array);
 }
 
 /* ---- DLPack ---------------------------------------------------------------------------- */
@@ -237,7 +231,7 @@ ar_status_t ar_rows_view_to_dlpack(ar_rows_view_t const *view, struct DLManagedT
     if (view->stride % bytes || view->count > INT64_MAX || view->columns > INT64_MAX)
         return ar_status_unsupported_k;
     struct ar_arena_handle_t *arena = view->arena_;
-    ar_status_t status = hold_current(arena, view->data, view->epoch_);
+    ar_status_t status = hold_current(arena, view->epoch_);
     if (status != ar_status_success_k) return status;
     dlpack_record_t *record = calloc(1, sizeof *record);
     if (!record) {

@@ -171,15 +171,9 @@ static inline uint64_t arp_arena_stats_begin(struct ar_arena_handle_t *arena) {
     return odd;
 }
 
-/* arp_arena_stats_end, given what arp_arena_stats_begin returned. */
-static inline void arp_arena_stats_end_at(struct ar_arena_handle_t *arena, uint64_t odd) {
+/* `odd`: what arp_arena_stats_begin returned. */
+static inline void arp_arena_stats_end(struct ar_arena_handle_t *arena, uint64_t odd) {
     __atomic_store_n(&arena->stats_sequence, odd + 1, __ATOMIC_RELEASE);
-}
-
-static inline void arp_arena_stats_end(struct ar_arena_handle_t *arena) {
-    __atomic_store_n(&arena->stats_sequence,
-                     __atomic_load_n(&arena->stats_sequence, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELEASE);
 }
 /* Between begin and end, by the holder only. */
 #define ARP_STAT_SET(arena, field, value)                                                          \
@@ -222,6 +216,10 @@ static inline void arp_outcome_finish(ar_outcome_t *outcome, ar_status_t status,
         return arp_outcome_finish_watched(outcome, status, message);
     __atomic_store_n(&outcome->message, message, __ATOMIC_RELAXED);
     __atomic_store_n((int *)&outcome->status, (int)status, __ATOMIC_RELEASE);
+}
+/* arp_outcome_finish where the caller asked for an outcome (NULL: nothing to report). */
+static inline void arp_report(ar_outcome_t *outcome, ar_status_t status, char const *message) {
+    if (outcome) arp_outcome_finish(outcome, status, message);
 }
 
 /* Traps: message to stderr and abort. */

@@ -123,6 +123,19 @@ void arp_host_pages_free(arp_host_pages_t *pages) {
     *pages = (arp_host_pages_t){.node = -1};
 }
 
+hwloc_obj_t arp_calling_thread_node(hwloc_topology_t topology) {
+    hwloc_bitmap_t where = topology ? hwloc_bitmap_alloc() : NULL;
+    if (!where) return NULL;
+    hwloc_obj_t found = NULL;
+    if (hwloc_get_last_cpu_location(topology, where, HWLOC_CPUBIND_THREAD) == 0) {
+        hwloc_obj_t node = NULL;
+        while (!found && (node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)))
+            if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, where)) found = node;
+    }
+    hwloc_bitmap_free(where);
+    return found;
+}
+
 int32_t arp_host_pages_node(void const *data, size_t length) {
     hwloc_topology_t topology = arp_machine_topology();
     if (!topology || !data || !length) return -1;

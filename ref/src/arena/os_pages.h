@@ -1,6 +1,5 @@
 /* The one OS layer of the arena half: every host allocation the arena code makes goes through
  * here, so binding, huge pages, NUMA read-back and fault injection live in one place.
- *
  * - Small bookkeeping blocks (handles) come from arp_host_calloc / arp_host_free.
  * - Arena pages come from arp_host_pages_alloc: hwloc_alloc_membind by nodeset on the machine's
  *   topology, HWLOC_MEMBIND_STRICT first; where the OS refuses strict binding it retries
@@ -22,6 +21,10 @@
 
 /* The machine's topology, loaded once; NULL if hwloc could not load it. Never freed. */
 hwloc_topology_t arp_machine_topology(void);
+
+/* The NUMA node whose cores hold the calling thread's last CPU in `topology` (this machine's),
+ * or NULL when unknown (no topology, no node with that CPU). */
+hwloc_obj_t arp_calling_thread_node(hwloc_topology_t topology);
 
 void *arp_host_calloc(size_t count, size_t size); /* NULL when out of memory or injected */
 void arp_host_free(void *pointer);                /* NULL is safe */

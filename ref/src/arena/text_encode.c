@@ -61,10 +61,14 @@ ar_status_t ar_outcome_wait(ar_outcome_t *outcome) {
 
 enum { alignment_k = 64 };
 
+static inline size_t align_up(size_t bytes) {
+    return (bytes + alignment_k - 1) & ~(size_t)(alignment_k - 1);
+}
+
 /* a + b, rounded up to the alignment; false on overflow. */
 static bool add_aligned(size_t a, size_t b, size_t *sum) {
     if (b > SIZE_MAX - a || a + b > SIZE_MAX - (alignment_k - 1)) return false;
-    *sum = (a + b + alignment_k - 1) / alignment_k * alignment_k;
+    *sum = align_up(a + b);
     return true;
 }
 
@@ -73,38 +77,41 @@ static bool multiply(size_t a, size_t b, size_t *product) {
 }
 
 typedef struct layout_t {
-    size_t row_bytes, tokens;
+    size_t row_bytes;
     size_t embeddings, states, tokens_staging, starts; /* offsets in their block */
     size_t host_starts;                                /* the row starts in the host part */
     size_t device_bytes, host_bytes;                   /* what the call writes in each part */
 } layout_t;
 
-/* RAM: host = [embeddings][states][row starts]. VRAM: device = [embeddings][states][tokens]
- * [row starts], host = [row starts] (the offsets the contract keeps in host memory). */
-static inline size_t align_up(size_t bytes) {
-    return (bytes + alignment_k - 1) & ~(size_t)(alignment_k - 1);
+/* The RAM layout of the common case, sized without overflow checks: false unless dimensions
+ * < 2^16 and count, tokens < 2^32 (then every product is below 2^50, every sum below 2^52). */
+static inline __attribute__((always_inline)) bool ram_layout_unchecked(size_t count, size_t tokens,
+                                                                       size_t dimensions,
+                                                                       bool states,
+                                                                       layout_t *layout) {
+    if (((dimensions >> 16) | (count >> 32) | (tokens >> 32)) != 0) return false;
+    size_t row_bytes = dimensions * sizeof(float);
+    size_t states_offset = align_up(count * row_bytes);
+    size_t starts = align_up(states_offset + (states ? tokens * row_bytes : 0));
+    *layout = (layout_t){.row_bytes = row_bytes,
+                         .states = states_offset,
+                         .starts = starts,
+                         .host_starts = starts,
+                         .host_bytes = align_up(starts + (count + 1) * sizeof(size_t))};
+    return true;
 }
 
+/* RAM: host = [embeddings][states][row starts]. VRAM: device = [embeddings][states][tokens]
+ * [row starts], host = [row starts] (the offsets the contract keeps in host memory). */
 static inline __attribute__((always_inline)) bool plan_layout(ar_residency_t residency,
                                                               size_t count, size_t tokens,
                                                               size_t dimensions, bool states,
                                                               layout_t *layout) {
-    if (residency == ar_residency_ram_k && dimensions < ((size_t)1 << 16) &&
-        count < ((size_t)1 << 32) && tokens < ((size_t)1 << 32)) {
-        /* Every product below 2^50 and every sum below 2^52: no overflow to check. */
-        size_t row_bytes = dimensions * sizeof(float);
-        size_t states_offset = align_up(count * row_bytes);
-        size_t starts = align_up(states_offset + (states ? tokens * row_bytes : 0));
-        *layout = (layout_t){.row_bytes = row_bytes,
-                             .tokens = tokens,
-                             .states = states_offset,
-                             .starts = starts,
-                             .host_starts = starts,
-                             .host_bytes = align_up(starts + (count + 1) * sizeof(size_t))};
+    if (residency == ar_residency_ram_k &&
+        ram_layout_unchecked(count, tokens, dimensions, states, layout))
         return true;
-    }
     size_t embeddings_bytes, states_bytes = 0, starts_bytes, tokens_bytes;
-    *layout = (layout_t){.tokens = tokens};
+    *layout = (layout_t){0};
     if (!multiply(dimensions, sizeof(float), &layout->row_bytes) ||
         !multiply(count, layout->row_bytes, &embeddings_bytes) ||
         (states && !multiply(tokens, layout->row_bytes, &states_bytes)) ||
@@ -176,6 +183,12 @@ encode_on_cpu(ar_text_encode_t const *call, size_t count, layout_t const *layout
 
 static char const cancelled_message[] = "ar_text_encode: cancelled by ar_outcome_cancel";
 
+/* The row starts (in tokens, from starts[0]) of `count` items of the tape's `offsets` (bytes). */
+static inline void count_starts(size_t const *offsets, size_t count, size_t *starts) {
+    for (size_t item = 0; item < count; ++item)
+        starts[item + 1] = starts[item] + (offsets[item + 1] - offsets[item]) / sizeof(uint32_t);
+}
+
 /* What a call reports to the arena's stats, gathered so they are written in one go. */
 typedef struct call_report_t {
     uint64_t written; /* bytes written, on success */
@@ -234,8 +247,7 @@ encode(struct ar_arena_handle_t *arena, ar_text_encode_t const *call, size_t cou
     char *host = arena->host.data;
     size_t *starts = (size_t *)(host + layout.host_starts);
     starts[0] = 0;
-    for (size_t item = 0; item < count; ++item)
-        starts[item + 1] = starts[item] + (offsets[item + 1] - offsets[item]) / sizeof(uint32_t);
+    count_starts(offsets, count, starts);
 
     char *block;
     if (arena->residency == ar_residency_ram_k) {
@@ -298,7 +310,7 @@ static inline __attribute__((always_inline)) void account(struct ar_arena_handle
         *call->embeddings = (ar_rows_view_t){0};
         if (call->states) *call->states = (ar_rows_tape_view_t){0};
     }
-    arp_arena_stats_begin(arena);
+    uint64_t sequence = arp_arena_stats_begin(arena);
     ARP_STAT_SET(arena, calls, arena->stats.calls + 1);
     if (status == ar_status_success_k) {
         ARP_STAT_SET(arena, bytes_written_last_call, report->written);
@@ -310,7 +322,7 @@ static inline __attribute__((always_inline)) void account(struct ar_arena_handle
         ARP_STAT_SET(arena, failed_calls, arena->stats.failed_calls + 1);
     }
     if (report->numa_read) ARP_STAT_SET(arena, numa_node, report->numa_node);
-    arp_arena_stats_end(arena);
+    arp_arena_stats_end(arena, sequence);
 }
 
 /* The end of a job an executor ran (or cancel ended unrun): the worker's `running` slot is
@@ -332,7 +344,7 @@ static void job_end(arp_job_t *job, ar_status_t status, char const *message,
         pthread_mutex_unlock(&executor->lock);
     }
     arp_arena_release_holder(arena);
-    if (outcome) arp_outcome_finish(outcome, status, message);
+    arp_report(outcome, status, message);
     arp_arena_call_final(arena);
 }
 
@@ -408,7 +420,7 @@ static __attribute__((noinline, cold)) void refuse(ar_text_encode_t const *argum
                                                    char const *message) {
     if (arguments->embeddings) *arguments->embeddings = (ar_rows_view_t){0};
     if (arguments->states) *arguments->states = (ar_rows_tape_view_t){0};
-    if (outcome) arp_outcome_finish(outcome, status, message);
+    arp_report(outcome, status, message);
 }
 
 /* Takes the arena for the call, then refuses inputs inside it (exact once held: its blocks
@@ -473,9 +485,7 @@ static __attribute__((noinline)) void encode_on_executor(ar_text_encode_t *argum
 static __attribute__((noinline)) void encode_items_here(ar_text_encode_t const *call, size_t count,
                                                         size_t row_bytes, size_t states_at,
                                                         char *host, size_t *starts) {
-    size_t const *offsets = call->texts.offsets;
-    for (size_t item = 0; item < count; ++item)
-        starts[item + 1] = starts[item] + (offsets[item + 1] - offsets[item]) / sizeof(uint32_t);
+    count_starts(call->texts.offsets, count, starts);
     layout_t layout = {.row_bytes = row_bytes, .states = states_at};
     encode_on_cpu(call, count, &layout, host, starts, NULL);
 }
@@ -488,7 +498,7 @@ static __attribute__((noinline)) void encode_here(struct ar_arena_handle_t *aren
     ar_status_t status = encode(arena, arguments, count, NULL, &message, &report);
     account(arena, arguments, status, &report);
     arp_arena_release_holder(arena);
-    if (arguments->outcome) arp_outcome_finish(arguments->outcome, status, message);
+    arp_report(arguments->outcome, status, message);
 }
 
 void ar_text_encode(ar_text_encode_t *arguments) {
@@ -508,32 +518,25 @@ void ar_text_encode(ar_text_encode_t *arguments) {
     arp_arena_rewind(arena);
     size_t const *offsets = arguments->texts.offsets;
     size_t tokens = count ? (offsets[count] - offsets[0]) / sizeof(uint32_t) : 0;
-    size_t dimensions = arguments->dimensions;
-    /* The common case, sized without overflow checks (every product below 2^50) and fitting
-     * the arena as it is: the general path (encode) does the same with the checks, growth and
-     * the NUMA read-back. */
-    if (__builtin_expect(((dimensions >> 16) | (count >> 32) | (tokens >> 32)) == 0, 1)) {
-        size_t row_bytes = dimensions * sizeof(float);
-        size_t states_at = align_up(count * row_bytes);
-        size_t starts_at = align_up(states_at + (arguments->states ? tokens * row_bytes : 0));
-        size_t host_bytes = align_up(starts_at + (count + 1) * sizeof(size_t));
-        if (__builtin_expect(host_bytes <= arena->host.size && arena->numa_known, 1)) {
-            arp_arena_mark_written(arena, host_bytes);
-            char *host = arena->host.data;
-            size_t *starts = (size_t *)(host + starts_at);
-            starts[0] = 0;
-            if (count) encode_items_here(arguments, count, row_bytes, states_at, host, starts);
-            fill_views(arena, arguments, count, tokens, host, host + states_at, starts);
-            uint64_t sequence = arp_arena_stats_begin(arena);
-            ARP_STAT_SET(arena, calls, arena->stats.calls + 1);
-            ARP_STAT_SET(arena, bytes_written_last_call, host_bytes);
-            if (host_bytes > arena->stats.high_water) ARP_STAT_SET(arena, high_water, host_bytes);
-            arp_arena_stats_end_at(arena, sequence);
-            arp_arena_release_holder(arena);
-            if (arguments->outcome)
-                arp_outcome_finish(arguments->outcome, ar_status_success_k, NULL);
-            return;
-        }
+    /* The common case, sized without overflow checks and fitting the arena as it is: the
+     * general path (encode) does the same with the checks, growth and the NUMA read-back. */
+    layout_t layout;
+    if (__builtin_expect(ram_layout_unchecked(count, tokens, arguments->dimensions,
+                                              arguments->states != NULL, &layout),
+                         1) &&
+        __builtin_expect(layout.host_bytes <= arena->host.size && arena->numa_known, 1)) {
+        arp_arena_mark_written(arena, layout.host_bytes);
+        char *host = arena->host.data;
+        size_t *starts = (size_t *)(host + layout.host_starts);
+        starts[0] = 0;
+        if (count)
+            encode_items_here(arguments, count, layout.row_bytes, layout.states, host, starts);
+        fill_views(arena, arguments, count, tokens, host, host + layout.states, starts);
+        account(arena, arguments, ar_status_success_k,
+                &(call_report_t){.written = layout.host_bytes});
+        arp_arena_release_holder(arena);
+        arp_report(arguments->outcome, ar_status_success_k, NULL);
+        return;
     }
     encode_here(arena, arguments, count);
 }
