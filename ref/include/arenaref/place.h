@@ -65,7 +65,9 @@ typedef enum ar_place_strategy_t {
      * floors plus the bytes still to place overflow the limit are cut; permutations of buffers
      * placed at one offset are explored once; a buffer that would fit whole below the current
      * offset cuts the node (it could drop there). Starts from the best of the other strategies
-     * and of up to 1024 perturbed greedy orders (a tenth of the time limit), and returns the best
+     * and of up to 1024 perturbed greedy orders (a tenth of the time limit); a local search over
+     * placement orders (a buffer on top moved earlier) improves it, before the tree when
+     * minimising, after half the limit of tree when only fitting a capacity. Returns the best
      * found at its time limit. Exponential in the worst case. */
     ar_place_search_k,
     ar_place_strategy_count_k

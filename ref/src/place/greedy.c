@@ -204,3 +204,59 @@ ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, uint64_t alig
     free(order), free(keys);
     return status;
 }
+
+/* Local search over orders, from a valid placement: the order of its offsets (placed at lowest
+ * gaps it is no higher), then moves of a buffer on top (offset + size = height), or any buffer
+ * one time in four, to an earlier random place in the order, kept when the height does not
+ * rise. Stops at `goal`, after `moves` moves, or at `deadline`; offsets[] ends at the best. */
+ar_status_t arp_place_improve(ar_place_problem_t const *problem, uint64_t alignment,
+                              uint64_t goal, uint64_t moves, double deadline, uint64_t *offsets) {
+    size_t n = problem->count, count = 0;
+    size_t *order = calloc(n + 1, sizeof *order), *trial_order = calloc(n + 1, sizeof *order);
+    order_key_t *keys = malloc((n + 1) * sizeof *keys);
+    uint64_t *trial = malloc((n + 1) * sizeof *trial);
+    if (!order || !trial_order || !keys || !trial) {
+        free(order), free(trial_order), free(keys), free(trial);
+        return ar_status_out_of_memory_k;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (arp_place_holds(&problem->buffers[i]))
+            keys[count++] = (order_key_t){offsets[i], 0, 0, i};
+    qsort(keys, count, sizeof *keys, by_key);
+    for (size_t k = 0; k < count; ++k) order[k] = keys[k].index;
+    ar_status_t status = place_in_order(problem, order, count, false, alignment, trial);
+    uint64_t best = ar_place_height(problem, offsets), height = ar_place_height(problem, trial);
+    if (status == ar_status_success_k && height <= best) {
+        memcpy(offsets, trial, n * sizeof *offsets);
+        best = height;
+    }
+    uint64_t state = 0x2545f4914f6cdd1dull;
+    for (uint64_t move = 0; status == ar_status_success_k && count > 1 && best > goal &&
+                            move < moves && ((move & 15) || arp_place_now() < deadline);
+         ++move) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        size_t from = (size_t)(state % count);
+        if (state >> 62) { /* three times in four: a buffer on top */
+            size_t tops = 0;
+            for (size_t k = 0; k < count; ++k)
+                if (offsets[order[k]] + problem->buffers[order[k]].size == best &&
+                    (state >> 20) % ++tops == 0)
+                    from = k;
+        }
+        if (from == 0) continue;
+        size_t to = (size_t)((state >> 33) % from);
+        memcpy(trial_order, order, count * sizeof *order);
+        size_t moved = trial_order[from];
+        memmove(trial_order + to + 1, trial_order + to, (from - to) * sizeof *order);
+        trial_order[to] = moved;
+        status = place_in_order(problem, trial_order, count, false, alignment, trial);
+        height = ar_place_height(problem, trial);
+        if (status == ar_status_success_k && height <= best) {
+            memcpy(order, trial_order, count * sizeof *order);
+            memcpy(offsets, trial, n * sizeof *offsets);
+            best = height;
+        }
+    }
+    free(order), free(trial_order), free(keys), free(trial);
+    return status;
+}

@@ -30,6 +30,10 @@ ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, ar_place_stra
 ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, uint64_t alignment,
                                 uint64_t seed, uint64_t *offsets);
 
+/* Local search over placement orders from a valid placement (offsets[] in and out). */
+ar_status_t arp_place_improve(ar_place_problem_t const *problem, uint64_t alignment,
+                              uint64_t goal, uint64_t moves, double deadline, uint64_t *offsets);
+
 /* The exact search: offsets[] holds an incumbent (valid) on entry and the best on return. */
 ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options_t const *options,
                              uint64_t *offsets, ar_place_result_t *result);
