@@ -211,12 +211,14 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result);
 /* The diagnostic of a broken result, given k and the clobbering instance in decimal. */
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
                         char const *j_text);
-/* Planes for rule D (rule_d_planes.c): elementary intervals (sorted distinct endpoints into
- * *coords, each plane's cell range into lo/hi), keys, identity and text. */
-ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords, size_t *count,
-                              uint32_t **lo, uint32_t **hi);
+/* Planes for rule D (rule_d_planes.c): keys (plane_key and key_plane hold planes_count + 1
+ * entries), then elementary intervals (sorted distinct endpoints into *coords, each plane's
+ * cell range into lo/hi), identity and text. */
 ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_t *key_plane,
                                 size_t *keys_count);
+ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
+                              size_t const *key_plane, size_t keys_count, arp_u128_t **coords,
+                              size_t *count, uint32_t **lo, uint32_t **hi);
 bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b);
 void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size);
 /* Rule D's naive walker (rule_d_naive.c), the tests' twin of arp_rule_d: every executed

@@ -749,7 +749,8 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     if (arp_cert_plane_keys(plan, w.plane_key, w.key_plane, &w.keys_count) != ar_status_success_k)
         goto out;
 
-    status = arp_cert_compress(plan, &coords, &coords_count, &w.plane_lo, &w.plane_hi);
+    status = arp_cert_compress(plan, w.plane_key, w.key_plane, w.keys_count, &coords, &coords_count,
+                               &w.plane_lo, &w.plane_hi);
     if (status) goto out;
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;

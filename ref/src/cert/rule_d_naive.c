@@ -152,8 +152,16 @@ ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_r
     naive_t v = {
         .plan = plan, .current = NO_PHASE, .status = ar_status_success_k, .result = result};
     arp_u128_t *coords = NULL;
-    size_t coords_count = 0;
-    status = arp_cert_compress(plan, &coords, &coords_count, &v.lo, &v.hi);
+    size_t coords_count = 0, keys_count = 0, p = plan->planes_count;
+    int32_t *plane_key = malloc((p + 1) * sizeof *plane_key);
+    size_t *key_plane = malloc((p + 1) * sizeof *key_plane);
+    status = ar_status_out_of_memory_k;
+    if (plane_key && key_plane)
+        status = arp_cert_plane_keys(plan, plane_key, key_plane, &keys_count);
+    if (!status)
+        status = arp_cert_compress(plan, plane_key, key_plane, keys_count, &coords, &coords_count,
+                                   &v.lo, &v.hi);
+    free(plane_key), free(key_plane);
     if (status) return status;
     v.last = malloc((coords_count + 1) * sizeof *v.last);
     if (!v.last)
