@@ -2,7 +2,6 @@
  * intervals (the sorted distinct plane endpoints cut the address space into cells), keys (a
  * distinct (name, base, size) each), and the diagnostic of a carried plane that breaks D.
  */
-#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,10 +39,8 @@ static uint64_t plane_hash(ar_plane_t const *plane) {
 }
 
 void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size) {
-    char end[40];
-    arp_u128_hex((arp_u128_t)plane->base + plane->size, end, sizeof end);
-    snprintf(text, size, "\"%s\" [0x%" PRIx64 ", %s)", plane->name ? plane->name : "", plane->base,
-             end);
+    arp_cert_describe_range(plane->name, plane->base, (arp_u128_t)plane->base + plane->size, text,
+                            size);
 }
 
 bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
