@@ -149,6 +149,19 @@ static inline ar_status_t arp_namings_stream_launch(arp_cert_t const *cert,
     return arp_namings_stream_fill(cert, stream, launch, count);
 }
 
+/* The first piece of the windows' union that ends past `lo` (spans_count: none), by binary
+ * search. */
+static inline size_t arp_cert_span_past(arp_cert_t const *cert, uint64_t lo) {
+    size_t left = 0, right = cert->spans_count;
+    while (left < right) {
+        size_t middle = left + (right - left) / 2;
+        if (cert->spans[middle].end <= (arp_u128_t)lo)
+            left = middle + 1;
+        else
+            right = middle;
+    }
+    return left;
+}
 /* Whether [lo, hi] (inclusive) meets a window; the window it meets goes to *window. */
 bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window);
 /* The allowed range of `phase` (a plane of it or a global) that holds all of [lo, hi], or NULL. */
