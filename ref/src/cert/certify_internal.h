@@ -238,8 +238,6 @@ void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size);
  * launch, one by one; refuses (ar_status_unsupported_k) a plan executing more than
  * `launch_limit` launches. */
 ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_rule_d_t *result);
-/* Launches the schedule executes, by prefix sums over the launch table (saturated). */
-ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count);
 
 /* Rule C's diagnostic for launch `li`, whose phase is absent or names no declared phase: one
  * message for the certificate and the exact oracle. */

@@ -12,7 +12,8 @@
 
 #define NO_PHASE INT64_MIN
 
-ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count) {
+/* Launches the schedule executes, by prefix sums over the launch table (saturated). */
+static ar_status_t executed_launches(ar_plan_t const *plan, arp_u128_t *count) {
     size_t n = plan->launches_count;
     arp_u128_t *weight = malloc((n + 1) * sizeof *weight);
     size_t const *order = plan->repeat_order;
@@ -138,7 +139,7 @@ static bool naive_range(naive_t *v, size_t begin, size_t end, size_t container) 
 ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_rule_d_t *result) {
     memset(result, 0, sizeof *result);
     arp_u128_t executed = 0;
-    ar_status_t status = arp_cert_executed_launches(plan, &executed);
+    ar_status_t status = executed_launches(plan, &executed);
     if (status) return status;
     if (executed > launch_limit) {
         char count[48];
