@@ -85,7 +85,6 @@ typedef struct arp_cert_t {
     /* Per repeat, its namings sorted by site; NULL when the plan has no shifts. Nothing here is
      * proportional to the words: only named sites are listed. */
     arp_naming_list_t *lists;
-    size_t const *repeat_order; /* the plan's: the order the naming stream opens repeats in */
     arp_summary_t *summaries;
     arp_frame_entry_t *frame_entries;
 } arp_cert_t;
@@ -115,7 +114,7 @@ typedef struct arp_naming_stream_t {
     size_t heap_count, heap_capacity;
     arp_summary_t **owned; /* lists the stream sorted itself (deltas not in site order) */
     size_t owned_count;
-    size_t opened;     /* repeats of cert->repeat_order opened so far */
+    size_t opened;     /* repeats of plan->repeat_order (outer first) opened so far */
     size_t next_first; /* the first launch of the next repeat to open; SIZE_MAX: none */
     arp_site_naming_t *out;
     size_t out_capacity;
