@@ -495,8 +495,7 @@ static bool walk_repeat(walker_t *w, size_t q) {
 static bool walk_reference(walker_t *w, size_t first, size_t count) {
     summaries_t *m = &w->sums;
     ar_plan_t const *plan = w->plan;
-    if (!m->enabled || count == 0 || first >= plan->launches_count)
-        return walk_range(w, first, first + count, SIZE_MAX);
+    if (!m->enabled) return walk_range(w, first, first + count, SIZE_MAX);
     size_t slot = summary_slot(m, first, count, false);
     int64_t first_phase =
         m->table[slot].count ? m->table[slot].first_phase : plan->launches[first].phase;
