@@ -99,3 +99,38 @@ EOF
   git -C "$_collect_root" worktree remove --force "$wt"
   rm -rf "$bld"
 }
+
+# count_in_tree WT BLD BENCHMARK: the instructions of BENCHMARK for the tree checked out at WT,
+# built in BLD (incrementally). certify/FAMILY/PRESET: one ar_certify call by its arenacert (any
+# commit); another benchmark, or COUNT_WITH_BENCH=1: this checkout's scripts/bench --instructions
+# over its arenaref_bench (commits whose shim has callgrind regions). Prints the count or nothing.
+count_in_tree() {
+  local wt=$1 bld=$2 benchmark=$3 sha out regex
+  if [[ $benchmark =~ ^certify/([a-z_]+)/([a-z]+)$ ]] && [ "${COUNT_WITH_BENCH:-0}" != 1 ]; then
+    { cmake -S "$wt" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DARENAREF_BENCH=OFF &&
+      cmake --build "$bld" --target arenacert -j2; } > "$bld.log" 2>&1 || return 1
+    collect_instructions "$bld/bin/arenacert" \
+      "$COLLECT_WORK/plans/${BASH_REMATCH[1]}-${BASH_REMATCH[2]}.json"
+    return 0
+  fi
+  { cmake -S "$wt" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DARENAREF_BENCH=ON &&
+    cmake --build "$bld" --target arenaref_bench -j2; } > "$bld.log" 2>&1 || return 1
+  sha=$(git -C "$wt" rev-parse HEAD)
+  out="$COLLECT_WORK/out-${sha:0:12}"
+  rm -rf "$out"
+  regex="^$(printf '%s' "$benchmark" | sed 's/[][\.*^$+?(){}|]/\\&/g')(/|\$)"
+  BUILD_DIR=$bld ARENAREF_COMMIT=$sha ARENAREF_DIRTY=false "$_collect_root/scripts/bench" \
+    --instructions --no-build --no-report --filter "$regex" --out "$out" > "$bld.bench.log" 2>&1 ||
+    return 1
+  /usr/bin/python3 - "$benchmark" "$out"/*.json <<'PY'
+import json, statistics, sys
+name, counts = sys.argv[1], []
+for path in sys.argv[2:]:
+    for entry in json.load(open(path)).get("benchmarks", []):
+        base = entry.get("run_name", "").split("/repeats:")[0]
+        if base == name and entry.get("run_type") != "aggregate" and "instructions" in entry:
+            counts.append(entry["instructions"])
+if counts:
+    print(f"{statistics.median(counts):.0f}")
+PY
+}
