@@ -72,8 +72,10 @@ static ar_status_t report_rule_d(ar_plan_t const *plan, arp_rule_d_t const *d,
     report->executed_launches = arp_u128_to_u64_sat(d->executed_launches);
     report->instances = arp_u128_to_u64_sat(d->instances);
     if (!d->broken) return ar_status_success_k;
-    set_verdict(report, ar_rule_d_k,
-                arp_u128_add_sat(arp_u128_add_sat(2, plan->launches_count), d->instance));
+    /* The exact text is k's plus 2 + n, in decimal (k may pass 2^128). */
+    report->rule = ar_rule_d_k;
+    report->verdict = arp_u128_to_u64_sat(
+        arp_u128_add_sat(arp_u128_add_sat(2, plan->launches_count), d->instance));
     report->instance = arp_u128_to_u64_sat(d->instance);
     snprintf(report->instance_text, sizeof report->instance_text, "%s", d->instance_text);
     if (!decimal_add(d->instance_text, (uint64_t)plan->launches_count + 2, report->verdict_text,

@@ -85,7 +85,6 @@ typedef struct arp_cert_t {
     /* Per repeat, its namings sorted by site; NULL when the plan has no shifts. Nothing here is
      * proportional to the words: only named sites are listed. */
     arp_naming_list_t *lists;
-    size_t const *repeat_order; /* the plan's: the order the naming stream opens repeats in */
     arp_summary_t *summaries;
     arp_frame_entry_t *frame_entries;
 } arp_cert_t;
@@ -115,7 +114,7 @@ typedef struct arp_naming_stream_t {
     size_t heap_count, heap_capacity;
     arp_summary_t **owned; /* lists the stream sorted itself (deltas not in site order) */
     size_t owned_count;
-    size_t opened;     /* repeats of cert->repeat_order opened so far */
+    size_t opened;     /* repeats of plan->repeat_order (outer first) opened so far */
     size_t next_first; /* the first launch of the next repeat to open; SIZE_MAX: none */
     arp_site_naming_t *out;
     size_t out_capacity;
@@ -149,6 +148,19 @@ static inline ar_status_t arp_namings_stream_launch(arp_cert_t const *cert,
     return arp_namings_stream_fill(cert, stream, launch, count);
 }
 
+/* The first piece of the windows' union that ends past `lo` (spans_count: none), by binary
+ * search. */
+static inline size_t arp_cert_span_past(arp_cert_t const *cert, uint64_t lo) {
+    size_t left = 0, right = cert->spans_count;
+    while (left < right) {
+        size_t middle = left + (right - left) / 2;
+        if (cert->spans[middle].end <= (arp_u128_t)lo)
+            left = middle + 1;
+        else
+            right = middle;
+    }
+    return left;
+}
 /* Whether [lo, hi] (inclusive) meets a window; the window it meets goes to *window. */
 bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window);
 /* The allowed range of `phase` (a plane of it or a global) that holds all of [lo, hi], or NULL. */
@@ -211,20 +223,20 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result);
 /* The diagnostic of a broken result, given k and the clobbering instance in decimal. */
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
                         char const *j_text);
-/* Planes for rule D (rule_d_planes.c): elementary intervals (sorted distinct endpoints into
- * *coords, each plane's cell range into lo/hi), keys, identity and text. */
-ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords, size_t *count,
-                              uint32_t **lo, uint32_t **hi);
+/* Planes for rule D (rule_d_planes.c): keys (plane_key and key_plane hold planes_count + 1
+ * entries), then elementary intervals (sorted distinct endpoints into *coords, each plane's
+ * cell range into lo/hi), identity and text. */
 ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_t *key_plane,
                                 size_t *keys_count);
+ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
+                              size_t const *key_plane, size_t keys_count, arp_u128_t **coords,
+                              size_t *count, uint32_t **lo, uint32_t **hi);
 bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b);
 void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size);
 /* Rule D's naive walker (rule_d_naive.c), the tests' twin of arp_rule_d: every executed
  * launch, one by one; refuses (ar_status_unsupported_k) a plan executing more than
  * `launch_limit` launches. */
 ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_rule_d_t *result);
-/* Launches the schedule executes, by prefix sums over the launch table (saturated). */
-ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count);
 
 /* Rule C's diagnostic for launch `li`, whose phase is absent or names no declared phase: one
  * message for the certificate and the exact oracle. */

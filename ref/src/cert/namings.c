@@ -85,8 +85,6 @@ ar_status_t arp_namings_build(arp_cert_t *cert) {
         return ar_status_success_k;
     cert->lists = calloc(r_count, sizeof *cert->lists);
     if (!cert->lists) return ar_status_out_of_memory_k;
-    /* The stream opens repeats by first launch, outer before inner: finish's order. */
-    cert->repeat_order = plan->repeat_order;
 
     /* Which repeats read in place; room for the others' summaries and kept frame entries. */
     size_t summaries = 0, entries = 0, gather = 0;
@@ -210,7 +208,7 @@ static void heap_up(arp_naming_cursor_t *heap, size_t i) {
 static size_t next_first_of(arp_cert_t const *cert, size_t opened) {
     ar_plan_t const *plan = cert->plan;
     if (!cert->lists || opened >= plan->repeats_count) return SIZE_MAX;
-    return plan->repeats[cert->repeat_order[opened]].first;
+    return plan->repeats[plan->repeat_order[opened]].first;
 }
 
 void arp_namings_stream_begin(arp_cert_t const *cert, arp_naming_stream_t *stream) {
@@ -232,7 +230,7 @@ ar_status_t arp_namings_stream_fill(arp_cert_t const *cert, arp_naming_stream_t 
     *count = 0;
     /* Open the repeats that start by this launch: their namings lie in their bodies. */
     while (stream->next_first <= launch) {
-        size_t r = cert->repeat_order[stream->opened++];
+        size_t r = plan->repeat_order[stream->opened++];
         stream->next_first = next_first_of(cert, stream->opened);
         arp_naming_cursor_t c = {0, 0, r, 0, cert->lists[r]};
         if (c.list.deltas && !deltas_in_order(plan, &plan->repeats[r])) {

@@ -281,12 +281,12 @@ static ar_status_t check_schedule(ar_plan_t const *plan, ar_plan_error_t *error)
     ar_status_t status = ar_status_success_k;
     for (size_t k = 0; k < plan->schedule_count && !status; ++k) {
         ar_reference_t const *reference = &plan->schedule[k];
-        snprintf(path, sizeof path, "$.schedule[%zu]", k);
         if (reference->count == 0) {
             snprintf(path, sizeof path, "$.schedule[%zu].count", k);
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                    "count is 0: a reference runs at least one launch");
         } else if (reference->first > n || reference->count > n - reference->first) {
+            snprintf(path, sizeof path, "$.schedule[%zu]", k);
             status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                    "launches [%zu, %zu + %zu) run past the launch table (%zu "
                                    "launches)",
@@ -298,6 +298,7 @@ static ar_status_t check_schedule(ar_plan_t const *plan, ar_plan_error_t *error)
                 ar_repeat_t const *repeat = &plan->repeats[r];
                 size_t f = repeat->first, g = repeat->first + repeat->count;
                 if ((f < s && s < g) || (f < e && e < g)) {
+                    snprintf(path, sizeof path, "$.schedule[%zu]", k);
                     status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                            "reference to launches [%zu, %zu) cuts repeat %zu's "
                                            "body, launches [%zu, %zu): it overlaps it without "

@@ -25,15 +25,8 @@ void arp_cert_describe_range(char const *name, uint64_t base, arp_u128_t end, ch
 }
 
 bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window) {
-    /* The first span whose end passes lo; it meets [lo, hi] iff it starts at or before hi. */
-    size_t left = 0, right = cert->spans_count;
-    while (left < right) {
-        size_t middle = left + (right - left) / 2;
-        if (cert->spans[middle].end <= (arp_u128_t)lo)
-            left = middle + 1;
-        else
-            right = middle;
-    }
+    /* The first span whose end passes lo meets [lo, hi] iff it starts at or before hi. */
+    size_t left = arp_cert_span_past(cert, lo);
     if (left == cert->spans_count || cert->spans[left].base > hi) return false;
     if (window) {
         /* Name an original window that meets the interval, not just the union's piece. */

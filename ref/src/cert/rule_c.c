@@ -35,14 +35,7 @@ static bool memo_meets_window(arp_cert_t const *cert, lookup_memo_t *memo, uint6
     if (memo->has_gap && memo->gap_lo <= lo && hi <= memo->gap_hi) return false;
     if (memo->has_span && memo->span_lo <= hi && lo <= memo->span_hi) return true;
     /* The first span ending past lo decides; remember it, or the gap before it. */
-    size_t left = 0, right = cert->spans_count;
-    while (left < right) {
-        size_t middle = left + (right - left) / 2;
-        if (cert->spans[middle].end <= (arp_u128_t)lo)
-            left = middle + 1;
-        else
-            right = middle;
-    }
+    size_t left = arp_cert_span_past(cert, lo);
     uint64_t gap_lo = left ? (uint64_t)(cert->spans[left - 1].end) : 0;
     if (left == cert->spans_count || cert->spans[left].base > hi) {
         memo->has_gap = true;

@@ -98,19 +98,17 @@ ar_status_t arp_rule_c_exact(arp_cert_t const *cert, ar_certify_report_t *report
             }
             size_t n = count;
             uint64_t word = plan->words[site], sum = 0;
-            bool any_empty = false;
             for (size_t g = 0; g < n; ++g) {
                 arp_naming_t const *naming = &first[g].naming;
                 ar_repeat_t const *rep = &plan->repeats[naming->repeat];
                 groups[g] = (odometer_t){naming, rep->iterations,       rep->has_frames,
                                          0,      naming->entries_first, 0};
-                if (rep->iterations == 0) any_empty = true;
                 groups[g].shift =
                     arp_cert_shift_at(cert, naming, rep->has_frames, 0, &groups[g].cursor);
                 sum += groups[g].shift;
             }
-            bool site_ok = true;
-            while (!any_empty) {
+            bool site_ok = true; /* every repeat runs at least once (finish) */
+            for (;;) {
                 uint64_t value = word + sum;
                 ++report->evaluations;
                 if (arp_cert_meets_window(cert, value, value, NULL) &&

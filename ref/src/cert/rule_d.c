@@ -495,8 +495,7 @@ static bool walk_repeat(walker_t *w, size_t q) {
 static bool walk_reference(walker_t *w, size_t first, size_t count) {
     summaries_t *m = &w->sums;
     ar_plan_t const *plan = w->plan;
-    if (!m->enabled || count == 0 || first >= plan->launches_count)
-        return walk_range(w, first, first + count, SIZE_MAX);
+    if (!m->enabled) return walk_range(w, first, first + count, SIZE_MAX);
     size_t slot = summary_slot(m, first, count, false);
     int64_t first_phase =
         m->table[slot].count ? m->table[slot].first_phase : plan->launches[first].phase;
@@ -749,7 +748,8 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     if (arp_cert_plane_keys(plan, w.plane_key, w.key_plane, &w.keys_count) != ar_status_success_k)
         goto out;
 
-    status = arp_cert_compress(plan, &coords, &coords_count, &w.plane_lo, &w.plane_hi);
+    status = arp_cert_compress(plan, w.plane_key, w.key_plane, w.keys_count, &coords, &coords_count,
+                               &w.plane_lo, &w.plane_hi);
     if (status) goto out;
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;

@@ -12,7 +12,8 @@
 
 #define NO_PHASE INT64_MIN
 
-ar_status_t arp_cert_executed_launches(ar_plan_t const *plan, arp_u128_t *count) {
+/* Launches the schedule executes, by prefix sums over the launch table (saturated). */
+static ar_status_t executed_launches(ar_plan_t const *plan, arp_u128_t *count) {
     size_t n = plan->launches_count;
     arp_u128_t *weight = malloc((n + 1) * sizeof *weight);
     size_t const *order = plan->repeat_order;
@@ -138,7 +139,7 @@ static bool naive_range(naive_t *v, size_t begin, size_t end, size_t container) 
 ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_rule_d_t *result) {
     memset(result, 0, sizeof *result);
     arp_u128_t executed = 0;
-    ar_status_t status = arp_cert_executed_launches(plan, &executed);
+    ar_status_t status = executed_launches(plan, &executed);
     if (status) return status;
     if (executed > launch_limit) {
         char count[48];
@@ -152,8 +153,16 @@ ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_r
     naive_t v = {
         .plan = plan, .current = NO_PHASE, .status = ar_status_success_k, .result = result};
     arp_u128_t *coords = NULL;
-    size_t coords_count = 0;
-    status = arp_cert_compress(plan, &coords, &coords_count, &v.lo, &v.hi);
+    size_t coords_count = 0, keys_count = 0, p = plan->planes_count;
+    int32_t *plane_key = malloc((p + 1) * sizeof *plane_key);
+    size_t *key_plane = malloc((p + 1) * sizeof *key_plane);
+    status = ar_status_out_of_memory_k;
+    if (plane_key && key_plane)
+        status = arp_cert_plane_keys(plan, plane_key, key_plane, &keys_count);
+    if (!status)
+        status = arp_cert_compress(plan, plane_key, key_plane, keys_count, &coords, &coords_count,
+                                   &v.lo, &v.hi);
+    free(plane_key), free(key_plane);
     if (status) return status;
     v.last = malloc((coords_count + 1) * sizeof *v.last);
     if (!v.last)

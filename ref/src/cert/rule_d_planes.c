@@ -2,7 +2,6 @@
  * intervals (the sorted distinct plane endpoints cut the address space into cells), keys (a
  * distinct (name, base, size) each), and the diagnostic of a carried plane that breaks D.
  */
-#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,33 +9,38 @@
 
 #include "cert/certify_internal.h"
 
-typedef struct plane_key_t {
-    char const *name;
-    uint64_t base, size;
-    size_t index;
-} plane_key_t;
-
-static int compare_plane_keys(void const *a, void const *b) {
-    plane_key_t const *x = a, *y = b;
-    int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
-    if (c) return c;
-    if (x->base != y->base) return x->base < y->base ? -1 : 1;
-    if (x->size != y->size) return x->size < y->size ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static int compare_u128(void const *a, void const *b) {
     arp_u128_t x = *(arp_u128_t const *)a, y = *(arp_u128_t const *)b;
     return x < y ? -1 : x > y;
 }
 
-/* Repeat indices sorted by (first ascending, count descending): outer before inner. */
+/* Sorts in place: insertion sort (comparisons inline) for the few endpoints of a small plan. */
+static void sort_u128(arp_u128_t *values, size_t count) {
+    if (count > 64) {
+        qsort(values, count, sizeof *values, compare_u128);
+        return;
+    }
+    for (size_t i = 1; i < count; ++i) {
+        arp_u128_t value = values[i];
+        size_t j = i;
+        for (; j > 0 && values[j - 1] > value; --j) values[j] = values[j - 1];
+        values[j] = value;
+    }
+}
+
+/* A plane's identity (name, base, size) hashed: FNV-1a over the name, then mixed. */
+static uint64_t plane_hash(ar_plane_t const *plane) {
+    uint64_t h = 1469598103934665603ull;
+    for (char const *c = plane->name ? plane->name : ""; *c; ++c)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h = (h ^ plane->base) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 31) ^ plane->size) * 0x94d049bb133111ebull;
+    return h ^ (h >> 29);
+}
 
 void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size) {
-    char end[40];
-    arp_u128_hex((arp_u128_t)plane->base + plane->size, end, sizeof end);
-    snprintf(text, size, "\"%s\" [0x%" PRIx64 ", %s)", plane->name ? plane->name : "", plane->base,
-             end);
+    arp_cert_describe_range(plane->name, plane->base, (arp_u128_t)plane->base + plane->size, text,
+                            size);
 }
 
 bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
@@ -44,25 +48,33 @@ bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
            strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0;
 }
 
-/* Sorted unique endpoints of every plane, and each plane's elementary index range. */
-ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords_out, size_t *count_out,
-                              uint32_t **lo_out, uint32_t **hi_out) {
+/* Sorted unique endpoints of every key's plane, and each plane's elementary index range (its
+ * key's: planes of one key have one range). */
+ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
+                              size_t const *key_plane, size_t keys_count, arp_u128_t **coords_out,
+                              size_t *count_out, uint32_t **lo_out, uint32_t **hi_out) {
     size_t p = plan->planes_count;
-    arp_u128_t *coords = malloc((2 * p + 1) * sizeof *coords);
+    arp_u128_t *coords = malloc((2 * keys_count + 1) * sizeof *coords);
     uint32_t *lo = malloc((p + 1) * sizeof *lo), *hi = malloc((p + 1) * sizeof *hi);
     if (!coords || !lo || !hi) {
         free(coords), free(lo), free(hi);
         return ar_status_out_of_memory_k;
     }
-    for (size_t i = 0; i < p; ++i) {
-        coords[2 * i] = plan->planes[i].base;
-        coords[2 * i + 1] = (arp_u128_t)plan->planes[i].base + plan->planes[i].size;
+    for (size_t k = 0; k < keys_count; ++k) {
+        ar_plane_t const *plane = &plan->planes[key_plane[k]];
+        coords[2 * k] = plane->base;
+        coords[2 * k + 1] = (arp_u128_t)plane->base + plane->size;
     }
-    qsort(coords, 2 * p, sizeof *coords, compare_u128);
+    sort_u128(coords, 2 * keys_count);
     size_t unique = 0;
-    for (size_t i = 0; i < 2 * p; ++i)
+    for (size_t i = 0; i < 2 * keys_count; ++i)
         if (!unique || coords[unique - 1] != coords[i]) coords[unique++] = coords[i];
     for (size_t i = 0; i < p; ++i) {
+        size_t first = key_plane[plane_key[i]];
+        if (first < i) { /* a plane of this key came before: its range */
+            lo[i] = lo[first], hi[i] = hi[first];
+            continue;
+        }
         arp_u128_t targets[2] = {plan->planes[i].base,
                                  (arp_u128_t)plan->planes[i].base + plan->planes[i].size};
         uint32_t found[2];
@@ -83,25 +95,31 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, arp_u128_t **coords_out, si
     return ar_status_success_k;
 }
 
-/* Each plane's key (distinct name, base and size, numbered in identity order) into plane_key,
- * and a plane of each key into key_plane; the number of keys goes to *keys_count. */
+/* Each plane's key (distinct name, base and size, numbered in order of first appearance) into
+ * plane_key, and the first plane of each key into key_plane; the number of keys goes to
+ * *keys_count. An open-addressing table of key numbers, on the stack for a small plan. */
 ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_t *key_plane,
                                 size_t *keys_count) {
-    size_t p = plan->planes_count;
-    plane_key_t *by_identity = malloc((p + 1) * sizeof *by_identity);
-    if (!by_identity) return ar_status_out_of_memory_k;
-    for (size_t i = 0; i < p; ++i)
-        by_identity[i] =
-            (plane_key_t){plan->planes[i].name, plan->planes[i].base, plan->planes[i].size, i};
-    qsort(by_identity, p, sizeof *by_identity, compare_plane_keys);
-    *keys_count = 0;
+    size_t p = plan->planes_count, capacity = 256;
+    while (capacity < 2 * p) capacity *= 2;
+    uint32_t small[256], *slots = capacity == 256 ? small : malloc(capacity * sizeof *slots);
+    if (!slots) return ar_status_out_of_memory_k;
+    memset(slots, 0xff, capacity * sizeof *slots); /* UINT32_MAX: free */
+    size_t keys = 0, mask = capacity - 1;
     for (size_t i = 0; i < p; ++i) {
-        if (i == 0 || !arp_cert_same_plane(&plan->planes[by_identity[i - 1].index],
-                                           &plan->planes[by_identity[i].index]))
-            key_plane[(*keys_count)++] = by_identity[i].index;
-        plane_key[by_identity[i].index] = (int32_t)(*keys_count - 1);
+        ar_plane_t const *plane = &plan->planes[i];
+        size_t at = (size_t)plane_hash(plane) & mask;
+        while (slots[at] != UINT32_MAX &&
+               !arp_cert_same_plane(&plan->planes[key_plane[slots[at]]], plane))
+            at = (at + 1) & mask;
+        if (slots[at] == UINT32_MAX) {
+            slots[at] = (uint32_t)keys;
+            key_plane[keys++] = i;
+        }
+        plane_key[i] = (int32_t)slots[at];
     }
-    free(by_identity);
+    *keys_count = keys;
+    if (slots != small) free(slots);
     return ar_status_success_k;
 }
 
