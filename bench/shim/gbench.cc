@@ -36,18 +36,25 @@ namespace {
 using plain_function_t = void (*)(benchmark::State &);
 using registered_t = decltype(benchmark::RegisterBenchmark("", plain_function_t{}));
 
-benchmark::State &state_of(gb_state_t *state) { return *reinterpret_cast<benchmark::State *>(state); }
+benchmark::State &state_of(gb_state_t *state) {
+    return *reinterpret_cast<benchmark::State *>(state);
+}
 benchmark::State const &state_of(gb_state_t const *state) {
     return *reinterpret_cast<benchmark::State const *>(state);
 }
-registered_t handle_of(gb_benchmark_t *benchmark) { return reinterpret_cast<registered_t>(benchmark); }
-gb_benchmark_t *handle_from(registered_t benchmark) { return reinterpret_cast<gb_benchmark_t *>(benchmark); }
+registered_t handle_of(gb_benchmark_t *benchmark) {
+    return reinterpret_cast<registered_t>(benchmark);
+}
+gb_benchmark_t *handle_from(registered_t benchmark) {
+    return reinterpret_cast<gb_benchmark_t *>(benchmark);
+}
 
 benchmark::Counter::Flags counter_flags(int flags) {
     int result = benchmark::Counter::kDefaults;
     if (flags & gb_counter_rate_k) result |= benchmark::Counter::kIsRate;
     if (flags & gb_counter_avg_iterations_k) result |= benchmark::Counter::kAvgIterations;
-    if (flags & gb_counter_iteration_invariant_k) result |= benchmark::Counter::kIsIterationInvariant;
+    if (flags & gb_counter_iteration_invariant_k)
+        result |= benchmark::Counter::kIsIterationInvariant;
     if (flags & gb_counter_avg_threads_k) result |= benchmark::Counter::kAvgThreads;
     return static_cast<benchmark::Counter::Flags>(result);
 }
@@ -117,7 +124,8 @@ void run_dump(char const *name, benchmark::State const &state) {
     region_end();
     if (!under_callgrind()) return;
 #ifdef GB_HAVE_CALLGRIND
-    std::string label = std::string("arenaref-run iterations=") + std::to_string(state.iterations()) +
+    std::string label = std::string("arenaref-run iterations=") +
+                        std::to_string(state.iterations()) +
                         (state.error_occurred() ? " skipped" : "") + " name=" + name;
     CALLGRIND_DUMP_STATS_AT(label.c_str());
 #else
@@ -167,7 +175,8 @@ class deferred_reporter_t : public benchmark::BenchmarkReporter {
 extern "C" {
 
 // What scripts/bench --instructions looks for in a binary before it counts with callgrind.
-__attribute__((used)) char const gb_callgrind_regions_marker[] = "arenaref-gbench-callgrind-regions-v1";
+__attribute__((used)) char const gb_callgrind_regions_marker[] =
+    "arenaref-gbench-callgrind-regions-v1";
 
 bool gb_counting_instructions(void) { return under_callgrind(); }
 
@@ -179,8 +188,8 @@ bool gb_keep_running(gb_state_t *state, int64_t batch) {
 }
 int64_t gb_range(gb_state_t *state, size_t index) {
     if (!running || index >= running->arity) {
-        fprintf(stderr, "gbench: gb_range(%zu) of a benchmark registered with %zu arguments\n", index,
-                running ? running->arity : 0);
+        fprintf(stderr, "gbench: gb_range(%zu) of a benchmark registered with %zu arguments\n",
+                index, running ? running->arity : 0);
         return 0;
     }
     return state_of(state).range(index);
@@ -194,7 +203,9 @@ void gb_resume_timing(gb_state_t *state) {
     state_of(state).ResumeTiming();
     region_begin();
 }
-void gb_set_iteration_time(gb_state_t *state, double seconds) { state_of(state).SetIterationTime(seconds); }
+void gb_set_iteration_time(gb_state_t *state, double seconds) {
+    state_of(state).SetIterationTime(seconds);
+}
 void gb_skip_with_error(gb_state_t *state, char const *message) {
     region_end();
     state_of(state).SkipWithError(message ? message : "skipped");
@@ -203,9 +214,15 @@ bool gb_error_occurred(gb_state_t const *state) { return state_of(state).error_o
 void gb_set_counter(gb_state_t *state, char const *name, double value, int flags) {
     state_of(state).counters[name] = benchmark::Counter(value, counter_flags(flags));
 }
-void gb_set_items_processed(gb_state_t *state, int64_t items) { state_of(state).SetItemsProcessed(items); }
-void gb_set_bytes_processed(gb_state_t *state, int64_t bytes) { state_of(state).SetBytesProcessed(bytes); }
-void gb_set_label(gb_state_t *state, char const *label) { state_of(state).SetLabel(label ? label : ""); }
+void gb_set_items_processed(gb_state_t *state, int64_t items) {
+    state_of(state).SetItemsProcessed(items);
+}
+void gb_set_bytes_processed(gb_state_t *state, int64_t bytes) {
+    state_of(state).SetBytesProcessed(bytes);
+}
+void gb_set_label(gb_state_t *state, char const *label) {
+    state_of(state).SetLabel(label ? label : "");
+}
 
 gb_benchmark_t *gb_register(char const *name, gb_function_t function, void *user_data) {
     if (!name || !function) return nullptr;
@@ -234,7 +251,9 @@ gb_benchmark_t *gb_args(gb_benchmark_t *b, int64_t const *values, size_t count) 
     set_arity(b, count);
     return handle_from(handle_of(b)->Args(std::vector<int64_t>(values, values + count)));
 }
-gb_benchmark_t *gb_arg_name(gb_benchmark_t *b, char const *name) { return handle_from(handle_of(b)->ArgName(name)); }
+gb_benchmark_t *gb_arg_name(gb_benchmark_t *b, char const *name) {
+    return handle_from(handle_of(b)->ArgName(name));
+}
 gb_benchmark_t *gb_range_bounds(gb_benchmark_t *b, int64_t low, int64_t high) {
     set_arity(b, 1);
     return handle_from(handle_of(b)->Range(low, high));
@@ -246,16 +265,24 @@ gb_benchmark_t *gb_iterations_fixed(gb_benchmark_t *b, int64_t iterations) {
     return handle_from(handle_of(b)->Iterations(iterations));
 }
 gb_benchmark_t *gb_unit(gb_benchmark_t *b, gb_time_unit_t unit) {
-    benchmark::TimeUnit units[] = {benchmark::kNanosecond, benchmark::kMicrosecond, benchmark::kMillisecond,
-                                   benchmark::kSecond};
-    return handle_from(handle_of(b)->Unit(units[unit <= gb_time_unit_s_k ? unit : gb_time_unit_ns_k]));
+    benchmark::TimeUnit units[] = {benchmark::kNanosecond, benchmark::kMicrosecond,
+                                   benchmark::kMillisecond, benchmark::kSecond};
+    return handle_from(
+        handle_of(b)->Unit(units[unit <= gb_time_unit_s_k ? unit : gb_time_unit_ns_k]));
 }
-gb_benchmark_t *gb_use_real_time(gb_benchmark_t *b) { return handle_from(handle_of(b)->UseRealTime()); }
-gb_benchmark_t *gb_use_manual_time(gb_benchmark_t *b) { return handle_from(handle_of(b)->UseManualTime()); }
-gb_benchmark_t *gb_min_time(gb_benchmark_t *b, double seconds) { return handle_from(handle_of(b)->MinTime(seconds)); }
+gb_benchmark_t *gb_use_real_time(gb_benchmark_t *b) {
+    return handle_from(handle_of(b)->UseRealTime());
+}
+gb_benchmark_t *gb_use_manual_time(gb_benchmark_t *b) {
+    return handle_from(handle_of(b)->UseManualTime());
+}
+gb_benchmark_t *gb_min_time(gb_benchmark_t *b, double seconds) {
+    return handle_from(handle_of(b)->MinTime(seconds));
+}
 gb_benchmark_t *gb_repetitions(gb_benchmark_t *b, int repetitions) {
     // Under callgrind counts repeat exactly: 3 runs (the first may pay a cold start) are enough.
-    if (under_callgrind() && repetitions > callgrind_repetitions_k) repetitions = callgrind_repetitions_k;
+    if (under_callgrind() && repetitions > callgrind_repetitions_k)
+        repetitions = callgrind_repetitions_k;
     return handle_from(handle_of(b)->Repetitions(repetitions));
 }
 
@@ -272,8 +299,10 @@ int gb_main(int argc, char **argv) {
     if (under_callgrind()) {
         names_reporter_t names;
         deferred_reporter_t file;
-        if (has_out) benchmark::RunSpecifiedBenchmarks(&names, &file);
-        else benchmark::RunSpecifiedBenchmarks(&names);
+        if (has_out)
+            benchmark::RunSpecifiedBenchmarks(&names, &file);
+        else
+            benchmark::RunSpecifiedBenchmarks(&names);
     } else {
         benchmark::RunSpecifiedBenchmarks();
     }

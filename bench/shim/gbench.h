@@ -27,11 +27,11 @@ typedef struct gb_benchmark_t gb_benchmark_t; /* a registered benchmark, for its
 typedef void (*gb_function_t)(gb_state_t *state, void *user_data);
 
 typedef enum gb_counter_flags_t {
-    gb_counter_default_k = 0,          /* reported as set */
-    gb_counter_rate_k = 1 << 0,        /* value / seconds: a throughput */
-    gb_counter_avg_iterations_k = 1 << 1, /* value / iterations: a per-iteration average */
+    gb_counter_default_k = 0,                  /* reported as set */
+    gb_counter_rate_k = 1 << 0,                /* value / seconds: a throughput */
+    gb_counter_avg_iterations_k = 1 << 1,      /* value / iterations: a per-iteration average */
     gb_counter_iteration_invariant_k = 1 << 2, /* value x iterations */
-    gb_counter_avg_threads_k = 1 << 3, /* value / threads */
+    gb_counter_avg_threads_k = 1 << 3,         /* value / threads */
 } gb_counter_flags_t;
 
 typedef enum gb_time_unit_t {
@@ -73,7 +73,7 @@ bool gb_counting_instructions(void);
 /* Register `function` under `name`; `user_data` is passed to each run and must outlive gb_main.
  * Returns NULL only when out of memory. */
 gb_benchmark_t *gb_register(char const *name, gb_function_t function, void *user_data);
-gb_benchmark_t *gb_arg(gb_benchmark_t *benchmark, int64_t value);   /* one run per call */
+gb_benchmark_t *gb_arg(gb_benchmark_t *benchmark, int64_t value); /* one run per call */
 gb_benchmark_t *gb_args(gb_benchmark_t *benchmark, int64_t const *values, size_t count);
 gb_benchmark_t *gb_arg_name(gb_benchmark_t *benchmark, char const *name);
 gb_benchmark_t *gb_range_bounds(gb_benchmark_t *benchmark, int64_t low, int64_t high);

@@ -11,9 +11,9 @@
 #include "arenaref/workloads.h"
 #include "gbench.h"
 
-#define BENCH_WORKLOAD_SEED 1u      /* every generated plan */
-#define BENCH_STREAM_SEED 0x5eedu   /* the arena benchmarks' batch stream */
-#define BENCH_JSON_SEED 0x5eedu     /* jansson's hash seed: counts repeat run to run */
+#define BENCH_WORKLOAD_SEED 1u    /* every generated plan */
+#define BENCH_STREAM_SEED 0x5eedu /* the arena benchmarks' batch stream */
+#define BENCH_JSON_SEED 0x5eedu   /* jansson's hash seed: counts repeat run to run */
 
 /* quick: the default of scripts/bench (minutes on 2 cores); full: publication. */
 typedef struct bench_profile_t {
@@ -52,11 +52,11 @@ typedef struct bench_plan_t {
     char key[128];
     ar_plan_t *plan;
     ar_workload_info_t info;
-    char json_path[512];   /* written on first use by bench_plan_json */
+    char json_path[512]; /* written on first use by bench_plan_json */
     uint64_t json_bytes;
-    bool json_too_big;     /* the JSON passed the reading cap: readers skip (see ->error) */
-    ar_plan_t *scaled[2];  /* iterations x1 and x8, shifts zeroed: bench_plan_scaled */
-    char error[1200];       /* why the plan could not be made; "" when plan != NULL */
+    bool json_too_big;    /* the JSON passed the reading cap: readers skip (see ->error) */
+    ar_plan_t *scaled[2]; /* iterations x1 and x8, shifts zeroed: bench_plan_scaled */
+    char error[1200];     /* why the plan could not be made; "" when plan != NULL */
 } bench_plan_t;
 
 /* The plan for (family, preset, fault), generated with BENCH_WORKLOAD_SEED; fault NULL or ""

@@ -68,7 +68,8 @@ typedef enum strategy_t {
     strategies_k
 } strategy_t;
 
-static char const *const strategy_names[] = {"arena", "glibc", "mimalloc", "jemalloc", "mmap", "pool", "floor"};
+static char const *const strategy_names[] = {"arena", "glibc", "mimalloc", "jemalloc",
+                                             "mmap",  "pool",  "floor"};
 
 /* ---- The size-class caching pool ---------------------------------------------------------- */
 
@@ -133,13 +134,13 @@ typedef struct runner_t {
     ar_arena_t arena;
     pool_t pool;
     void *floor_buffers[3];
-    uint64_t allocations;   /* calls to an allocator (arena: growths, read from its stats) */
-    uint64_t peak_live;     /* malloc strategies: the most bytes held at once */
+    uint64_t allocations; /* calls to an allocator (arena: growths, read from its stats) */
+    uint64_t peak_live;   /* malloc strategies: the most bytes held at once */
     uint64_t checksum;
-    void *last_output;      /* a page of the latest outputs, for the NUMA node */
+    void *last_output; /* a page of the latest outputs, for the NUMA node */
     size_t last_output_bytes;
-    bool probing;           /* time the allocation path of each call (the probe pass) */
-    uint64_t probe_ns;      /* the latest call's allocation path: both intervals, raw */
+    bool probing;      /* time the allocation path of each call (the probe pass) */
+    uint64_t probe_ns; /* the latest call's allocation path: both intervals, raw */
     char error[256];
 } runner_t;
 
@@ -154,7 +155,8 @@ static void *strategy_alloc(runner_t *runner, size_t bytes) {
     case strategy_jemalloc_k: return mallocx(bytes, JEMALLOC_ALIGN_64);
 #endif
     case strategy_mmap_k: {
-        void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *mapped =
+            mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         return mapped == MAP_FAILED ? NULL : mapped;
     }
     case strategy_pool_k: --runner->allocations; return pool_alloc(&runner->pool, bytes);
@@ -200,12 +202,16 @@ static bool run_call(runner_t *runner) {
         ar_outcome_t outcome = {0};
         ar_rows_view_t embeddings;
         ar_rows_tape_view_t states;
-        ar_text_encode(&(ar_text_encode_t){.arena = runner->arena, .texts = stream_tape(batch),
-                                           .dimensions = dimensions, .embeddings = &embeddings,
-                                           .states = &states, .outcome = &outcome});
+        ar_text_encode(&(ar_text_encode_t){.arena = runner->arena,
+                                           .texts = stream_tape(batch),
+                                           .dimensions = dimensions,
+                                           .embeddings = &embeddings,
+                                           .states = &states,
+                                           .outcome = &outcome});
         if (outcome.status != ar_status_success_k) {
             snprintf(runner->error, sizeof runner->error, "ar_text_encode failed: %s (%s)",
-                     ar_status_name(outcome.status), outcome.message ? outcome.message : "no message");
+                     ar_status_name(outcome.status),
+                     outcome.message ? outcome.message : "no message");
             return false;
         }
         consume(runner, embeddings.data, states.data, states.rows);
@@ -217,14 +223,16 @@ static bool run_call(runner_t *runner) {
     size_t *offsets;
     uint64_t alloc_start = runner->probing ? probe_clock_ns() : 0;
     if (runner->strategy == strategy_floor_k) {
-        embeddings = runner->floor_buffers[0], states = runner->floor_buffers[1], offsets = runner->floor_buffers[2];
+        embeddings = runner->floor_buffers[0], states = runner->floor_buffers[1],
+        offsets = runner->floor_buffers[2];
         __asm__ volatile("" : : "r"(embeddings), "r"(states), "r"(offsets) : "memory");
     } else {
         embeddings = strategy_alloc(runner, batch->embeddings_bytes);
         states = strategy_alloc(runner, batch->states_bytes);
         offsets = strategy_alloc(runner, batch->offsets_bytes);
         if (!embeddings || !states || !offsets) {
-            snprintf(runner->error, sizeof runner->error, "%s could not allocate", strategy_names[runner->strategy]);
+            snprintf(runner->error, sizeof runner->error, "%s could not allocate",
+                     strategy_names[runner->strategy]);
             return false;
         }
         uint64_t live = batch->embeddings_bytes + batch->states_bytes + batch->offsets_bytes;
@@ -234,7 +242,8 @@ static bool run_call(runner_t *runner) {
     stream_encode(batch, dimensions, embeddings, states, offsets);
     consume(runner, embeddings, states, batch->tokens_count);
     runner->last_output = batch->tokens_count ? (void *)states : (void *)embeddings;
-    runner->last_output_bytes = batch->tokens_count ? batch->tokens_count * dimensions * sizeof(float) : 64;
+    runner->last_output_bytes =
+        batch->tokens_count ? batch->tokens_count * dimensions * sizeof(float) : 64;
     uint64_t free_start = runner->probing ? probe_clock_ns() : 0;
     if (runner->strategy != strategy_floor_k) {
         bench_sink_u64((uint64_t)(uintptr_t)runner->last_output);
@@ -265,12 +274,15 @@ static int numa_node_of(void const *address, size_t bytes) {
     static bool loaded;
     if (!loaded) {
         loaded = true;
-        if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0) topology = NULL;
+        if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0)
+            topology = NULL;
     }
     if (!topology || !address) return -1;
     hwloc_nodeset_t nodes = hwloc_bitmap_alloc();
     int node = -1;
-    if (nodes && hwloc_get_area_memlocation(topology, address, bytes ? bytes : 1, nodes, HWLOC_MEMBIND_BYNODESET) == 0 &&
+    if (nodes &&
+        hwloc_get_area_memlocation(topology, address, bytes ? bytes : 1, nodes,
+                                   HWLOC_MEMBIND_BYNODESET) == 0 &&
         hwloc_bitmap_weight(nodes) == 1)
         node = hwloc_bitmap_first(nodes);
     hwloc_bitmap_free(nodes);
@@ -293,10 +305,15 @@ static int matches_library(stream_t const *stream, char *error, size_t capacity)
         size_t *offsets = malloc(batch->offsets_bytes);
         ar_rows_view_t e;
         ar_rows_tape_view_t s;
-        ar_text_encode(&(ar_text_encode_t){.arena = arena, .texts = stream_tape(batch), .dimensions = stream->dimensions,
-                                           .embeddings = &e, .states = &s, .outcome = &outcome});
+        ar_text_encode(&(ar_text_encode_t){.arena = arena,
+                                           .texts = stream_tape(batch),
+                                           .dimensions = stream->dimensions,
+                                           .embeddings = &e,
+                                           .states = &s,
+                                           .outcome = &outcome});
         if (!embeddings || !states || !offsets || outcome.status != ar_status_success_k) {
-            snprintf(error, capacity, "ar_text_encode failed: %s (%s)", ar_status_name(outcome.status),
+            snprintf(error, capacity, "ar_text_encode failed: %s (%s)",
+                     ar_status_name(outcome.status),
                      outcome.message ? outcome.message : "no message");
             same = -1;
         } else {
@@ -307,7 +324,8 @@ static int matches_library(stream_t const *stream, char *error, size_t capacity)
             for (size_t r = 0; r != s.rows && same == 1; ++r)
                 same = memcmp((char *)s.data + r * s.stride, states + r * stream->dimensions,
                               stream->dimensions * sizeof(float)) == 0;
-            for (size_t i = 0; i <= batch->count && same == 1; ++i) same = s.offsets[i] == offsets[i];
+            for (size_t i = 0; i <= batch->count && same == 1; ++i)
+                same = s.offsets[i] == offsets[i];
         }
         free(embeddings), free(states), free(offsets);
     }
@@ -343,14 +361,18 @@ static bool arena_empty_call(runner_t *runner, uint64_t *ns) {
     ar_outcome_t outcome = {0};
     ar_rows_view_t embeddings;
     ar_rows_tape_view_t states;
-    ar_text_encode_t call = {.arena = runner->arena, .dimensions = runner->stream->dimensions,
-                             .embeddings = &embeddings, .states = &states, .outcome = &outcome};
+    ar_text_encode_t call = {.arena = runner->arena,
+                             .dimensions = runner->stream->dimensions,
+                             .embeddings = &embeddings,
+                             .states = &states,
+                             .outcome = &outcome};
     uint64_t start = probe_clock_ns();
     ar_text_encode(&call);
     *ns = probe_clock_ns() - start;
     if (outcome.status != ar_status_success_k) {
-        snprintf(runner->error, sizeof runner->error, "ar_text_encode of an empty batch failed: %s (%s)",
-                 ar_status_name(outcome.status), outcome.message ? outcome.message : "no message");
+        snprintf(runner->error, sizeof runner->error,
+                 "ar_text_encode of an empty batch failed: %s (%s)", ar_status_name(outcome.status),
+                 outcome.message ? outcome.message : "no message");
         return false;
     }
     return true;
@@ -379,8 +401,10 @@ static bool probe_allocation_path(runner_t *runner, uint64_t timed_calls, probe_
         sum += samples[i];
     }
     runner->probing = false;
-    *probe = (probe_t){.mean_ns = sum / (double)calls, .timer_overhead_ns = overhead,
-                       .timer_resolution_ns = resolution, .calls = calls};
+    *probe = (probe_t){.mean_ns = sum / (double)calls,
+                       .timer_overhead_ns = overhead,
+                       .timer_resolution_ns = resolution,
+                       .calls = calls};
     probe->median_ns = bench_median(samples, calls);
     return true;
 }
@@ -413,7 +437,8 @@ static void run_strategy(gb_state_t *state, void *data) {
         }
     }
     if (c->strategy == strategy_floor_k) {
-        size_t sizes[3] = {stream->max_embeddings_bytes, stream->max_states_bytes, stream->max_offsets_bytes};
+        size_t sizes[3] = {stream->max_embeddings_bytes, stream->max_states_bytes,
+                           stream->max_offsets_bytes};
         for (int i = 0; i != 3; ++i) runner.floor_buffers[i] = aligned_alloc(64, sizes[i]);
         if (!runner.floor_buffers[0] || !runner.floor_buffers[1] || !runner.floor_buffers[2]) {
             gb_skip_with_error(state, "out of memory for the caller-owned buffers");
@@ -431,9 +456,11 @@ static void run_strategy(gb_state_t *state, void *data) {
             goto done;
         }
     }
-    double warmup_faults = (double)(minor_faults() - warmup_faults_before) / (double)stream->batches_count;
+    double warmup_faults =
+        (double)(minor_faults() - warmup_faults_before) / (double)stream->batches_count;
     ar_arena_stats_t stats;
-    uint64_t allocations_before = runner.allocations + runner.pool.misses + arena_growths(&runner, &stats);
+    uint64_t allocations_before =
+        runner.allocations + runner.pool.misses + arena_growths(&runner, &stats);
     long faults_before = minor_faults();
     uint64_t calls = 0;
     while (gb_keep_running(state, 1)) {
@@ -446,7 +473,8 @@ static void run_strategy(gb_state_t *state, void *data) {
         ++calls;
     }
     long faults = minor_faults() - faults_before;
-    uint64_t allocations = runner.allocations + runner.pool.misses + arena_growths(&runner, &stats) - allocations_before;
+    uint64_t allocations = runner.allocations + runner.pool.misses +
+                           arena_growths(&runner, &stats) - allocations_before;
     probe_t probe = {0};
     /* Under callgrind (scripts/bench --instructions) the probe's clock readings mean nothing and
      * its pass would double the run's cost: left out, and so are its counters. */
@@ -456,20 +484,25 @@ static void run_strategy(gb_state_t *state, void *data) {
         goto done;
     }
     double calls_divisor = calls ? (double)calls : 1.0; /* divide, so 3n / n is exactly 3 */
-    uint64_t reserved = c->strategy == strategy_arena_k ? stats.reserved
+    uint64_t reserved = c->strategy == strategy_arena_k  ? stats.reserved
                         : c->strategy == strategy_pool_k ? runner.pool.reserved
                                                          : runner.peak_live;
-    int node = c->strategy == strategy_arena_k ? stats.numa_node : numa_node_of(runner.last_output, runner.last_output_bytes);
-    gb_set_counter(state, "allocations_per_call", (double)allocations / calls_divisor, gb_counter_default_k);
-    gb_set_counter(state, "minor_faults_per_call", (double)faults / calls_divisor, gb_counter_default_k);
+    int node = c->strategy == strategy_arena_k
+                   ? stats.numa_node
+                   : numa_node_of(runner.last_output, runner.last_output_bytes);
+    gb_set_counter(state, "allocations_per_call", (double)allocations / calls_divisor,
+                   gb_counter_default_k);
+    gb_set_counter(state, "minor_faults_per_call", (double)faults / calls_divisor,
+                   gb_counter_default_k);
     gb_set_counter(state, "warmup_minor_faults_per_call", warmup_faults, gb_counter_default_k);
     gb_set_counter(state, "reserved_bytes", (double)reserved, gb_counter_default_k);
     gb_set_counter(state, "high_water_bytes", (double)stream->max_call_bytes, gb_counter_default_k);
-    gb_set_counter(state, "reserved_over_high_water", (double)reserved / (double)stream->max_call_bytes,
-                   gb_counter_default_k);
+    gb_set_counter(state, "reserved_over_high_water",
+                   (double)reserved / (double)stream->max_call_bytes, gb_counter_default_k);
     gb_set_counter(state, "numa_node", node, gb_counter_default_k);
     gb_set_counter(state, "bits_match_library", same, gb_counter_default_k);
-    gb_set_counter(state, "tokens_per_second", (double)calls * (double)stream->tokens_total / (double)stream->batches_count,
+    gb_set_counter(state, "tokens_per_second",
+                   (double)calls * (double)stream->tokens_total / (double)stream->batches_count,
                    gb_counter_rate_k);
     if (!counting) {
         gb_set_counter(state, "alloc_path_ns", probe.median_ns, gb_counter_default_k);
@@ -480,11 +513,13 @@ static void run_strategy(gb_state_t *state, void *data) {
         gb_set_counter(state, "probe_calls", (double)probe.calls, gb_counter_default_k);
     }
     gb_set_counter(state, "dimensions", (double)stream->dimensions, gb_counter_default_k);
-    gb_set_counter(state, "bytes_per_call", (double)stream->bytes_total / (double)stream->batches_count,
+    gb_set_counter(state, "bytes_per_call",
+                   (double)stream->bytes_total / (double)stream->batches_count,
                    gb_counter_default_k);
     if (c->strategy == strategy_arena_k) {
         gb_set_counter(state, "arena_growths_total", (double)stats.growths, gb_counter_default_k);
-        gb_set_counter(state, "arena_high_water_bytes", (double)stats.high_water, gb_counter_default_k);
+        gb_set_counter(state, "arena_high_water_bytes", (double)stats.high_water,
+                       gb_counter_default_k);
     }
     bench_sink_u64(runner.checksum);
 done:
@@ -508,12 +543,14 @@ void bench_register_arena(void) {
     for (int kind = 0; kind != stream_kinds_k; ++kind) {
         for (int strategy = 0; strategy != strategies_k; ++strategy) {
             if (!strategy_available((strategy_t)strategy)) continue;
-            if (strategy == strategy_mmap_k && kind != stream_large_k) continue; /* the page-fault case */
+            if (strategy == strategy_mmap_k && kind != stream_large_k)
+                continue; /* the page-fault case */
             arena_case_t *c = malloc(sizeof *c);
             if (!c) return;
             *c = (arena_case_t){(strategy_t)strategy, (stream_kind_t)kind};
             char name[96];
-            snprintf(name, sizeof name, "arena/%s/%s", stream_kind_name((stream_kind_t)kind), strategy_names[strategy]);
+            snprintf(name, sizeof name, "arena/%s/%s", stream_kind_name((stream_kind_t)kind),
+                     strategy_names[strategy]);
             gb_benchmark_t *b = gb_register(name, run_strategy, c);
             if (!b) return;
             gb_unit(b, gb_time_unit_us_k);

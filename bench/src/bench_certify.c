@@ -4,10 +4,11 @@
  *
  * Each is its own benchmark (names `certify/FAMILY/PRESET`, `exact/…`, `load/…`, `jansson/…`,
  * `floor/…`) so Google Benchmark sizes and repeats it; plan-size facts are plain counters and
- * throughputs are rate counters. Issue 5's ratios must come from one run, so `ratios/FAMILY/
- * PRESET` measures all of them in each of its iterations (process CPU time: on a shared machine wall
- * time also counts waiting for a core) and reports medians and their ratios as counters: certify/load, certify/floor, load/jansson, and (D)-scaling, the time of the same plan
- * with every repeat's iterations x8 over x1 (both copies built through the builder, see
+ * throughputs are rate counters. Ratios must come from one run, so `ratios/FAMILY/PRESET`
+ * measures all of them in each of its iterations (process CPU time: on a shared machine wall
+ * time also counts waiting for a core) and reports medians and their ratios as counters:
+ * certify/load, certify/floor, load/jansson, and (D)-scaling, the time of the same plan with
+ * every repeat's iterations x8 over x1 (both copies built through the builder, see
  * bench_plan_scaled). */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -18,7 +19,13 @@
 
 #include "bench.h"
 
-typedef enum cert_kind_t { kind_certify_k, kind_exact_k, kind_load_k, kind_jansson_k, kind_floor_k } cert_kind_t;
+typedef enum cert_kind_t {
+    kind_certify_k,
+    kind_exact_k,
+    kind_load_k,
+    kind_jansson_k,
+    kind_floor_k
+} cert_kind_t;
 
 typedef struct cert_case_t {
     char const *family, *preset;
@@ -27,7 +34,9 @@ typedef struct cert_case_t {
 
 /* The exact oracle's limit here: enough for medium presets, small enough that a quick run never
  * waits minutes on one plan. The full profile uses the library's default. */
-static uint64_t exact_limit(void) { return strcmp(bench_profile.name, "full") == 0 ? 0 : (1ull << 28); }
+static uint64_t exact_limit(void) {
+    return strcmp(bench_profile.name, "full") == 0 ? 0 : (1ull << 28);
+}
 
 static void plan_counters(gb_state_t *state, bench_plan_t const *entry) {
     ar_workload_info_t const *info = &entry->info;
@@ -35,9 +44,11 @@ static void plan_counters(gb_state_t *state, bench_plan_t const *entry) {
     gb_set_counter(state, "launches", (double)entry->plan->launches_count, gb_counter_default_k);
     gb_set_counter(state, "repeats", (double)entry->plan->repeats_count, gb_counter_default_k);
     gb_set_counter(state, "references", (double)entry->plan->schedule_count, gb_counter_default_k);
-    gb_set_counter(state, "executed_launches", (double)info->executed_launches, gb_counter_default_k);
+    gb_set_counter(state, "executed_launches", (double)info->executed_launches,
+                   gb_counter_default_k);
     gb_set_counter(state, "workspace_bytes", (double)info->workspace_bytes, gb_counter_default_k);
-    gb_set_counter(state, "lower_bound_bytes", (double)info->lower_bound_bytes, gb_counter_default_k);
+    gb_set_counter(state, "lower_bound_bytes", (double)info->lower_bound_bytes,
+                   gb_counter_default_k);
 }
 
 static void run_certify(gb_state_t *state, cert_case_t const *c, bench_plan_t *entry) {
@@ -53,22 +64,27 @@ static void run_certify(gb_state_t *state, cert_case_t const *c, bench_plan_t *e
         bench_slowdown_since(start);
         if (status != ar_status_success_k) {
             char message[256];
-            snprintf(message, sizeof message, "%s refused %s: %s", options.exact ? "the exact oracle" : "ar_certify",
-                     entry->key, ar_status_name(status));
+            snprintf(message, sizeof message, "%s refused %s: %s",
+                     options.exact ? "the exact oracle" : "ar_certify", entry->key,
+                     ar_status_name(status));
             gb_skip_with_error(state, message);
             return;
         }
     }
     double iterations = (double)gb_iterations(state);
     plan_counters(state, entry);
-    gb_set_counter(state, "words_per_second", iterations * (double)entry->plan->words_count, gb_counter_rate_k);
-    gb_set_counter(state, "launches_per_second", iterations * (double)entry->plan->launches_count, gb_counter_rate_k);
-    gb_set_counter(state, "executed_launches_per_second", iterations * (double)report.executed_launches,
+    gb_set_counter(state, "words_per_second", iterations * (double)entry->plan->words_count,
                    gb_counter_rate_k);
+    gb_set_counter(state, "launches_per_second", iterations * (double)entry->plan->launches_count,
+                   gb_counter_rate_k);
+    gb_set_counter(state, "executed_launches_per_second",
+                   iterations * (double)report.executed_launches, gb_counter_rate_k);
     gb_set_counter(state, "verdict", (double)report.verdict, gb_counter_default_k);
-    gb_set_counter(state, "verdict_matches_expect", report.verdict == entry->info.expect, gb_counter_default_k);
+    gb_set_counter(state, "verdict_matches_expect", report.verdict == entry->info.expect,
+                   gb_counter_default_k);
     gb_set_counter(state, "instances", (double)report.instances, gb_counter_default_k);
-    if (options.exact) gb_set_counter(state, "evaluations", (double)report.evaluations, gb_counter_default_k);
+    if (options.exact)
+        gb_set_counter(state, "evaluations", (double)report.evaluations, gb_counter_default_k);
 }
 
 /* The floor: every parameter word read once, launch by launch, as a certificate must. */
@@ -99,7 +115,8 @@ static bool jansson_once(bench_plan_t *entry, char *message, size_t capacity) {
         json_decref(root);
         return true;
     }
-    snprintf(message, capacity, "json_load_file(%s) failed: %s at line %d", entry->key, error.text, error.line);
+    snprintf(message, capacity, "json_load_file(%s) failed: %s at line %d", entry->key, error.text,
+             error.line);
     return false;
 }
 
@@ -121,7 +138,8 @@ static void run_certify_case(gb_state_t *state, void *data) {
             bench_slowdown_since(start);
         }
         plan_counters(state, entry);
-        gb_set_counter(state, "words_per_second", (double)gb_iterations(state) * (double)entry->plan->words_count,
+        gb_set_counter(state, "words_per_second",
+                       (double)gb_iterations(state) * (double)entry->plan->words_count,
                        gb_counter_rate_k);
         return;
     case kind_load_k:
@@ -154,7 +172,8 @@ static void run_certify_case(gb_state_t *state, void *data) {
 static double load_peak_bytes(char const *path) {
     /* /proc/PID/exe opens this very executable even if a rebuild replaced the file since. */
     char command[1400], line[128];
-    snprintf(command, sizeof command, "'/proc/%ld/exe' '--arenaref_load_peak=%s'", (long)getpid(), path);
+    snprintf(command, sizeof command, "'/proc/%ld/exe' '--arenaref_load_peak=%s'", (long)getpid(),
+             path);
     FILE *pipe = popen(command, "r");
     if (!pipe) return -1;
     double bytes = -1;
@@ -255,9 +274,13 @@ static void run_ratios(gb_state_t *state, void *data) {
         samples[floor_k][count] = floor_ns(entry->plan);
         samples[x1_k][count] = certify_ns(scaled1, &report1, &status1);
         samples[x8_k][count] = certify_ns(scaled8, &report8, &status8);
-        if (status != ar_status_success_k || status1 != ar_status_success_k || status8 != ar_status_success_k) {
-            snprintf(message, sizeof message, "ar_certify refused %s or its scaled copies: %s", entry->key,
-                     ar_status_name(status != ar_status_success_k ? status : status1 != ar_status_success_k ? status1 : status8));
+        if (status != ar_status_success_k || status1 != ar_status_success_k ||
+            status8 != ar_status_success_k) {
+            snprintf(message, sizeof message, "ar_certify refused %s or its scaled copies: %s",
+                     entry->key,
+                     ar_status_name(status != ar_status_success_k    ? status
+                                    : status1 != ar_status_success_k ? status1
+                                                                     : status8));
             gb_skip_with_error(state, message);
             return;
         }
@@ -280,25 +303,32 @@ static void run_ratios(gb_state_t *state, void *data) {
     gb_set_counter(state, "floor_ns", median[floor_k], gb_counter_default_k);
     gb_set_counter(state, "certify_x1_ns", median[x1_k], gb_counter_default_k);
     gb_set_counter(state, "certify_x8_ns", median[x8_k], gb_counter_default_k);
-    gb_set_counter(state, "certify_over_load", median[certify_k] / median[load_k], gb_counter_default_k);
-    gb_set_counter(state, "certify_over_floor", median[certify_k] / median[floor_k], gb_counter_default_k);
-    gb_set_counter(state, "load_over_jansson", median[load_k] / median[jansson_k], gb_counter_default_k);
+    gb_set_counter(state, "certify_over_load", median[certify_k] / median[load_k],
+                   gb_counter_default_k);
+    gb_set_counter(state, "certify_over_floor", median[certify_k] / median[floor_k],
+                   gb_counter_default_k);
+    gb_set_counter(state, "load_over_jansson", median[load_k] / median[jansson_k],
+                   gb_counter_default_k);
     gb_set_counter(state, "d_scaling_x8", median[x8_k] / median[x1_k], gb_counter_default_k);
-    gb_set_counter(state, "load_mb_per_s", (double)entry->json_bytes / median[load_k] * 1e3, gb_counter_default_k);
+    gb_set_counter(state, "load_mb_per_s", (double)entry->json_bytes / median[load_k] * 1e3,
+                   gb_counter_default_k);
     gb_set_counter(state, "jansson_mb_per_s", (double)entry->json_bytes / median[jansson_k] * 1e3,
                    gb_counter_default_k);
     if (peak_bytes >= 0) {
         gb_set_counter(state, "load_peak_bytes", peak_bytes, gb_counter_default_k);
-        gb_set_counter(state, "load_peak_over_file", peak_bytes / (double)entry->json_bytes, gb_counter_default_k);
+        gb_set_counter(state, "load_peak_over_file", peak_bytes / (double)entry->json_bytes,
+                       gb_counter_default_k);
     }
     gb_set_counter(state, "verdict", (double)report.verdict, gb_counter_default_k);
     gb_set_counter(state, "verdict_x1", (double)report1.verdict, gb_counter_default_k);
     gb_set_counter(state, "verdict_x8", (double)report8.verdict, gb_counter_default_k);
-    gb_set_counter(state, "executed_launches_x1", (double)report1.executed_launches, gb_counter_default_k);
-    gb_set_counter(state, "executed_launches_x8", (double)report8.executed_launches, gb_counter_default_k);
+    gb_set_counter(state, "executed_launches_x1", (double)report1.executed_launches,
+                   gb_counter_default_k);
+    gb_set_counter(state, "executed_launches_x8", (double)report8.executed_launches,
+                   gb_counter_default_k);
 }
 
-/* ---- decode_loop: issue 5's 10^6 token references over a 96-layer repeat ------------------ */
+/* ---- decode_loop: 10^6 token references over a 96-layer repeat ------------------ */
 
 static void run_decode_loop(gb_state_t *state, void *data) {
     (void)data;
@@ -306,7 +336,10 @@ static void run_decode_loop(gb_state_t *state, void *data) {
     static ar_workload_info_t info;
     static char error_text[1200];
     if (!plan && !error_text[0]) {
-        ar_workload_options_t options = {.family = "decoder", .preset = "small", .layers = 96, .decode = 1000000,
+        ar_workload_options_t options = {.family = "decoder",
+                                         .preset = "small",
+                                         .layers = 96,
+                                         .decode = 1000000,
                                          .seed = BENCH_WORKLOAD_SEED};
         ar_plan_error_t error = {0};
         ar_status_t status = ar_workload_generate(&options, &plan, &info, &error);
@@ -332,15 +365,19 @@ static void run_decode_loop(gb_state_t *state, void *data) {
     gb_set_counter(state, "references", (double)plan->schedule_count, gb_counter_default_k);
     gb_set_counter(state, "launches", (double)plan->launches_count, gb_counter_default_k);
     gb_set_counter(state, "words", (double)plan->words_count, gb_counter_default_k);
-    gb_set_counter(state, "executed_launches", (double)report.executed_launches, gb_counter_default_k);
+    gb_set_counter(state, "executed_launches", (double)report.executed_launches,
+                   gb_counter_default_k);
     gb_set_counter(state, "instances", (double)report.instances, gb_counter_default_k);
     gb_set_counter(state, "verdict", (double)report.verdict, gb_counter_default_k);
-    gb_set_counter(state, "verdict_matches_expect", report.verdict == info.expect, gb_counter_default_k);
+    gb_set_counter(state, "verdict_matches_expect", report.verdict == info.expect,
+                   gb_counter_default_k);
 }
 
 void bench_register_certify(void) {
-    gb_benchmark_t *loop = gb_register("decode_loop/decoder/layers:96/tokens:1000000", run_decode_loop, NULL);
-    if (loop) gb_repetitions(gb_unit(loop, gb_time_unit_ms_k), bench_profile.regression_repetitions);
+    gb_benchmark_t *loop =
+        gb_register("decode_loop/decoder/layers:96/tokens:1000000", run_decode_loop, NULL);
+    if (loop)
+        gb_repetitions(gb_unit(loop, gb_time_unit_ms_k), bench_profile.regression_repetitions);
     static char const *const kinds[] = {"certify", "exact", "load", "jansson", "floor"};
     /* Grouped by plan, so the plan cache generates each plan once. */
     for (char const *const *family = ar_workload_families(); *family; ++family) {
@@ -351,7 +388,8 @@ void bench_register_certify(void) {
                 cert_case_t *c = malloc(sizeof *c);
                 if (!c) return;
                 *c = (cert_case_t){*family, bench_profile.presets[p], (cert_kind_t)kind};
-                snprintf(name, sizeof name, "%s/%s/%s", kinds[kind], *family, bench_profile.presets[p]);
+                snprintf(name, sizeof name, "%s/%s/%s", kinds[kind], *family,
+                         bench_profile.presets[p]);
                 gb_benchmark_t *b = gb_register(name, run_certify_case, c);
                 if (!b) return;
                 gb_unit(b, gb_time_unit_us_k);
@@ -359,7 +397,8 @@ void bench_register_certify(void) {
                  * measures no project code, and a pass over a few hundred words varies by 10-20%
                  * from process to process (placement), which the U test would call significant. */
                 bool regression = kind == kind_certify_k;
-                int repetitions = regression ? bench_profile.regression_repetitions : bench_profile.repetitions;
+                int repetitions =
+                    regression ? bench_profile.regression_repetitions : bench_profile.repetitions;
                 /* A large plan takes seconds per call (its JSON is hundreds of MB): 3 suffice. */
                 if (large && repetitions > 3) repetitions = 3;
                 if (repetitions > 1) gb_repetitions(b, repetitions);
@@ -371,7 +410,8 @@ void bench_register_certify(void) {
             gb_benchmark_t *b = gb_register(name, run_ratios, c);
             if (!b) return;
             gb_unit(b, gb_time_unit_ms_k);
-            gb_iterations_fixed(b, large && bench_profile.ratio_samples > 3 ? 3 : bench_profile.ratio_samples);
+            gb_iterations_fixed(
+                b, large && bench_profile.ratio_samples > 3 ? 3 : bench_profile.ratio_samples);
         }
     }
 }

@@ -23,7 +23,12 @@
 int bench_gpu_encode(uint32_t const *tokens, size_t const *offsets, size_t count, size_t dimensions,
                      float *embeddings, float *states, cudaStream_t stream);
 
-typedef enum gpu_strategy_t { gpu_arena_k, gpu_malloc_k, gpu_malloc_async_k, gpu_strategies_k } gpu_strategy_t;
+typedef enum gpu_strategy_t {
+    gpu_arena_k,
+    gpu_malloc_k,
+    gpu_malloc_async_k,
+    gpu_strategies_k
+} gpu_strategy_t;
 static char const *const gpu_names[] = {"arena", "cudaMalloc", "cudaMallocAsync"};
 
 typedef struct gpu_case_t {
@@ -35,28 +40,37 @@ static bool have_device(char *reason, size_t capacity) {
     int count = 0;
     cudaError_t error = cudaGetDeviceCount(&count);
     if (error == cudaSuccess && count > 0) return true;
-    snprintf(reason, capacity, "no CUDA device (%s)", error != cudaSuccess ? cudaGetErrorString(error) : "none found");
+    snprintf(reason, capacity, "no CUDA device (%s)",
+             error != cudaSuccess ? cudaGetErrorString(error) : "none found");
     return false;
 }
 
 /* One call of a cudaMalloc strategy: allocate inputs and outputs, copy, encode, free. */
-static cudaError_t allocating_call(gpu_strategy_t strategy, stream_batch_t const *batch, cudaStream_t stream,
-                                   uint64_t *allocations) {
-    size_t sizes[4] = {batch->tokens_count * sizeof(uint32_t) + 4, (batch->count + 1) * sizeof(size_t),
-                       batch->embeddings_bytes, batch->states_bytes};
+static cudaError_t allocating_call(gpu_strategy_t strategy, stream_batch_t const *batch,
+                                   cudaStream_t stream, uint64_t *allocations) {
+    size_t sizes[4] = {batch->tokens_count * sizeof(uint32_t) + 4,
+                       (batch->count + 1) * sizeof(size_t), batch->embeddings_bytes,
+                       batch->states_bytes};
     void *buffers[4] = {0};
     cudaError_t error = cudaSuccess;
     for (int i = 0; i != 4 && error == cudaSuccess; ++i) {
-        error = strategy == gpu_malloc_k ? cudaMalloc(&buffers[i], sizes[i]) : cudaMallocAsync(&buffers[i], sizes[i], stream);
+        error = strategy == gpu_malloc_k ? cudaMalloc(&buffers[i], sizes[i])
+                                         : cudaMallocAsync(&buffers[i], sizes[i], stream);
         ++*allocations;
     }
-    if (error == cudaSuccess) error = cudaMemcpyAsync(buffers[0], batch->tokens, sizes[0] - 4, cudaMemcpyHostToDevice, stream);
-    if (error == cudaSuccess) error = cudaMemcpyAsync(buffers[1], batch->offsets, sizes[1], cudaMemcpyHostToDevice, stream);
-    if (error == cudaSuccess && bench_gpu_encode(buffers[0], buffers[1], batch->count, STREAM_DIMENSIONS, buffers[2],
-                                                 buffers[3], stream) != 0)
+    if (error == cudaSuccess)
+        error = cudaMemcpyAsync(buffers[0], batch->tokens, sizes[0] - 4, cudaMemcpyHostToDevice,
+                                stream);
+    if (error == cudaSuccess)
+        error =
+            cudaMemcpyAsync(buffers[1], batch->offsets, sizes[1], cudaMemcpyHostToDevice, stream);
+    if (error == cudaSuccess &&
+        bench_gpu_encode(buffers[0], buffers[1], batch->count, STREAM_DIMENSIONS, buffers[2],
+                         buffers[3], stream) != 0)
         error = cudaErrorLaunchFailure;
     for (int i = 0; i != 4; ++i)
-        if (buffers[i]) strategy == gpu_malloc_k ? cudaFree(buffers[i]) : cudaFreeAsync(buffers[i], stream);
+        if (buffers[i])
+            strategy == gpu_malloc_k ? cudaFree(buffers[i]) : cudaFreeAsync(buffers[i], stream);
     cudaError_t sync = cudaStreamSynchronize(stream);
     return error != cudaSuccess ? error : sync;
 }
@@ -80,11 +94,16 @@ static bool gpu_call(gpu_run_t *run, stream_batch_t const *batch, float *millise
         ar_outcome_t outcome = {0};
         ar_rows_view_t embeddings;
         ar_rows_tape_view_t states;
-        ar_text_encode(&(ar_text_encode_t){.executor = run->executor, .arena = run->arena, .texts = stream_tape(batch),
-                                           .dimensions = STREAM_DIMENSIONS, .embeddings = &embeddings,
-                                           .states = &states, .outcome = &outcome});
+        ar_text_encode(&(ar_text_encode_t){.executor = run->executor,
+                                           .arena = run->arena,
+                                           .texts = stream_tape(batch),
+                                           .dimensions = STREAM_DIMENSIONS,
+                                           .embeddings = &embeddings,
+                                           .states = &states,
+                                           .outcome = &outcome});
         if (outcome.status != ar_status_success_k) {
-            snprintf(message, capacity, "ar_text_encode on the GPU failed: %s (%s)", ar_status_name(outcome.status),
+            snprintf(message, capacity, "ar_text_encode on the GPU failed: %s (%s)",
+                     ar_status_name(outcome.status),
                      outcome.message ? outcome.message : "no message");
             return false;
         }
@@ -95,7 +114,8 @@ static bool gpu_call(gpu_run_t *run, stream_batch_t const *batch, float *millise
     if (error == cudaSuccess) error = cudaEventSynchronize(run->stop);
     if (error == cudaSuccess) error = cudaEventElapsedTime(milliseconds, run->start, run->stop);
     if (error != cudaSuccess) {
-        snprintf(message, capacity, "%s failed: %s", gpu_names[run->strategy], cudaGetErrorString(error));
+        snprintf(message, capacity, "%s failed: %s", gpu_names[run->strategy],
+                 cudaGetErrorString(error));
         return false;
     }
     return true;
@@ -105,14 +125,16 @@ static bool gpu_setup(gpu_run_t *run) {
     char *message = run->message;
     size_t capacity = sizeof run->message;
     cudaError_t error = cudaSetDevice(0);
-    if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&run->stream, cudaStreamNonBlocking);
+    if (error == cudaSuccess)
+        error = cudaStreamCreateWithFlags(&run->stream, cudaStreamNonBlocking);
     if (error == cudaSuccess) error = cudaEventCreate(&run->start);
     if (error == cudaSuccess) error = cudaEventCreate(&run->stop);
     if (error == cudaSuccess && run->strategy == gpu_malloc_async_k) {
         cudaMemPool_t pool;
         uint64_t keep = UINT64_MAX; /* keep freed memory cached in the pool, as an arena would */
         error = cudaDeviceGetDefaultMemPool(&pool, 0);
-        if (error == cudaSuccess) error = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        if (error == cudaSuccess)
+            error = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     }
     if (error != cudaSuccess) {
         snprintf(message, capacity, "CUDA setup failed: %s", cudaGetErrorString(error));
@@ -120,13 +142,17 @@ static bool gpu_setup(gpu_run_t *run) {
     }
     if (run->strategy == gpu_arena_k) {
         ar_outcome_t outcome = {0};
-        ar_executor_init(&(ar_executor_init_t){.executor = &run->executor, .residency = ar_residency_vram_k,
-                                               .device = 0, .outcome = &outcome});
+        ar_executor_init(&(ar_executor_init_t){.executor = &run->executor,
+                                               .residency = ar_residency_vram_k,
+                                               .device = 0,
+                                               .outcome = &outcome});
         if (outcome.status == ar_status_success_k)
-            ar_arena_init(&(ar_arena_init_t){.arena = &run->arena, .executor = run->executor, .outcome = &outcome});
+            ar_arena_init(&(ar_arena_init_t){
+                .arena = &run->arena, .executor = run->executor, .outcome = &outcome});
         if (outcome.status != ar_status_success_k) {
             snprintf(message, capacity, "cannot make a VRAM executor and arena: %s (%s)",
-                     ar_status_name(outcome.status), outcome.message ? outcome.message : "no message");
+                     ar_status_name(outcome.status),
+                     outcome.message ? outcome.message : "no message");
             return false;
         }
     }
@@ -146,11 +172,14 @@ static void run_gpu(gb_state_t *state, void *data) {
     gpu_run_t run = {.strategy = c->strategy};
     stream_t const *stream = stream_get(c->kind);
     bool ok = have_device(run.message, sizeof run.message);
-    if (ok && !stream) snprintf(run.message, sizeof run.message, "out of memory making the batch stream"), ok = false;
+    if (ok && !stream)
+        snprintf(run.message, sizeof run.message, "out of memory making the batch stream"),
+            ok = false;
     if (ok) ok = gpu_setup(&run);
     float milliseconds = 0;
     size_t next = 0;
-    for (; ok && next != STREAM_BATCHES; ++next) ok = gpu_call(&run, &stream->batches[next], &milliseconds); /* warm-up */
+    for (; ok && next != STREAM_BATCHES; ++next)
+        ok = gpu_call(&run, &stream->batches[next], &milliseconds); /* warm-up */
     uint64_t reserved = 0, growths_before = arena_growths(run.arena, &reserved), calls = 0;
     run.allocations = 0;
     if (ok) {
@@ -165,10 +194,12 @@ static void run_gpu(gb_state_t *state, void *data) {
     }
     if (ok) {
         if (run.arena) run.allocations = arena_growths(run.arena, &reserved) - growths_before;
-        gb_set_counter(state, "allocations_per_call", calls ? (double)run.allocations / (double)calls : 0,
+        gb_set_counter(state, "allocations_per_call",
+                       calls ? (double)run.allocations / (double)calls : 0, gb_counter_default_k);
+        gb_set_counter(state, "high_water_bytes", (double)stream->max_call_bytes,
                        gb_counter_default_k);
-        gb_set_counter(state, "high_water_bytes", (double)stream->max_call_bytes, gb_counter_default_k);
-        if (run.arena) gb_set_counter(state, "reserved_bytes", (double)reserved, gb_counter_default_k);
+        if (run.arena)
+            gb_set_counter(state, "reserved_bytes", (double)reserved, gb_counter_default_k);
     } else {
         gb_skip_with_error(state, run.message);
     }
@@ -187,7 +218,8 @@ void bench_register_gpu(void) {
             if (!c) return;
             *c = (gpu_case_t){(gpu_strategy_t)strategy, kinds[k]};
             char name[96];
-            snprintf(name, sizeof name, "gpu/%s/%s", stream_kind_name(kinds[k]), gpu_names[strategy]);
+            snprintf(name, sizeof name, "gpu/%s/%s", stream_kind_name(kinds[k]),
+                     gpu_names[strategy]);
             gb_benchmark_t *b = gb_register(name, run_gpu, c);
             if (!b) return;
             gb_use_manual_time(b);

@@ -18,10 +18,10 @@
 
 typedef struct placement_case_t {
     char instance[64];
-    char path[600];          /* a CSV, or "" for a family preset */
+    char path[600]; /* a CSV, or "" for a family preset */
     char const *family, *preset;
     ar_place_strategy_t strategy;
-    ar_place_csv_t *csv;     /* loaded on first run */
+    ar_place_csv_t *csv; /* loaded on first run */
     char error[2048];
 } placement_case_t;
 
@@ -65,7 +65,8 @@ static void run_placement(gb_state_t *state, void *data) {
     options.strategy = c->strategy;
     options.capacity = c->path[0] ? PLACEMENT_CAPACITY : 0;
     options.time_limit_s = strcmp(bench_profile.name, "full") == 0 ? 60.0 : 5.0;
-    uint64_t alignment = c->csv->has_alignment && problem->count ? problem->buffers[0].alignment : 1;
+    uint64_t alignment =
+        c->csv->has_alignment && problem->count ? problem->buffers[0].alignment : 1;
     ar_place_result_t result;
     double seconds = 0;
     int64_t solves = 0;
@@ -86,7 +87,8 @@ static void run_placement(gb_state_t *state, void *data) {
     ar_certify_report_t report;
     double verdict = -1;
     if (ar_place_to_plan(problem, (char const *const *)c->csv->ids, offsets, alignment,
-                         0x7f0000000000ull, &plan, message, sizeof message) == ar_status_success_k &&
+                         0x7f0000000000ull, &plan, message,
+                         sizeof message) == ar_status_success_k &&
         ar_certify(plan, NULL, &report) == ar_status_success_k)
         verdict = (double)report.verdict;
     ar_plan_free(plan);

@@ -19,7 +19,7 @@
 typedef struct precision_plan_t {
     ar_plan_t *plan;
     char name[64];
-    bool exact_ok;          /* the exact oracle gave a verdict (not refused) */
+    bool exact_ok; /* the exact oracle gave a verdict (not refused) */
     uint64_t exact_verdict, exact_sites, exact_accepted;
     double exact_ns;
 } precision_plan_t;
@@ -56,15 +56,18 @@ static void measure_exact(precision_plan_t *entry) {
 }
 
 static bool add_plan(precision_family_t *family, char const *fault) {
-    ar_workload_options_t options = {.family = family->family, .preset = PRECISION_PRESET,
-                                     .seed = BENCH_WORKLOAD_SEED, .fault = fault};
+    ar_workload_options_t options = {.family = family->family,
+                                     .preset = PRECISION_PRESET,
+                                     .seed = BENCH_WORKLOAD_SEED,
+                                     .fault = fault};
     ar_workload_info_t info;
     ar_plan_error_t error = {0};
     ar_plan_t *plan = NULL;
     ar_status_t status = ar_workload_generate(&options, &plan, &info, &error);
     if (status != ar_status_success_k) {
-        snprintf(family->error, sizeof family->error, "cannot generate %s/%s/%s: %s", family->family,
-                 PRECISION_PRESET, fault ? fault : "clean", error.message[0] ? error.message : ar_status_name(status));
+        snprintf(family->error, sizeof family->error, "cannot generate %s/%s/%s: %s",
+                 family->family, PRECISION_PRESET, fault ? fault : "clean",
+                 error.message[0] ? error.message : ar_status_name(status));
         return false;
     }
     if (fault && !info.has_expect_exact) { /* not a precision probe */
@@ -92,7 +95,8 @@ static bool prepare(precision_family_t *family) {
     family->ready = true;
     if (!add_plan(family, NULL)) return false;
     for (char const *const *fault = ar_workload_faults(); *fault; ++fault)
-        if (ar_workload_fault_applies(family->family, *fault) && !add_plan(family, *fault)) return false;
+        if (ar_workload_fault_applies(family->family, *fault) && !add_plan(family, *fault))
+            return false;
     return true;
 }
 
@@ -106,7 +110,8 @@ static void run_precision(gb_state_t *state, void *data) {
     ar_certify_options_default(&options);
     options.all_sites = true;
     options.few = (uint64_t)gb_range(state, 0);
-    uint64_t sites = 0, exact_accepted = 0, cert_accepted = 0, plans = 0, exact_safe = 0, cert_safe = 0;
+    uint64_t sites = 0, exact_accepted = 0, cert_accepted = 0, plans = 0, exact_safe = 0,
+             cert_safe = 0;
     uint64_t slack = 0, hulls = 0, points = 0, unsound = 0;
     double cert_ns = 0, exact_ns = 0;
     bool first = true;
@@ -121,8 +126,8 @@ static void run_precision(gb_state_t *state, void *data) {
             cert_ns += bench_now_ns() - start;
             if (status != ar_status_success_k) {
                 char message[200];
-                snprintf(message, sizeof message, "ar_certify refused %s/%s: %s", family->family, entry->name,
-                         ar_status_name(status));
+                snprintf(message, sizeof message, "ar_certify refused %s/%s: %s", family->family,
+                         entry->name, ar_status_name(status));
                 gb_skip_with_error(state, message);
                 return;
             }
@@ -148,20 +153,23 @@ static void run_precision(gb_state_t *state, void *data) {
     gb_set_counter(state, "plans_exact_refused", (double)family->refused, gb_counter_default_k);
     gb_set_counter(state, "sites", (double)sites, gb_counter_default_k);
     gb_set_counter(state, "sites_exact_accepted", (double)exact_accepted, gb_counter_default_k);
-    gb_set_counter(state, "sites_certificate_accepted", (double)cert_accepted, gb_counter_default_k);
-    gb_set_counter(state, "site_precision", exact_accepted ? (double)cert_accepted / (double)exact_accepted : 1.0,
+    gb_set_counter(state, "sites_certificate_accepted", (double)cert_accepted,
+                   gb_counter_default_k);
+    gb_set_counter(state, "site_precision",
+                   exact_accepted ? (double)cert_accepted / (double)exact_accepted : 1.0,
                    gb_counter_default_k);
     gb_set_counter(state, "plans_exact_safe", (double)exact_safe, gb_counter_default_k);
     gb_set_counter(state, "plans_certificate_safe", (double)cert_safe, gb_counter_default_k);
-    gb_set_counter(state, "plan_precision", exact_safe ? (double)cert_safe / (double)exact_safe : 1.0,
-                   gb_counter_default_k);
+    gb_set_counter(state, "plan_precision",
+                   exact_safe ? (double)cert_safe / (double)exact_safe : 1.0, gb_counter_default_k);
     gb_set_counter(state, "unsound_plans", (double)unsound, gb_counter_default_k);
     gb_set_counter(state, "hull_slack_bytes", (double)slack, gb_counter_default_k);
     gb_set_counter(state, "hulls", (double)hulls, gb_counter_default_k);
     gb_set_counter(state, "points", (double)points, gb_counter_default_k);
     gb_set_counter(state, "exact_ns", exact_ns, gb_counter_default_k);
     gb_set_counter(state, "certificate_ns", cert_ns, gb_counter_default_k);
-    gb_set_counter(state, "time_saved_vs_exact", exact_ns > 0 ? 1.0 - cert_ns / exact_ns : 0, gb_counter_default_k);
+    gb_set_counter(state, "time_saved_vs_exact", exact_ns > 0 ? 1.0 - cert_ns / exact_ns : 0,
+                   gb_counter_default_k);
 }
 
 void bench_register_precision(void) {

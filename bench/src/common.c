@@ -3,7 +3,8 @@
  * Plans are generated on first use and kept in a small cache (a few slots, least recently used
  * goes first) because Google Benchmark calls a benchmark function several times (to size its
  * iteration count, once per repetition) and generating a large plan costs more than certifying
- * it; benchmarks are registered grouped by plan, so two slots suffice. The temp dir holds the JSON files the loader benchmarks read; it is removed at exit. */
+ * it; benchmarks are registered grouped by plan, so two slots suffice. The temp dir holds the
+ * JSON files the loader benchmarks read; it is removed at exit. */
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -109,7 +110,8 @@ static void remove_temp_files_on_signal(int signal_number);
 char const *bench_temp_dir(void) {
     if (!temp_dir[0]) {
         char const *base = getenv("TMPDIR");
-        snprintf(temp_dir, sizeof temp_dir, "%s/arenaref-bench-XXXXXX", base && *base ? base : "/tmp");
+        snprintf(temp_dir, sizeof temp_dir, "%s/arenaref-bench-XXXXXX",
+                 base && *base ? base : "/tmp");
         if (!mkdtemp(temp_dir)) {
             fprintf(stderr, "arenaref_bench: cannot make a temp dir under %s: %s\n",
                     base && *base ? base : "/tmp", strerror(errno));
@@ -163,8 +165,8 @@ bench_plan_t *bench_plan_get(char const *family, char const *preset, char const 
     plan_release(entry);
     plan_used[oldest] = ++plan_clock;
     snprintf(entry->key, sizeof entry->key, "%s", key);
-    ar_workload_options_t options = {.family = family, .preset = preset, .seed = BENCH_WORKLOAD_SEED,
-                                     .fault = fault};
+    ar_workload_options_t options = {
+        .family = family, .preset = preset, .seed = BENCH_WORKLOAD_SEED, .fault = fault};
     ar_plan_error_t error = {0};
     ar_status_t status = ar_workload_generate(&options, &entry->plan, &entry->info, &error);
     if (status != ar_status_success_k || !entry->plan) {
@@ -189,7 +191,8 @@ bool bench_plan_json(bench_plan_t *entry) {
         return false;
     }
     char path[512];
-    snprintf(path, sizeof path, "%s/plan-%u.json", dir, (unsigned)(entry - plan_slots) + 100u * (unsigned)plan_clock);
+    snprintf(path, sizeof path, "%s/plan-%u.json", dir,
+             (unsigned)(entry - plan_slots) + 100u * (unsigned)plan_clock);
     FILE *file = fopen(path, "wb");
     if (!file) {
         snprintf(entry->error, sizeof entry->error, "cannot write %s: %s", path, strerror(errno));
@@ -199,8 +202,8 @@ bool bench_plan_json(bench_plan_t *entry) {
     ar_status_t status = ar_plan_write_file(entry->plan, file, &error);
     long size = ftell(file);
     if (fclose(file) != 0 || status != ar_status_success_k || size <= 0) {
-        snprintf(entry->error, sizeof entry->error, "cannot write the plan %s as JSON: %s", entry->key,
-                 error.message[0] ? error.message : ar_status_name(status));
+        snprintf(entry->error, sizeof entry->error, "cannot write the plan %s as JSON: %s",
+                 entry->key, error.message[0] ? error.message : ar_status_name(status));
         unlink(path);
         return false;
     }
@@ -209,8 +212,10 @@ bool bench_plan_json(bench_plan_t *entry) {
     uint64_t cap = json_bytes_cap();
     if ((uint64_t)size > cap) {
         snprintf(entry->error, sizeof entry->error,
-                 "the plan's JSON is %.2f GB, past this machine's cap for reading it (%.2f GB: physical memory / 12, "
-                 "room for jansson's tree)", (double)size / 1e9, (double)cap / 1e9);
+                 "the plan's JSON is %.2f GB, past this machine's cap for reading it (%.2f GB: "
+                 "physical memory / 12, "
+                 "room for jansson's tree)",
+                 (double)size / 1e9, (double)cap / 1e9);
         unlink(path);
         entry->json_too_big = true;
         return false;
@@ -232,28 +237,29 @@ static ar_status_t copy_scaled(ar_plan_t const *source, uint64_t factor, ar_plan
     ar_status_t status = ar_plan_create(&plan);
     ar_shift_t *deltas = NULL;
     if (status != ar_status_success_k) return status;
-#define TRY(call)                                                                              \
-    do {                                                                                       \
-        status = (call);                                                                       \
-        if (status != ar_status_success_k) goto done;                                          \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        status = (call);                                                                           \
+        if (status != ar_status_success_k) goto done;                                              \
     } while (0)
     TRY(ar_plan_reserve(plan, source->launches_count, source->words_count, source->shifts_count));
     TRY(ar_plan_set_alignment(plan, source->alignment));
     for (size_t i = 0; i != source->windows_count; ++i)
         TRY(ar_plan_add_window(plan, source->windows[i].base, source->windows[i].size));
     for (size_t i = 0; i != source->globals_count; ++i)
-        TRY(ar_plan_add_global(plan, source->globals[i].name, source->globals[i].base, source->globals[i].size));
+        TRY(ar_plan_add_global(plan, source->globals[i].name, source->globals[i].base,
+                               source->globals[i].size));
     for (size_t p = 0; p != source->phases_count; ++p) {
         ar_phase_t const *phase = &source->phases[p];
         TRY(ar_plan_add_phase(plan, phase->id));
         for (size_t i = phase->planes_first; i != phase->planes_first + phase->planes_count; ++i)
-            TRY(ar_plan_add_plane(plan, source->planes[i].name, source->planes[i].base, source->planes[i].size,
-                                  source->planes[i].carried));
+            TRY(ar_plan_add_plane(plan, source->planes[i].name, source->planes[i].base,
+                                  source->planes[i].size, source->planes[i].carried));
     }
     for (size_t i = 0; i != source->launches_count; ++i) {
         ar_launch_t const *launch = &source->launches[i];
-        TRY(ar_plan_add_launch(plan, launch->kernel, launch->phase_name, source->words + launch->words_first,
-                               launch->words_count, NULL));
+        TRY(ar_plan_add_launch(plan, launch->kernel, launch->phase_name,
+                               source->words + launch->words_first, launch->words_count, NULL));
     }
     for (size_t r = 0; r != source->repeats_count; ++r) {
         ar_repeat_t const *repeat = &source->repeats[r];
@@ -262,18 +268,24 @@ static ar_status_t copy_scaled(ar_plan_t const *source, uint64_t factor, ar_plan
         size_t count = 0;
         free(deltas);
         deltas = malloc((repeat->shifts_count ? repeat->shifts_count : 1) * sizeof *deltas);
-        if (!deltas) { status = ar_status_out_of_memory_k; goto done; }
+        if (!deltas) {
+            status = ar_status_out_of_memory_k;
+            goto done;
+        }
         for (size_t s = repeat->shifts_first; s != repeat->shifts_first + repeat->shifts_count; ++s)
             deltas[count++] = (ar_shift_t){source->shifts[s].launch, source->shifts[s].word, 0};
         if (repeat->has_frames && count > 1) {
             qsort(deltas, count, sizeof *deltas, compare_sites);
             size_t unique = 1;
             for (size_t k = 1; k != count; ++k)
-                if (compare_sites(&deltas[k], &deltas[unique - 1]) != 0) deltas[unique++] = deltas[k];
+                if (compare_sites(&deltas[k], &deltas[unique - 1]) != 0)
+                    deltas[unique++] = deltas[k];
             count = unique;
         }
-        uint64_t iterations = repeat->iterations > UINT64_MAX / factor ? UINT64_MAX : repeat->iterations * factor;
-        TRY(ar_plan_add_repeat_deltas(plan, repeat->first, repeat->count, iterations, deltas, count));
+        uint64_t iterations =
+            repeat->iterations > UINT64_MAX / factor ? UINT64_MAX : repeat->iterations * factor;
+        TRY(ar_plan_add_repeat_deltas(plan, repeat->first, repeat->count, iterations, deltas,
+                                      count));
     }
     for (size_t i = 0; i != source->schedule_count; ++i)
         TRY(ar_plan_add_reference(plan, source->schedule[i].first, source->schedule[i].count));
@@ -294,8 +306,8 @@ ar_plan_t *bench_plan_scaled(bench_plan_t *entry, int index) {
     if (!entry->scaled[index]) {
         ar_status_t status = copy_scaled(entry->plan, index ? 8 : 1, &entry->scaled[index]);
         if (status != ar_status_success_k)
-            snprintf(entry->error, sizeof entry->error, "cannot build the x%d copy of %s: %s", index ? 8 : 1,
-                     entry->key, ar_status_name(status));
+            snprintf(entry->error, sizeof entry->error, "cannot build the x%d copy of %s: %s",
+                     index ? 8 : 1, entry->key, ar_status_name(status));
     }
     return entry->scaled[index];
 }

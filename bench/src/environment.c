@@ -31,7 +31,9 @@ int mi_version(void);
 int mallctl(char const *name, void *old, size_t *old_length, void *new_value, size_t new_length);
 #endif
 
-static void context(char const *key, char const *value) { gb_add_custom_context(key, value && *value ? value : "unknown"); }
+static void context(char const *key, char const *value) {
+    gb_add_custom_context(key, value && *value ? value : "unknown");
+}
 
 /* The first line of a command's output, without its newline; "" when it fails. */
 static void command_line(char const *command, char *out, size_t capacity) {
@@ -73,7 +75,8 @@ static void cpu_model(char *out, size_t capacity) {
 static void record_git(void) {
     char commit[128], status[256], command[1024];
     char const *from_env = getenv("ARENAREF_COMMIT");
-    snprintf(command, sizeof command, "git -C '%s' rev-parse HEAD 2>/dev/null", ARENAREF_BENCH_SOURCE_DIR);
+    snprintf(command, sizeof command, "git -C '%s' rev-parse HEAD 2>/dev/null",
+             ARENAREF_BENCH_SOURCE_DIR);
     command_line(command, commit, sizeof commit);
     if (from_env && *from_env) snprintf(commit, sizeof commit, "%s", from_env);
     context("arenaref_commit", commit);
@@ -82,7 +85,8 @@ static void record_git(void) {
         context("arenaref_dirty", dirty_env);
         return;
     }
-    snprintf(command, sizeof command, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null | head -1",
+    snprintf(command, sizeof command,
+             "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null | head -1",
              ARENAREF_BENCH_SOURCE_DIR);
     command_line(command, status, sizeof status);
     context("arenaref_dirty", commit[0] ? (status[0] ? "true" : "false") : "unknown");
@@ -96,8 +100,10 @@ static void record_topology(char const *topology_xml) {
         return;
     }
     snprintf(text, sizeof text, "%d NUMA nodes, %d packages, %d cores, %d PUs",
-             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE), hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE),
-             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU));
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE),
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE),
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE),
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU));
     context("topology", text);
     if (topology_xml && *topology_xml) {
         if (hwloc_topology_export_xml(topology, topology_xml, 0) == 0) {
@@ -116,12 +122,13 @@ static void record_gpus(void) {
     int runtime = 0, driver = 0, count = 0;
     cudaRuntimeGetVersion(&runtime);
     cudaDriverGetVersion(&driver);
-    snprintf(text, sizeof text, "runtime %d.%d, driver %d.%d", runtime / 1000, runtime % 1000 / 10, driver / 1000,
-             driver % 1000 / 10);
+    snprintf(text, sizeof text, "runtime %d.%d, driver %d.%d", runtime / 1000, runtime % 1000 / 10,
+             driver / 1000, driver % 1000 / 10);
     context("cuda_version", text);
     cudaError_t error = cudaGetDeviceCount(&count);
     if (error != cudaSuccess || count == 0) {
-        snprintf(text, sizeof text, "none (%s)", error != cudaSuccess ? cudaGetErrorString(error) : "no CUDA device");
+        snprintf(text, sizeof text, "none (%s)",
+                 error != cudaSuccess ? cudaGetErrorString(error) : "no CUDA device");
         context("gpus", text);
         return;
     }
@@ -129,10 +136,10 @@ static void record_gpus(void) {
     for (int i = 0; i != count && used < sizeof text; ++i) {
         struct cudaDeviceProp properties;
         if (cudaGetDeviceProperties(&properties, i) != cudaSuccess) continue;
-        used += (size_t)snprintf(text + used, sizeof text - used,
-                                 "%s%d: %s, sm_%d%d, %.1f GiB, %d SMs", i ? "; " : "", i,
-                                 properties.name, properties.major, properties.minor,
-                                 (double)properties.totalGlobalMem / (1u << 30), properties.multiProcessorCount);
+        used += (size_t)snprintf(
+            text + used, sizeof text - used, "%s%d: %s, sm_%d%d, %.1f GiB, %d SMs", i ? "; " : "",
+            i, properties.name, properties.major, properties.minor,
+            (double)properties.totalGlobalMem / (1u << 30), properties.multiProcessorCount);
     }
     context("gpus", text);
 #else
@@ -187,8 +194,9 @@ void bench_record_environment(char const *topology_xml) {
         context("cpu_boost", strcmp(text, "1") == 0 ? "on" : "off");
     } else {
         first_line_of("/sys/devices/system/cpu/intel_pstate/no_turbo", text, sizeof text);
-        context("cpu_boost", text[0] ? (strcmp(text, "0") == 0 ? "on (intel_pstate)" : "off (intel_pstate)")
-                                     : "unavailable (no cpufreq boost control in this machine)");
+        context("cpu_boost",
+                text[0] ? (strcmp(text, "0") == 0 ? "on (intel_pstate)" : "off (intel_pstate)")
+                        : "unavailable (no cpufreq boost control in this machine)");
     }
     record_topology(topology_xml);
     record_gpus();

@@ -22,8 +22,8 @@ __device__ float value_of(uint32_t token, uint32_t j, uint32_t d) {
     return (float)((int32_t)(mix >> 8) - 8388608) * 0x1p-23f;
 }
 
-__global__ void encode(uint32_t const *tokens, size_t const *offsets, size_t count, size_t dimensions,
-                       float *embeddings, float *states) {
+__global__ void encode(uint32_t const *tokens, size_t const *offsets, size_t count,
+                       size_t dimensions, float *embeddings, float *states) {
     size_t index = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (index >= count * dimensions) return;
     size_t item = index / dimensions, d = index % dimensions;
@@ -39,8 +39,9 @@ __global__ void encode(uint32_t const *tokens, size_t const *offsets, size_t cou
 
 } // namespace
 
-extern "C" int bench_gpu_encode(uint32_t const *tokens, size_t const *offsets, size_t count, size_t dimensions,
-                                float *embeddings, float *states, cudaStream_t stream) {
+extern "C" int bench_gpu_encode(uint32_t const *tokens, size_t const *offsets, size_t count,
+                                size_t dimensions, float *embeddings, float *states,
+                                cudaStream_t stream) {
     size_t threads = count * dimensions;
     if (threads == 0) return 0;
     unsigned blocks = (unsigned)((threads + 255) / 256);

@@ -17,10 +17,13 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: arenaref_bench [--arenaref_profile=quick|full] [--arenaref_topology_xml=PATH]\n"
-            "                      [Google Benchmark flags: --benchmark_filter=REGEX, --benchmark_out=FILE,\n"
+            "                      [Google Benchmark flags: --benchmark_filter=REGEX, "
+            "--benchmark_out=FILE,\n"
             "                       --benchmark_out_format=json, --benchmark_list_tests, ...]\n"
-            "environment: ARENAREF_BENCH_SLOWDOWN=F (F > 1) spins every timed region to F times its length,\n"
-            "             to test scripts/compare; ARENAREF_COMMIT / ARENAREF_DIRTY override what git says.\n");
+            "environment: ARENAREF_BENCH_SLOWDOWN=F (F > 1) spins every timed region to F times "
+            "its length,\n"
+            "             to test scripts/compare; ARENAREF_COMMIT / ARENAREF_DIRTY override what "
+            "git says.\n");
 }
 
 int main(int argc, char **argv) {
@@ -47,13 +50,21 @@ int main(int argc, char **argv) {
     argc = kept;
     argv[argc] = NULL;
     if (strcmp(profile, "quick") == 0) {
-        bench_profile = (bench_profile_t){.name = "quick", .presets = {"tiny", "small", "medium"}, .presets_count = 3,
-                                          .regression_repetitions = 9, .repetitions = 1, .min_time = 0.1,
+        bench_profile = (bench_profile_t){.name = "quick",
+                                          .presets = {"tiny", "small", "medium"},
+                                          .presets_count = 3,
+                                          .regression_repetitions = 9,
+                                          .repetitions = 1,
+                                          .min_time = 0.1,
                                           .ratio_samples = 5};
     } else if (strcmp(profile, "full") == 0) {
-        bench_profile = (bench_profile_t){.name = "full", .presets = {"tiny", "small", "medium", "large"},
-                                          .presets_count = 4, .regression_repetitions = 15, .repetitions = 5,
-                                          .min_time = 0.2, .ratio_samples = 11};
+        bench_profile = (bench_profile_t){.name = "full",
+                                          .presets = {"tiny", "small", "medium", "large"},
+                                          .presets_count = 4,
+                                          .regression_repetitions = 15,
+                                          .repetitions = 5,
+                                          .min_time = 0.2,
+                                          .ratio_samples = 11};
     } else {
         fprintf(stderr, "arenaref_bench: unknown profile '%s' (quick or full)\n", profile);
         return 2;
@@ -69,7 +80,8 @@ int main(int argc, char **argv) {
         has_min_time |= strncmp(argv[i], "--benchmark_min_time", 20) == 0;
     }
     if (!has_min_time) {
-        snprintf(min_time_flag, sizeof min_time_flag, "--benchmark_min_time=%g", bench_profile.min_time);
+        snprintf(min_time_flag, sizeof min_time_flag, "--benchmark_min_time=%g",
+                 bench_profile.min_time);
         arguments[argc++] = min_time_flag;
     }
     /* jansson seeds its hash tables at random otherwise, which moves instruction counts of

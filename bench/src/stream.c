@@ -36,7 +36,9 @@ static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 static bool make_stream(stream_t *stream, stream_kind_t kind) {
     uint64_t random = BENCH_STREAM_SEED * 0x9E3779B97F4A7C15ull + (uint64_t)kind + 1;
     stream->kind = kind;
-    stream->dimensions = kind == stream_small_k ? 4 : kind == stream_large_k ? 16 : STREAM_DIMENSIONS;
+    stream->dimensions = kind == stream_small_k   ? 4
+                         : kind == stream_large_k ? 16
+                                                  : STREAM_DIMENSIONS;
     stream->batches_count = kind == stream_large_k ? 16 : STREAM_BATCHES;
     size_t const dimensions = stream->dimensions;
     for (size_t b = 0; b != stream->batches_count; ++b) {
@@ -58,7 +60,8 @@ static bool make_stream(stream_t *stream, stream_kind_t kind) {
                 length = pareto > 4096 ? 4096 : (size_t)pareto;
             }
             if (kind == stream_small_k) length = 1 + (size_t)(next_random(&random) % 8);
-            if (kind == stream_large_k) length = 2048 + (size_t)(next_random(&random) % (16384 - 2048 + 1));
+            if (kind == stream_large_k)
+                length = 2048 + (size_t)(next_random(&random) % (16384 - 2048 + 1));
             lengths[i] = length;
             total += length;
         }
@@ -66,7 +69,8 @@ static bool make_stream(stream_t *stream, stream_kind_t kind) {
         if (!batch->tokens) return free(lengths), false;
         batch->offsets[0] = 0;
         for (size_t i = 0, t = 0; i != count; ++i) {
-            for (size_t j = 0; j != lengths[i]; ++j) batch->tokens[t++] = (uint32_t)(next_random(&random) % 50257);
+            for (size_t j = 0; j != lengths[i]; ++j)
+                batch->tokens[t++] = (uint32_t)(next_random(&random) % 50257);
             batch->offsets[i + 1] = batch->offsets[i] + lengths[i] * sizeof(uint32_t);
         }
         free(lengths);
@@ -76,9 +80,12 @@ static bool make_stream(stream_t *stream, stream_kind_t kind) {
         batch->states_bytes = round64((total ? total : 1) * dimensions * sizeof(float));
         batch->offsets_bytes = round64((count + 1) * sizeof(size_t));
         size_t call = batch->embeddings_bytes + batch->states_bytes + batch->offsets_bytes;
-        if (batch->embeddings_bytes > stream->max_embeddings_bytes) stream->max_embeddings_bytes = batch->embeddings_bytes;
-        if (batch->states_bytes > stream->max_states_bytes) stream->max_states_bytes = batch->states_bytes;
-        if (batch->offsets_bytes > stream->max_offsets_bytes) stream->max_offsets_bytes = batch->offsets_bytes;
+        if (batch->embeddings_bytes > stream->max_embeddings_bytes)
+            stream->max_embeddings_bytes = batch->embeddings_bytes;
+        if (batch->states_bytes > stream->max_states_bytes)
+            stream->max_states_bytes = batch->states_bytes;
+        if (batch->offsets_bytes > stream->max_offsets_bytes)
+            stream->max_offsets_bytes = batch->offsets_bytes;
         if (call > stream->max_call_bytes) stream->max_call_bytes = call;
         stream->tokens_total += total;
         stream->bytes_total += call;
@@ -91,21 +98,24 @@ stream_t const *stream_get(stream_kind_t kind) {
     if (kind >= stream_kinds_k) return NULL;
     if (!streams[kind]) {
         stream_t *stream = calloc(1, sizeof *stream);
-        if (!stream || !make_stream(stream, kind)) return free(stream), NULL; /* leaks a partial stream: at exit */
+        if (!stream || !make_stream(stream, kind))
+            return free(stream), NULL; /* leaks a partial stream: at exit */
         streams[kind] = stream;
     }
     return streams[kind];
 }
 
 ar_tape_view_t stream_tape(stream_batch_t const *batch) {
-    return (ar_tape_view_t){.data = batch->tokens, .offsets = batch->offsets, .count = batch->count};
+    return (ar_tape_view_t){
+        .data = batch->tokens, .offsets = batch->offsets, .count = batch->count};
 }
 
 void stream_encode(stream_batch_t const *batch, size_t dimensions, float *embeddings, float *states,
                    size_t *row_offsets) {
     size_t row = 0;
     for (size_t i = 0; i != batch->count; ++i) {
-        size_t first = batch->offsets[i] / sizeof(uint32_t), n = batch->offsets[i + 1] / sizeof(uint32_t) - first;
+        size_t first = batch->offsets[i] / sizeof(uint32_t),
+               n = batch->offsets[i + 1] / sizeof(uint32_t) - first;
         if (row_offsets) row_offsets[i] = row;
         float *sum = embeddings + i * dimensions;
         for (size_t d = 0; d != dimensions; ++d) sum[d] = 0;

@@ -52,14 +52,16 @@ int main(void) {
     close(fd);
     char out_flag[600];
     snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s", path);
-    char *argv[] = {"shim_test", out_flag, "--benchmark_out_format=json", "--benchmark_min_time=0.001", NULL};
+    char *argv[] = {"shim_test", out_flag, "--benchmark_out_format=json",
+                    "--benchmark_min_time=0.001", NULL};
 
     static int64_t runs = 0;
     gb_benchmark_t *b = gb_register("shim/counters", counters_benchmark, &runs);
     require_true(b != NULL);
     gb_arg_name(gb_arg(gb_arg(b, 3), 5), "n");
     gb_iterations_fixed(gb_register("shim/fixed", counters_benchmark, &runs), 12);
-    gb_unit(gb_use_manual_time(gb_iterations_fixed(gb_register("shim/manual", manual_benchmark, NULL), 3)),
+    gb_unit(gb_use_manual_time(
+                gb_iterations_fixed(gb_register("shim/manual", manual_benchmark, NULL), 3)),
             gb_time_unit_ms_k);
     gb_register("shim/skipped", skipped_benchmark, NULL);
     gb_add_custom_context("shim_test_key", "shim test value");
@@ -75,16 +77,18 @@ int main(void) {
     expect_str_eq(json_string_value(json_object_get(context, "shim_test_key")), "shim test value");
     json_t const *benchmarks = json_object_get(root, "benchmarks");
 
-    json_t const *three = find_run(benchmarks, "shim/counters/n:3"), *five = find_run(benchmarks, "shim/counters/n:5");
+    json_t const *three = find_run(benchmarks, "shim/counters/n:3"),
+                 *five = find_run(benchmarks, "shim/counters/n:5");
     expect_true(three != NULL && five != NULL);
     expect_dbl_eq(number(three, "plain"), 3.0);
     expect_dbl_eq(number(five, "plain"), 5.0);
     expect_dbl_eq(number(three, "per_iteration"), 2.0); /* 2 x units / iterations */
     expect_dbl_eq(number(three, "units_match"), 1.0);
     double iterations = number(three, "iterations"), cpu_seconds = number(three, "cpu_time") * 1e-9;
-    expect_true(iterations >= 4 && (int64_t)iterations % 4 == 0); /* batches of 4 */
+    expect_true(iterations >= 4 && (int64_t)iterations % 4 == 0);   /* batches of 4 */
     double expected_rate = iterations / (cpu_seconds * iterations); /* units / total CPU seconds */
-    expect_true(number(three, "rate") > 0.99 * expected_rate && number(three, "rate") < 1.01 * expected_rate);
+    expect_true(number(three, "rate") > 0.99 * expected_rate &&
+                number(three, "rate") < 1.01 * expected_rate);
 
     json_t const *fixed = find_run(benchmarks, "shim/fixed/iterations:12");
     expect_true(fixed != NULL);
@@ -99,7 +103,8 @@ int main(void) {
     json_t const *skipped = find_run(benchmarks, "shim/skipped");
     expect_true(skipped != NULL);
     expect_true(json_is_true(json_object_get(skipped, "error_occurred")));
-    expect_str_eq(json_string_value(json_object_get(skipped, "error_message")), "no such device: skipped on purpose");
+    expect_str_eq(json_string_value(json_object_get(skipped, "error_message")),
+                  "no such device: skipped on purpose");
     json_decref(root);
     return expect_finish();
 }

@@ -18,23 +18,24 @@
 #define IMPORT_BASE_DEFAULT 0x7f0000000000ull
 
 static void place_usage(FILE *out) {
-    fprintf(out,
-            "usage: arenacert place PROBLEM.csv [--strategy NAME] [--capacity BYTES]\n"
-            "                       [--time-limit SECONDS] [--minimize] [--alignment N]\n"
-            "       arenacert place --list\n"
-            "  PROBLEM.csv     MiniMalloc's CSV: id|buffer, lower|start, upper|end, size\n"
-            "                  [, alignment] [, offset (ignored)]; \"-\" reads standard input\n"
-            "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit or search\n"
-            "                  (default search)\n"
-            "  --capacity      the placement must fit in [0, BYTES); exit 1 when none is found\n"
-            "  --time-limit    search: return the best found by then (default %g s)\n"
-            "  --minimize      search: with --capacity, go on lowering the height once it fits\n"
-            "  --alignment     every offset a multiple of N (a power of two) at least\n"
-            "  --list          the strategies, one per line\n"
-            "stdout: the rows with an offset column (id,lower,upper,size[,alignment],offset);\n"
-            "stderr: strategy, height, lower bound, their ratio, fits, optimal, nodes, seconds.\n"
-            "exit status: 0 placed (within the capacity), 1 none within the capacity, 2 bad input\n",
-            PLACE_TIME_LIMIT_CLI);
+    fprintf(
+        out,
+        "usage: arenacert place PROBLEM.csv [--strategy NAME] [--capacity BYTES]\n"
+        "                       [--time-limit SECONDS] [--minimize] [--alignment N]\n"
+        "       arenacert place --list\n"
+        "  PROBLEM.csv     MiniMalloc's CSV: id|buffer, lower|start, upper|end, size\n"
+        "                  [, alignment] [, offset (ignored)]; \"-\" reads standard input\n"
+        "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit or search\n"
+        "                  (default search)\n"
+        "  --capacity      the placement must fit in [0, BYTES); exit 1 when none is found\n"
+        "  --time-limit    search: return the best found by then (default %g s)\n"
+        "  --minimize      search: with --capacity, go on lowering the height once it fits\n"
+        "  --alignment     every offset a multiple of N (a power of two) at least\n"
+        "  --list          the strategies, one per line\n"
+        "stdout: the rows with an offset column (id,lower,upper,size[,alignment],offset);\n"
+        "stderr: strategy, height, lower bound, their ratio, fits, optimal, nodes, seconds.\n"
+        "exit status: 0 placed (within the capacity), 1 none within the capacity, 2 bad input\n",
+        PLACE_TIME_LIMIT_CLI);
 }
 
 static void import_usage(FILE *out) {
@@ -52,13 +53,14 @@ static void import_usage(FILE *out) {
 }
 
 static void export_usage(FILE *out) {
-    fprintf(out,
-            "usage: arenacert export-problem PLAN.json [--no-offsets]\n"
-            "  PLAN.json      an arena-plan/1 plan (\"-\": standard input)\n"
-            "  --no-offsets   leave out the offset column (the plan's own placement)\n"
-            "stdout: one row per plane name: live from the first phase (in the plan's phase order)\n"
-            "that declares it to one past the last, its size, the plan's alignment where above 1,\n"
-            "its offset from the lowest plane. exit status: 0 written, 2 bad input\n");
+    fprintf(
+        out,
+        "usage: arenacert export-problem PLAN.json [--no-offsets]\n"
+        "  PLAN.json      an arena-plan/1 plan (\"-\": standard input)\n"
+        "  --no-offsets   leave out the offset column (the plan's own placement)\n"
+        "stdout: one row per plane name: live from the first phase (in the plan's phase order)\n"
+        "that declares it to one past the last, its size, the plan's alignment where above 1,\n"
+        "its offset from the lowest plane. exit status: 0 written, 2 bad input\n");
 }
 
 static int bad(char const *command, void (*usage)(FILE *), char const *what, char const *detail) {
@@ -136,8 +138,7 @@ int arenacert_place_main(int argc, char **argv) {
         } else if (is_option(arg, "--capacity")) {
             value = option_value(argc, argv, &i, "--capacity");
             if (!parse_u64(value, &options.capacity) || options.capacity == 0)
-                return bad("place", place_usage, "--capacity takes a positive byte count",
-                           value);
+                return bad("place", place_usage, "--capacity takes a positive byte count", value);
         } else if (is_option(arg, "--time-limit")) {
             value = option_value(argc, argv, &i, "--time-limit");
             if (!parse_seconds(value, &options.time_limit_s))
@@ -162,8 +163,8 @@ int arenacert_place_main(int argc, char **argv) {
     if (rc) return rc;
     uint64_t *offsets = malloc((csv->problem.count + 1) * sizeof *offsets);
     ar_place_result_t result;
-    ar_status_t status = offsets ? ar_place(&csv->problem, &options, offsets, &result)
-                                 : ar_status_out_of_memory_k;
+    ar_status_t status =
+        offsets ? ar_place(&csv->problem, &options, offsets, &result) : ar_status_out_of_memory_k;
     if (status != ar_status_success_k) {
         fprintf(stderr, "arenacert place: %s: %s\n", path,
                 offsets ? result.message : "out of memory");
@@ -184,8 +185,9 @@ int arenacert_place_main(int argc, char **argv) {
             result.optimal ? "yes" : "not proven", result.nodes, result.seconds);
     rc = 0;
     if (!result.fits) {
-        fprintf(stderr, "arenacert place: no placement within capacity %" PRIu64
-                        " found (best height %" PRIu64 ")\n",
+        fprintf(stderr,
+                "arenacert place: no placement within capacity %" PRIu64
+                " found (best height %" PRIu64 ")\n",
                 options.capacity, result.height);
         rc = 1;
     } else if (!ar_place_csv_write(stdout, csv, offsets)) {
@@ -246,9 +248,9 @@ int arenacert_import_main(int argc, char **argv) {
     }
     ar_plan_t *plan = NULL;
     char message[512];
-    ar_status_t status = ar_place_to_plan(&csv->problem, (char const *const *)csv->ids,
-                                          csv->offsets, alignment, base, &plan, message,
-                                          sizeof message);
+    ar_status_t status =
+        ar_place_to_plan(&csv->problem, (char const *const *)csv->ids, csv->offsets, alignment,
+                         base, &plan, message, sizeof message);
     ar_place_csv_free(csv);
     if (status != ar_status_success_k) {
         fprintf(stderr, "arenacert import: %s: %s\n", path, message);

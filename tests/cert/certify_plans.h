@@ -23,11 +23,13 @@ __attribute__((unused)) static ar_plan_t *plan_new(void) {
     return plan;
 }
 
-__attribute__((unused)) static void launch(ar_plan_t *plan, char const *phase, uint64_t const *words, size_t count) {
+__attribute__((unused)) static void launch(ar_plan_t *plan, char const *phase,
+                                           uint64_t const *words, size_t count) {
     require_true(ar_plan_add_launch(plan, "k", phase, words, count, NULL) == ar_status_success_k);
 }
 
-__attribute__((unused)) static ar_certify_report_t certify_with(ar_plan_t const *plan, uint64_t few, bool exact) {
+__attribute__((unused)) static ar_certify_report_t certify_with(ar_plan_t const *plan, uint64_t few,
+                                                                bool exact) {
     ar_certify_options_t options;
     ar_certify_options_default(&options);
     options.few = few;
@@ -49,7 +51,8 @@ __attribute__((unused)) static void expect_both(ar_plan_t const *plan, uint64_t 
 }
 
 /* One launch whose word 0 walks a plane of 4 slots of 0x100 by a delta repeat. */
-__attribute__((unused)) static ar_plan_t *walking_plan(uint64_t iterations, int64_t delta, uint64_t plane_size) {
+__attribute__((unused)) static ar_plan_t *walking_plan(uint64_t iterations, int64_t delta,
+                                                       uint64_t plane_size) {
     ar_plan_t *plan = plan_new();
     require_true(ar_plan_add_phase(plan, "p") == ar_status_success_k);
     require_true(ar_plan_add_plane(plan, "x", GLOBAL_END, plane_size, false) ==

@@ -23,7 +23,7 @@ static inline uint64_t place_test_below(uint64_t *state, uint64_t n) {
 /* n buffers over times [0, horizon), sizes in [1, max_size] (some 0 and some empty lifetimes
  * when `odd`), alignment 1, 2, 4 or 8 when `aligned`. */
 static inline void place_test_random(uint64_t *state, ar_place_buffer_t *buffers, size_t n,
-                              uint64_t horizon, uint64_t max_size, bool odd, bool aligned) {
+                                     uint64_t horizon, uint64_t max_size, bool odd, bool aligned) {
     for (size_t i = 0; i < n; ++i) {
         uint64_t a = place_test_below(state, horizon), b = place_test_below(state, horizon);
         if (a > b) {
@@ -41,8 +41,8 @@ static inline void place_test_random(uint64_t *state, ar_place_buffer_t *buffers
 }
 
 /* The independent checker: every pair, straight from the definition. */
-static inline bool place_test_valid(ar_place_buffer_t const *buffers, size_t n, uint64_t const *offsets,
-                             uint64_t alignment) {
+static inline bool place_test_valid(ar_place_buffer_t const *buffers, size_t n,
+                                    uint64_t const *offsets, uint64_t alignment) {
     for (size_t i = 0; i < n; ++i) {
         ar_place_buffer_t const *x = &buffers[i];
         if (!x->size || x->lower >= x->upper) continue;

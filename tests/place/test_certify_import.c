@@ -13,8 +13,8 @@ static uint64_t verdict_of(ar_place_problem_t const *problem, uint64_t const *of
                            uint64_t alignment, bool roundtrip) {
     ar_plan_t *plan = NULL;
     char message[256];
-    ar_status_t status =
-        ar_place_to_plan(problem, NULL, offsets, alignment, 0x10000, &plan, message, sizeof message);
+    ar_status_t status = ar_place_to_plan(problem, NULL, offsets, alignment, 0x10000, &plan,
+                                          message, sizeof message);
     expect_int_eq(status, ar_status_success_k);
     if (status != ar_status_success_k) return UINT64_MAX;
     if (roundtrip) {
@@ -68,8 +68,10 @@ int main(void) {
         expect_int_eq(ar_place_check(&problem, offsets, alignment, NULL), expected);
         uint64_t verdict = verdict_of(&problem, offsets, alignment, round % 50 == 0);
         expect_int_eq(verdict == 0, expected);
-        if (expected) ++valid;
-        else ++invalid;
+        if (expected)
+            ++valid;
+        else
+            ++invalid;
         if (expected && round % 10 == 0) {
             ar_plan_t *plan = NULL;
             char message[256];

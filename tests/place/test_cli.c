@@ -100,7 +100,8 @@ int main(int argc, char **argv) {
                      tool, data, dir),
                   0);
     /* Bad input: exit 2 with line and column. */
-    expect_int_eq(sh("printf 'id,lower,upper,size\\na,0,1,2\\nb,0,one,2\\n' > %s/rows.csv", dir), 0);
+    expect_int_eq(sh("printf 'id,lower,upper,size\\na,0,1,2\\nb,0,one,2\\n' > %s/rows.csv", dir),
+                  0);
     expect_int_eq(sh("%s place %s/rows.csv --strategy first-fit 2> %s/err", tool, dir, dir), 2);
     char *err = slurp("err");
     expect_str_contains(err, "line 3, column 3");
@@ -121,9 +122,9 @@ int main(int argc, char **argv) {
                      tool, dir, tool, tool),
                   0);
     /* Its own placement, as exported, certifies too. */
-    expect_int_eq(sh("%s import %s/problem.csv --alignment 256 | %s certify - > /dev/null", tool,
-                     dir, tool),
-                  0);
+    expect_int_eq(
+        sh("%s import %s/problem.csv --alignment 256 | %s certify - > /dev/null", tool, dir, tool),
+        0);
     sh("rm -rf %s", dir);
     return expect_finish();
 }

@@ -95,7 +95,8 @@ int main(void) {
     size_t rows = 30000;
     char *big = malloc(rows * 40 + 64), *at = big;
     at += sprintf(at, "id,lower,upper,size\n");
-    for (size_t i = 0; i < rows; ++i) at += sprintf(at, "n%zu,%zu,%zu,%zu\n", i, i, i + 7, 1 + i % 13);
+    for (size_t i = 0; i < rows; ++i)
+        at += sprintf(at, "n%zu,%zu,%zu,%zu\n", i, i, i + 7, 1 + i % 13);
     csv = parse(big, &error);
     expect_ptr_not_null(csv);
     if (csv) {

@@ -43,8 +43,9 @@ static void declare(arp_wl_t *wl) {
     if (wl->recompute) { /* the hidden activations again, from the saved x_norm2 */
         tr->recompute = arp_wl_phase(wl, "bwd.recompute");
         arp_wl_plane(wl, tr->recompute, "fwd.x_norm2", 0, true);
-        tr->p_hre = arp_wl_plane(wl, tr->recompute, "bwd.h",
-                                 arp_wl_align(B * T * d->up * ARP_WL_BF16, ARP_WL_ALIGNMENT), false);
+        tr->p_hre =
+            arp_wl_plane(wl, tr->recompute, "bwd.h",
+                         arp_wl_align(B * T * d->up * ARP_WL_BF16, ARP_WL_ALIGNMENT), false);
     }
     tr->bwd[0] = arp_wl_phase(wl, "bwd.mlp");
     tr->bwd[1] = arp_wl_phase(wl, "bwd.attn_out");

@@ -1,12 +1,12 @@
-/* Placement. Globals are laid out first, end to end from the window's base (aligned, with the
- * guard gap a global asks for). Phase planes then get offsets in one workspace from the public
- * planner (arenaref/place.h) with the chosen strategy; the default, greedy-by-size, is
- * TensorFlow Lite's: planes sorted by size, non-increasing, each placed at the lowest aligned
- * offset where it overlaps no already placed plane whose lifetime overlaps its own. A plane's lifetime is the span of phase positions (the
- * program's phase order, one pass) that declare it, widened to a whole loop when it crosses a
- * loop's boundary (a value that must survive the loop's next iteration), and to the end of the
- * program for a persistent plane (the KV cache). Two planes live at one position never share a
- * byte, which gives rules (B) and (D) by construction. The lower bound is the largest sum of
+/* Placement. Globals are laid out first, end to end from the window's base (aligned, with the guard
+ * gap a global asks for). Phase planes then get offsets in one workspace from the public planner
+ * (arenaref/place.h) with the chosen strategy; the default, greedy-by-size, is TensorFlow Lite's:
+ * planes sorted by size, non-increasing, each placed at the lowest aligned offset where it overlaps
+ * no already placed plane whose lifetime overlaps its own. A plane's lifetime is the span of phase
+ * positions (the program's phase order, one pass) that declare it, widened to a whole loop when it
+ * crosses a loop's boundary (a value that must survive the loop's next iteration), and to the end
+ * of the program for a persistent plane (the KV cache). Two planes live at one position never share
+ * a byte, which gives rules (B) and (D) by construction. The lower bound is the largest sum of
  * plane sizes live at one position; the workspace is the planner's high-water mark. */
 #include <stdlib.h>
 
@@ -62,8 +62,8 @@ void arp_wl_place(arp_wl_t *wl) {
     for (int n = 0; n < wl->planes_count; ++n)
         if (!wl->planes[n].unplanned) {
             arp_wl_plane_t const *plane = &wl->planes[n];
-            buffers[count] = (ar_place_buffer_t){(uint64_t)plane->first,
-                                                 (uint64_t)plane->last + 1, plane->size, 0};
+            buffers[count] = (ar_place_buffer_t){(uint64_t)plane->first, (uint64_t)plane->last + 1,
+                                                 plane->size, 0};
             which[count++] = n;
             done[n] = true;
         }

@@ -14,12 +14,11 @@
 enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_ALIGNMENT, COL_OFFSET, COL_COUNT };
 
 static char const *const column_names[COL_COUNT][2] = {
-    {"id", "buffer"}, {"lower", "start"}, {"upper", "end"},
+    {"id", "buffer"}, {"lower", "start"},  {"upper", "end"},
     {"size", NULL},   {"alignment", NULL}, {"offset", NULL},
 };
 
-static void fail(ar_place_csv_error_t *error, size_t line, size_t column, char const *format,
-                 ...) {
+static void fail(ar_place_csv_error_t *error, size_t line, size_t column, char const *format, ...) {
     char what[400];
     va_list args;
     va_start(args, format);
@@ -297,8 +296,8 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
             goto bad;
         }
         if (previous != SIZE_MAX) {
-            fail(error, line, (size_t)present[COL_ID] + 1, "duplicate id \"%.40s\" (first on line %zu)",
-                 id, r.csv->lines[previous]);
+            fail(error, line, (size_t)present[COL_ID] + 1,
+                 "duplicate id \"%.40s\" (first on line %zu)", id, r.csv->lines[previous]);
             goto bad;
         }
         at = next;

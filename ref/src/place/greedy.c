@@ -41,8 +41,10 @@ static ar_status_t place_in_order(ar_place_problem_t const *problem, size_t cons
         size_t lo = 0, hi = k; /* insert after every placed offset <= at */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (offsets[placed[mid]] <= at) lo = mid + 1;
-            else hi = mid;
+            if (offsets[placed[mid]] <= at)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         memmove(placed + lo + 1, placed + lo, (k - lo) * sizeof *placed);
         placed[lo] = i;
@@ -67,14 +69,16 @@ static int by_key(void const *x, void const *y) {
 }
 
 /* Sort order[0, count) by the keys `make` gives each buffer. */
-static void sort_by(ar_place_buffer_t const *buffers, size_t *order, size_t count, order_key_t *keys,
-                    order_key_t (*make)(ar_place_buffer_t const *, size_t)) {
+static void sort_by(ar_place_buffer_t const *buffers, size_t *order, size_t count,
+                    order_key_t *keys, order_key_t (*make)(ar_place_buffer_t const *, size_t)) {
     for (size_t k = 0; k < count; ++k) keys[k] = make(&buffers[order[k]], order[k]);
     qsort(keys, count, sizeof *keys, by_key);
     for (size_t k = 0; k < count; ++k) order[k] = keys[k].index;
 }
 
-static order_key_t size_key(ar_place_buffer_t const *b, size_t i) { return (order_key_t){~b->size, 0, 0, i}; }
+static order_key_t size_key(ar_place_buffer_t const *b, size_t i) {
+    return (order_key_t){~b->size, 0, 0, i};
+}
 
 static order_key_t size_length_key(ar_place_buffer_t const *b, size_t i) {
     return (order_key_t){~b->size, ~(b->upper - b->lower), 0, i};
@@ -84,7 +88,9 @@ static order_key_t start_key(ar_place_buffer_t const *b, size_t i) {
     return (order_key_t){b->lower, ~b->size, 0, i};
 }
 
-static order_key_t end_key(ar_place_buffer_t const *b, size_t i) { return (order_key_t){b->upper, 0, 0, i}; }
+static order_key_t end_key(ar_place_buffer_t const *b, size_t i) {
+    return (order_key_t){b->upper, 0, 0, i};
+}
 
 typedef struct point_t {
     uint64_t time, breadth;
@@ -209,8 +215,8 @@ ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, uint64_t alig
  * gaps it is no higher), then moves of a buffer on top (offset + size = height), or any buffer
  * one time in four, to an earlier random place in the order, kept when the height does not
  * rise. Stops at `goal`, after `moves` moves, or at `deadline`; offsets[] ends at the best. */
-ar_status_t arp_place_improve(ar_place_problem_t const *problem, uint64_t alignment,
-                              uint64_t goal, uint64_t moves, double deadline, uint64_t *offsets) {
+ar_status_t arp_place_improve(ar_place_problem_t const *problem, uint64_t alignment, uint64_t goal,
+                              uint64_t moves, double deadline, uint64_t *offsets) {
     size_t n = problem->count, count = 0;
     size_t *order = calloc(n + 1, sizeof *order), *trial_order = calloc(n + 1, sizeof *order);
     order_key_t *keys = malloc((n + 1) * sizeof *keys);

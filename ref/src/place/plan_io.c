@@ -20,8 +20,10 @@ static size_t count_below(uint64_t const *starts, size_t count, uint64_t t) {
     size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (starts[mid] < t) lo = mid + 1;
-        else hi = mid;
+        if (starts[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -37,11 +39,12 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
         return ar_status_invalid_argument_k;
     }
     if (base % alignment) {
-        snprintf(message, message_size, "base 0x%" PRIx64 " is not a multiple of alignment %" PRIu64,
-                 base, alignment);
+        snprintf(message, message_size,
+                 "base 0x%" PRIx64 " is not a multiple of alignment %" PRIu64, base, alignment);
         return ar_status_invalid_argument_k;
     }
-    if (!ar_place_problem_valid(problem, message, message_size)) return ar_status_invalid_argument_k;
+    if (!ar_place_problem_valid(problem, message, message_size))
+        return ar_status_invalid_argument_k;
     size_t n = problem->count, held = 0;
     for (size_t i = 0; i < n; ++i) {
         ar_place_buffer_t const *b = &problem->buffers[i];
@@ -111,8 +114,7 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
     }
     for (size_t p = 0; p < phases; ++p) {
         snprintf(name, sizeof name, "t%" PRIu64, starts[p]);
-        if (ar_plan_add_launch(plan, "step", name, NULL, 0, NULL) != ar_status_success_k)
-            goto done;
+        if (ar_plan_add_launch(plan, "step", name, NULL, 0, NULL) != ar_status_success_k) goto done;
     }
     if (phases && ar_plan_add_reference(plan, 0, phases) != ar_status_success_k) goto done;
     char meta[160];
@@ -125,8 +127,10 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
     if (status != ar_status_success_k) snprintf(message, message_size, "%s", error.message);
 done:
     if (status == ar_status_out_of_memory_k) snprintf(message, message_size, "out of memory");
-    if (status == ar_status_success_k) *out = plan;
-    else ar_plan_free(plan);
+    if (status == ar_status_success_k)
+        *out = plan;
+    else
+        ar_plan_free(plan);
     free(starts), free(per_phase), free(slots);
     return status;
 }
@@ -207,7 +211,9 @@ ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char
 done:
     if (status == ar_status_out_of_memory_k) snprintf(message, message_size, "out of memory");
     free(entries), free(table);
-    if (status == ar_status_success_k) *out = csv;
-    else ar_place_csv_free(csv);
+    if (status == ar_status_success_k)
+        *out = csv;
+    else
+        ar_place_csv_free(csv);
     return status;
 }

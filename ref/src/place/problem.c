@@ -48,10 +48,14 @@ bool ar_place_problem_valid(ar_place_problem_t const *problem, char *message, si
     for (size_t i = 0; i < problem->count; ++i) {
         ar_place_buffer_t const *b = &problem->buffers[i];
         char const *why = NULL;
-        if (b->lower > b->upper) why = "lower > upper";
-        else if (b->upper >= AR_PLACE_MAX_TIME) why = "a time at or past 2^63";
-        else if (b->size >= AR_PLACE_MAX_BYTES) why = "a size at or past 2^56";
-        else if (b->alignment >= AR_PLACE_MAX_BYTES) why = "an alignment at or past 2^56";
+        if (b->lower > b->upper)
+            why = "lower > upper";
+        else if (b->upper >= AR_PLACE_MAX_TIME)
+            why = "a time at or past 2^63";
+        else if (b->size >= AR_PLACE_MAX_BYTES)
+            why = "a size at or past 2^56";
+        else if (b->alignment >= AR_PLACE_MAX_BYTES)
+            why = "an alignment at or past 2^56";
         else if (b->alignment > 1 && !power_of_two(b->alignment))
             why = "an alignment that is not a power of two";
         if (why) {
@@ -98,8 +102,10 @@ uint64_t ar_place_lower_bound(ar_place_problem_t const *problem) {
     if (!events) return 0;
     uint64_t live = 0, best = 0;
     for (size_t e = 0; e < n; ++e) {
-        if (events[e].kind) live += events[e].size;
-        else live -= events[e].size;
+        if (events[e].kind)
+            live += events[e].size;
+        else
+            live -= events[e].size;
         if (live > best) best = live;
     }
     free(events);
@@ -159,8 +165,8 @@ static size_t treap_min(treap_t const *t, size_t node) {
     return node;
 }
 
-bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
-                    uint64_t alignment, ar_place_violation_t *violation) {
+bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets, uint64_t alignment,
+                    ar_place_violation_t *violation) {
     ar_place_violation_t none = {SIZE_MAX, SIZE_MAX};
     if (!violation) violation = &none;
     for (size_t i = 0; i < problem->count; ++i) {

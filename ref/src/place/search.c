@@ -19,26 +19,26 @@
 
 typedef struct search_t {
     size_t m, sections;
-    size_t *orig;            /* problem index of each search buffer (rank order) */
+    size_t *orig; /* problem index of each search buffer (rank order) */
     uint64_t *size, *align;
-    uint32_t *sl, *su;       /* sections [sl, su) */
+    uint32_t *sl, *su; /* sections [sl, su) */
     uint64_t *raw, *rem, *infl, *off, *pos;
     bool *placed;
     size_t placed_count;
     uint64_t base;
-    size_t last_rank;        /* the buffer placed last at `base`, NONE after a skip */
+    size_t last_rank; /* the buffer placed last at `base`, NONE after a skip */
     uint64_t limit, best_height, lower_bound;
     bool minimize, stop, timed_out, found;
     uint64_t nodes;
     double deadline;
-    uint64_t *offsets;       /* the caller's: the best so far */
+    uint64_t *offsets; /* the caller's: the best so far */
     ar_place_buffer_t const *buffers;
     uint64_t *undo;
     size_t undo_count, undo_capacity;
     uint32_t *candidates;
     size_t candidates_count, candidates_capacity;
     bool oom;
-    uint64_t node_limit;   /* nodes to explore at most (tests may cut a run short) */
+    uint64_t node_limit; /* nodes to explore at most (tests may cut a run short) */
 } search_t;
 
 static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
@@ -60,8 +60,10 @@ static void record(search_t *s) {
     s->best_height = height;
     s->found = true;
     for (size_t b = 0; b < s->m; ++b) s->offsets[s->orig[b]] = s->pos[b];
-    if (!s->minimize || height <= s->lower_bound) s->stop = true;
-    else s->limit = height - 1;
+    if (!s->minimize || height <= s->lower_bound)
+        s->stop = true;
+    else
+        s->limit = height - 1;
 }
 
 static void place(search_t *s, size_t b, uint64_t at) {
@@ -176,8 +178,10 @@ static uint32_t section_of(uint64_t const *times, size_t count, uint64_t t) {
     size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (times[mid] < t) lo = mid + 1;
-        else hi = mid;
+        if (times[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return (uint32_t)lo;
 }
@@ -196,7 +200,7 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
     s.lower_bound = ar_place_lower_bound(problem);
     s.last_rank = NONE;
     s.minimize = !options->capacity || options->minimize;
-    s.limit = !s.minimize                        ? options->capacity
+    s.limit = !s.minimize                                          ? options->capacity
               : options->capacity && incumbent > options->capacity ? options->capacity
                                                                    : incumbent - 1;
     s.deadline = deadline;
@@ -211,8 +215,8 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
     s.pos = malloc((m + 1) * sizeof *s.pos);
     s.placed = calloc(m + 1, sizeof *s.placed);
     ar_status_t status = ar_status_out_of_memory_k;
-    if (!ranks || !times || !s.orig || !s.size || !s.align || !s.sl || !s.su || !s.off ||
-        !s.pos || !s.placed)
+    if (!ranks || !times || !s.orig || !s.size || !s.align || !s.sl || !s.su || !s.off || !s.pos ||
+        !s.placed)
         goto done;
     /* Rank: longer lifetimes first (they are the floors others stand on), then larger. */
     size_t t = 0;
@@ -284,10 +288,11 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
         }
     }
     /* Then up to 1024 perturbed orders, within a tenth of the time limit, until one fits. */
-    double limit_s = options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
+    double limit_s =
+        options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
     double start = arp_place_now(), until = start + limit_s / 10;
-    uint64_t goal = options->capacity && !options->minimize ? options->capacity
-                                                            : ar_place_lower_bound(problem);
+    uint64_t goal =
+        options->capacity && !options->minimize ? options->capacity : ar_place_lower_bound(problem);
     for (uint64_t seed = 1; best > goal && seed <= 1024 && arp_place_now() < until; ++seed) {
         ar_status_t status = arp_place_perturbed(problem, options->alignment, seed, trial);
         if (status != ar_status_success_k) {
