@@ -3,14 +3,19 @@
 taken with --dump-instr=yes, for one object (a non-PIE executable, so callgrind's addresses are
 objdump's). Usage: callgrind_atomics.py PROFILE.out EXECUTABLE; prints the count, then each
 executed atomic instruction with its count on stderr."""
+
 import re
 import subprocess
 import sys
 
 
 def lock_addresses(executable):
-    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", executable], check=True,
-                             capture_output=True, text=True).stdout
+    listing = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", executable],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     found = {}
     function = "?"
     for line in listing.splitlines():
@@ -42,8 +47,11 @@ def executed(profile, executable):
         if not m:
             continue
         token = m.group(1)
-        address = (int(token, 16) if token.startswith("0x") else
-                   last if token == "*" else last + int(token))
+        address = (
+            int(token, 16)
+            if token.startswith("0x")
+            else last if token == "*" else last + int(token)
+        )
         last = address
         if skip:
             skip = False

@@ -6,6 +6,7 @@ can fail did not (tests, memcheck, steady-state allocations), 1 otherwise.
 import DIR ROOT: files a device run's output under ROOT/results/gpu/ and its report under
 ROOT/reports/gpu/NAME/report.md. Plain Python 3 (no scipy): the device machine runs it too.
 """
+
 import json
 import os
 import shutil
@@ -102,12 +103,16 @@ def summarize(out, name, no_device):
                 reserved = entries[-1].get("reserved_bytes")
                 high = entries[-1].get("high_water_bytes")
         if "arena" in allocs and allocs["arena"] != 0:
-            problems.append(f"gpu/{stream}/arena: {allocs['arena']} allocations per call after warm-up")
+            problems.append(
+                f"gpu/{stream}/arena: {allocs['arena']} allocations per call after warm-up"
+            )
         table.append((stream, medians, spreads, allocs, reserved, high))
 
     md = [f"# GPU check {name}", ""]
-    md.append(f"Commit `{context.get('arenaref_commit', '?')}` (dirty: {context.get('arenaref_dirty', '?')}), "
-              f"{context.get('date', '?')}.")
+    md.append(
+        f"Commit `{context.get('arenaref_commit', '?')}` (dirty:"
+        f" {context.get('arenaref_dirty', '?')}), {context.get('date', '?')}."
+    )
     md.append("")
     md.append("## The GPU")
     md.append("")
@@ -128,9 +133,18 @@ def summarize(out, name, no_device):
         result = {0: "pass", 77: "skipped"}.get(code, "FAIL")
         md.append(f"| `{test}` | {code} | {result} | {ms} |")
     md.append("")
-    md.append("CPU and GPU outputs bit-identical: `arena_test_cpu_gpu_identical` "
-              + next((("passed" if c == 0 else "skipped" if c == 77 else "FAILED")
-                      for t, c, _ in tests if t == "arena_test_cpu_gpu_identical"), "not run") + ".")
+    md.append(
+        "CPU and GPU outputs bit-identical: `arena_test_cpu_gpu_identical` "
+        + next(
+            (
+                ("passed" if c == 0 else "skipped" if c == 77 else "FAILED")
+                for t, c, _ in tests
+                if t == "arena_test_cpu_gpu_identical"
+            ),
+            "not run",
+        )
+        + "."
+    )
     md.append("")
     md.append("## compute-sanitizer memcheck")
     md.append("")
@@ -140,14 +154,18 @@ def summarize(out, name, no_device):
     md.append("")
     md.append("## Arena vs allocating per call")
     md.append("")
-    md.append("Manual time per call (CUDA events around the whole call), median over the repetitions "
-              "of one run, with the interquartile range; the ratios divide medians of that one run. "
-              "Goals: arena at least 50x faster than cudaMalloc+cudaFree and 1.5x faster than "
-              "cudaMallocAsync/cudaFreeAsync per call, and 0 allocations per call after warm-up.")
+    md.append(
+        "Manual time per call (CUDA events around the whole call), median over the repetitions "
+        "of one run, with the interquartile range; the ratios divide medians of that one run. "
+        "Goals: arena at least 50x faster than cudaMalloc+cudaFree and 1.5x faster than "
+        "cudaMallocAsync/cudaFreeAsync per call, and 0 allocations per call after warm-up."
+    )
     md.append("")
-    md.append("| stream | arena µs (IQR) | cudaMalloc µs (IQR) | cudaMallocAsync µs (IQR) | "
-              "cudaMalloc / arena | cudaMallocAsync / arena | arena allocations per call | "
-              "reserved / high water |")
+    md.append(
+        "| stream | arena µs (IQR) | cudaMalloc µs (IQR) | cudaMallocAsync µs (IQR) | "
+        "cudaMalloc / arena | cudaMallocAsync / arena | arena allocations per call | "
+        "reserved / high water |"
+    )
     md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for stream, medians, spreads, allocs, reserved, high in table:
         cells = []
@@ -160,9 +178,14 @@ def summarize(out, name, no_device):
                 ratios.append(f"{r:.1f}x" + ("" if r >= GOALS[s] else " (below goal)"))
             else:
                 ratios.append("n/a")
-        res = (f"{reserved / high:.3f}" if reserved and high else "n/a")
-        md.append(f"| {stream} | " + " | ".join(cells) + " | " + " | ".join(ratios)
-                  + f" | {allocs.get('arena', 'n/a')} | {res} |")
+        res = f"{reserved / high:.3f}" if reserved and high else "n/a"
+        md.append(
+            f"| {stream} | "
+            + " | ".join(cells)
+            + " | "
+            + " | ".join(ratios)
+            + f" | {allocs.get('arena', 'n/a')} | {res} |"
+        )
     if skipped:
         md.append("")
         md.append("Skipped benchmarks:")
@@ -186,16 +209,24 @@ def summarize(out, name, no_device):
     if problems:
         print(f"gpu-check: {len(problems)} problem(s)")
     else:
-        print("gpu-check: " + ("no device: the script ran, the GPU was not measured" if no_device
-                               else "every check passed"))
+        print(
+            "gpu-check: "
+            + (
+                "no device: the script ran, the GPU was not measured"
+                if no_device
+                else "every check passed"
+            )
+        )
     return 1 if problems else 0
 
 
 def do_import(src, root):
     names = sorted({f[: -len(".report.md")] for f in os.listdir(src) if f.endswith(".report.md")})
     if not names:
-        print(f"gpu-check: no NAME.report.md in {src}: not the output of scripts/gpu-check --out",
-              file=sys.stderr)
+        print(
+            f"gpu-check: no NAME.report.md in {src}: not the output of scripts/gpu-check --out",
+            file=sys.stderr,
+        )
         return 2
     for name in names:
         results = os.path.join(root, "results", "gpu")
@@ -218,7 +249,9 @@ def main(argv):
             print(f"gpu-check: {argv[1]} is not a folder", file=sys.stderr)
             return 2
         return do_import(argv[1], argv[2])
-    print("usage: gpu_report.py summarize OUT NAME [--no-device] | import DIR ROOT", file=sys.stderr)
+    print(
+        "usage: gpu_report.py summarize OUT NAME [--no-device] | import DIR ROOT", file=sys.stderr
+    )
     return 2
 
 

@@ -9,6 +9,7 @@ point names the commit range it lies in. Instruction counts are exact, so every 
 measured commits past the threshold is listed as well: the two lists can be held side by side.
 Runs inside build/venv (scripts/history installs the pinned group 'history').
 """
+
 import argparse
 import glob
 import os
@@ -56,11 +57,18 @@ def gather(root, paths):
             left_out.append((path, str(error)))
             continue
         context = data.get("context", {})
-        sha = git(root, "rev-parse", "--verify", "-q", f"{context.get('arenaref_commit', '')}^{{commit}}")
+        sha = git(
+            root, "rev-parse", "--verify", "-q", f"{context.get('arenaref_commit', '')}^{{commit}}"
+        )
         if str(context.get("arenaref_dirty", "")).lower() == "true":
             left_out.append((path, "made from a dirty tree"))
         elif not sha or sha not in position:
-            left_out.append((path, f"commit {context.get('arenaref_commit', '?')[:12]} is not in HEAD's history"))
+            left_out.append(
+                (
+                    path,
+                    f"commit {context.get('arenaref_commit', '?')[:12]} is not in HEAD's history",
+                )
+            )
         elif context.get("planted_slowdown", "1") not in ("1", "1.0", 1):
             left_out.append((path, "a planted slowdown"))
         else:
@@ -77,23 +85,33 @@ def gather(root, paths):
                 methods[path] = context["instructions_per"]
     method = max(set(methods.values()), key=list(methods.values()).count) if methods else None
     for sha in list(by_commit):
-        left_out += [(f, f"instructions counted another way ({methods[f][:60]}...)") for f, _ in by_commit[sha]
-                     if f in methods and methods[f] != method]
+        left_out += [
+            (f, f"instructions counted another way ({methods[f][:60]}...)")
+            for f, _ in by_commit[sha]
+            if f in methods and methods[f] != method
+        ]
         by_commit[sha] = [(f, p) for f, p in by_commit[sha] if methods.get(f, method) == method]
         if not by_commit[sha]:
             del by_commit[sha]
     common = max(set(models.values()), key=list(models.values()).count) if models else None
     for sha in list(by_commit):
-        left_out += [(f, f"another CPU ({models[f]}; most files: {common})") for f, _ in by_commit[sha]
-                     if models[f] != common]
+        left_out += [
+            (f, f"another CPU ({models[f]}; most files: {common})")
+            for f, _ in by_commit[sha]
+            if models[f] != common
+        ]
         by_commit[sha] = [(f, p) for f, p in by_commit[sha] if models[f] == common]
         if not by_commit[sha]:
             del by_commit[sha]
     merged = {}
     for sha, files in by_commit.items():
         profiles = {p for _, p in files}
-        keep = [f for f, p in files if p == ("quick" if "quick" in profiles else sorted(profiles)[0])]
-        left_out += [(f, "another profile than this commit's other files") for f, _ in files if f not in keep]
+        keep = [
+            f for f, p in files if p == ("quick" if "quick" in profiles else sorted(profiles)[0])
+        ]
+        left_out += [
+            (f, "another profile than this commit's other files") for f, _ in files if f not in keep
+        ]
         try:
             merged[sha] = Results(keep, duplicates="pool")
         except BadInput as error:
@@ -123,17 +141,29 @@ def change_points(values, pvalue):
 def describe(root, commits, index, before, after):
     count, first, last = between(root, commits[index - 1], commits[index])
     change = (after / before - 1) * 100 if before else float("nan")
-    span = (f"{first[:10]}" if count == 1 else f"{commits[index - 1][:10]}..{last[:10]} ({count} commits: "
-            f"first {first[:10]}, last {last[:10]})")
+    span = (
+        f"{first[:10]}"
+        if count == 1
+        else (
+            f"{commits[index - 1][:10]}..{last[:10]} ({count} commits: "
+            f"first {first[:10]}, last {last[:10]})"
+        )
+    )
     return change, span
 
 
 def main():
-    parser = argparse.ArgumentParser(prog=PROG, description="History of the judged benchmarks across commits.")
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="History of the judged benchmarks across commits."
+    )
     parser.add_argument("paths", nargs="*", help="results files or folders (default: results/)")
     parser.add_argument("--out", help="the report folder (default reports/history)")
-    parser.add_argument("--threshold", type=float, default=1.0, help="percent a change must exceed (default 1)")
-    parser.add_argument("--pvalue", type=float, default=0.05, help="e-divisive significance level (default 0.05)")
+    parser.add_argument(
+        "--threshold", type=float, default=1.0, help="percent a change must exceed (default 1)"
+    )
+    parser.add_argument(
+        "--pvalue", type=float, default=0.05, help="e-divisive significance level (default 0.05)"
+    )
     parser.add_argument("--root", default=".")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
@@ -143,25 +173,40 @@ def main():
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     if len(commits) < 2:
-        print(f"{PROG}: results of {len(commits)} commit(s) of HEAD's history found; a history needs two or more "
-              "(scripts/history --collect REV adds one)", file=sys.stderr)
+        print(
+            f"{PROG}: results of {len(commits)} commit(s) of HEAD's history found; a history needs"
+            " two or more (scripts/history --collect REV adds one)",
+            file=sys.stderr,
+        )
         return 2
     folder = os.path.abspath(args.out or os.path.join(root, "reports", "history"))
     os.makedirs(folder, exist_ok=True)
     for old in os.listdir(folder):
         if old.endswith((".png", ".dat", ".gp")):
             os.remove(os.path.join(folder, old))
-    names = sorted({n for r in merged.values() for n in set(r.runs) | set(r.instructions) if JUDGED.search(n)})
-    lines = ["# Benchmark history", "",
-             f"{len(commits)} commits of HEAD's history, in git's topological order (oldest first), from "
-             f"{sum(len(r.files) for r in merged.values())} results files. Judged benchmarks only (the regression "
-             "set of `scripts/compare`). Instructions: callgrind counts, exact; time: CPU time, median [IQR] over "
-             "the repetitions of that commit's files (runs of different commits were taken at different moments "
-             "on a shared machine, so time steps under ~20% are not reliable; instruction steps are).", "",
-             "| # | commit | subject | files |", "| --- | --- | --- | --- |"]
+    names = sorted(
+        {n for r in merged.values() for n in set(r.runs) | set(r.instructions) if JUDGED.search(n)}
+    )
+    lines = [
+        "# Benchmark history",
+        "",
+        (
+            f"{len(commits)} commits of HEAD's history, in git's topological order (oldest first),"
+            f" from {sum(len(r.files) for r in merged.values())} results files. Judged benchmarks"
+            " only (the regression set of `scripts/compare`). Instructions: callgrind counts,"
+            " exact; time: CPU time, median [IQR] over the repetitions of that commit's files"
+            " (runs of different commits were taken at different moments on a shared machine, so"
+            " time steps under ~20% are not reliable; instruction steps are)."
+        ),
+        "",
+        "| # | commit | subject | files |",
+        "| --- | --- | --- | --- |",
+    ]
     for i, sha in enumerate(commits):
-        lines.append(f"| {i} | `{sha[:10]}` | {subject(root, sha)} | "
-                     f"{', '.join(os.path.basename(p) for p, _ in merged[sha].files)} |")
+        lines.append(
+            f"| {i} | `{sha[:10]}` | {subject(root, sha)} | "
+            f"{', '.join(os.path.basename(p) for p, _ in merged[sha].files)} |"
+        )
     lines.append("")
     found_rows, step_rows = [], []
     series = {}
@@ -181,8 +226,8 @@ def main():
         points = change_points(values, args.pvalue)
         bounds = [0] + points + [len(values)]
         for k, cp in enumerate(points):
-            before = float(np.mean(values[bounds[k]:cp]))
-            after = float(np.mean(values[cp:bounds[k + 2]]))
+            before = float(np.mean(values[bounds[k] : cp]))
+            after = float(np.mean(values[cp : bounds[k + 2]]))
             change, span = describe(root, [commits[i] for i in index], cp, before, after)
             if abs(change) > args.threshold:
                 found_rows.append([f"`{name}`", kind, f"{change:+.1f}%", span])
@@ -190,19 +235,44 @@ def main():
             for k in range(1, len(values)):
                 change = (values[k] / values[k - 1] - 1) * 100
                 if abs(change) > args.threshold:
-                    _, span = describe(root, [commits[i] for i in index], k, values[k - 1], values[k])
+                    _, span = describe(
+                        root, [commits[i] for i in index], k, values[k - 1], values[k]
+                    )
                     step_rows.append([f"`{name}`", f"{change:+.1f}%", span])
-    lines += ["## Change points (e-divisive means)", "",
-              f"MongoDB's e-divisive means (signal-processing-algorithms, p < {args.pvalue}, 200 permutations, "
-              f"fixed seed) over each benchmark's series; a change point is kept when the means on its two sides "
-              f"differ by more than {args.threshold:g}%. The range is where the change lies: between the last "
-              "measured commit before it and the first after it.", ""]
-    lines += (["| benchmark | series | change of the mean | commit range |", "| --- | --- | --- | --- |"]
-              + ["| " + " | ".join(r) + " |" for r in found_rows] if found_rows else ["No change point found."])
-    lines += ["", "## Every instruction step past the threshold", "",
-              "Counts are exact, so each step between two measured commits is a real change of the work done.", ""]
-    lines += (["| benchmark | step | commit range |", "| --- | --- | --- |"]
-              + ["| " + " | ".join(r) + " |" for r in step_rows] if step_rows else ["No step."])
+    lines += [
+        "## Change points (e-divisive means)",
+        "",
+        (
+            f"MongoDB's e-divisive means (signal-processing-algorithms, p < {args.pvalue}, 200"
+            " permutations, fixed seed) over each benchmark's series; a change point is kept when"
+            f" the means on its two sides differ by more than {args.threshold:g}%. The range is"
+            " where the change lies: between the last measured commit before it and the first"
+            " after it."
+        ),
+        "",
+    ]
+    lines += (
+        ["| benchmark | series | change of the mean | commit range |", "| --- | --- | --- | --- |"]
+        + ["| " + " | ".join(r) + " |" for r in found_rows]
+        if found_rows
+        else ["No change point found."]
+    )
+    lines += [
+        "",
+        "## Every instruction step past the threshold",
+        "",
+        (
+            "Counts are exact, so each step between two measured commits is a real change of the"
+            " work done."
+        ),
+        "",
+    ]
+    lines += (
+        ["| benchmark | step | commit range |", "| --- | --- | --- |"]
+        + ["| " + " | ".join(r) + " |" for r in step_rows]
+        if step_rows
+        else ["No step."]
+    )
     lines.append("")
     # One plot per judged group: the largest preset of each family (the table has every one).
     groups = {}
@@ -216,13 +286,19 @@ def main():
         order = ["tiny", "small", "medium", "large"]
         for name in members:
             key = name.split("/")[1] if len(name.split("/")) > 1 else name
-            rank = lambda n: order.index(n.split("/")[2]) if len(n.split("/")) > 2 and n.split("/")[2] in order else -1
+            rank = lambda n: (
+                order.index(n.split("/")[2])
+                if len(n.split("/")) > 2 and n.split("/")[2] in order
+                else -1
+            )
             if rank(name) >= rank(chosen[key]):
                 chosen[key] = name
         shown = list(chosen.values())
         data = os.path.join(folder, f"{group}.dat")
         with open(data, "w") as handle:
-            handle.write("# commit_index, then per benchmark: instructions, cpu median us, q1, q3\n")
+            handle.write(
+                "# commit_index, then per benchmark: instructions, cpu median us, q1, q3\n"
+            )
             handle.write("# " + " ".join(shown) + "\n")
             for i, sha in enumerate(commits):
                 row = [str(i)]
@@ -231,14 +307,26 @@ def main():
                     row.append(f"{counts[i][0]:.0f}" if counts[i] else "?")
                     row += [f"{v / 1e3:.4f}" for v in times[i][:3]] if times[i] else ["?"] * 3
                 handle.write(" ".join(row) + "\n")
-        xtics = "set xtics rotate by -45 (" + ", ".join(f"'{sha[:7]}' {i}" for i, sha in enumerate(commits)) + ")\n"
+        xtics = (
+            "set xtics rotate by -45 ("
+            + ", ".join(f"'{sha[:7]}' {i}" for i, sha in enumerate(commits))
+            + ")\n"
+        )
         counted = [v for n in shown for c in series[n][0] if c for v in [c[0]]]
         timed = [v / 1e3 for n in shown for t in series[n][1] if t for v in t[:3]]
-        script = (terminal(1300, 960 if counted else 560) + f"set output '{group}.png'\nset datafile missing '?'\n"
-                  + (f"set multiplot layout 2,1 title '{group}/: the largest preset of each family across commits "
-                     "(oldest left; dashed: change points)'\n" if counted else "")
-                  + xtics + f"set xrange [-0.5:{len(commits) - 0.5}]\nset key inside top right box opaque reverse Left\n"
-                  "set bmargin 5\nset rmargin 2\n")
+        script = (
+            terminal(1300, 960 if counted else 560)
+            + f"set output '{group}.png'\nset datafile missing '?'\n"
+            + (
+                f"set multiplot layout 2,1 title '{group}/: the largest preset of each family"
+                " across commits (oldest left; dashed: change points)'\n"
+                if counted
+                else ""
+            )
+            + xtics
+            + f"set xrange [-0.5:{len(commits) - 0.5}]\nset key inside top right box opaque reverse"
+            " Left\nset bmargin 5\nset rmargin 2\n"
+        )
         arrows = ""
         for row in found_rows:
             name = row[0].strip("`")
@@ -246,30 +334,57 @@ def main():
                 first = row[3].split("..")[-1].split(" ")[0]
                 idx = next((i for i, sha in enumerate(commits) if sha.startswith(first)), None)
                 if idx is not None:
-                    arrows += (f"set arrow from {idx - 0.5}, graph 0 to {idx - 0.5}, graph 1 nohead dt 2 "
-                               f"{colour(shown.index(name))}\n")
+                    arrows += (
+                        f"set arrow from {idx - 0.5}, graph 0 to {idx - 0.5}, graph 1 nohead dt 2 "
+                        f"{colour(shown.index(name))}\n"
+                    )
         if counted:
-            script += ("set title 'instructions per call (callgrind; exact)'\nset logscale y\n"
-                       "set ylabel 'instructions'\n" + log_tics(min(counted) / 1.2, max(counted) * 1.2)
-                       + f"set yrange [{min(counted) / 1.2}:{max(counted) * 1.2}]\n" + arrows + "plot "
-                       + ", ".join(f"'{group}.dat' using 1:{2 + 4 * k} with linespoints {style(k)} lw 2 ps 1.4 "
-                                   f"title '{name}'" for k, name in enumerate(shown)) + "\nunset arrow\n")
+            script += (
+                "set title 'instructions per call (callgrind; exact)'\nset logscale y\n"
+                "set ylabel 'instructions'\n"
+                + log_tics(min(counted) / 1.2, max(counted) * 1.2)
+                + f"set yrange [{min(counted) / 1.2}:{max(counted) * 1.2}]\n"
+                + arrows
+                + "plot "
+                + ", ".join(
+                    f"'{group}.dat' using 1:{2 + 4 * k} with linespoints {style(k)} lw 2 ps 1.4 "
+                    f"title '{name}'"
+                    for k, name in enumerate(shown)
+                )
+                + "\nunset arrow\n"
+            )
         if timed:
-            script += ("set title 'CPU time per call (median, bars: IQR; different moments of a shared machine)'\n"
-                       "set logscale y\nset ylabel 'CPU time'\n" + log_tics(min(timed) / 1.3, max(timed) * 1.3,
-                                                                            "y", "µs")
-                       + f"set yrange [{min(timed) / 1.3}:{max(timed) * 1.3}]\nplot "
-                       + ", ".join(f"'{group}.dat' using 1:{3 + 4 * k}:{4 + 4 * k}:{5 + 4 * k} with yerrorlines "
-                                   f"{style(k)} lw 1.5 ps 1.2 title '{name}'" for k, name in enumerate(shown)) + "\n")
+            script += (
+                "set title 'CPU time per call (median, bars: IQR; different moments of a shared"
+                " machine)'\nset logscale y\nset ylabel 'CPU time'\n"
+                + log_tics(min(timed) / 1.3, max(timed) * 1.3, "y", "µs")
+                + f"set yrange [{min(timed) / 1.3}:{max(timed) * 1.3}]\nplot "
+                + ", ".join(
+                    f"'{group}.dat' using 1:{3 + 4 * k}:{4 + 4 * k}:{5 + 4 * k} with yerrorlines "
+                    f"{style(k)} lw 1.5 ps 1.2 title '{name}'"
+                    for k, name in enumerate(shown)
+                )
+                + "\n"
+            )
         if counted:
             script += "unset multiplot\n"
         if draw(folder, f"{group}.gp", script, PROG):
-            lines += [f"![{group} history]({group}.png)", "",
-                      f"*Figure {group}.png: where the instruction line steps, the commit under the step changed "
-                      "the work; flat stretches are commits that left it alone. Times follow the same steps "
-                      "only where they are larger than the machine's drift.*", ""]
-    lines += ["## Every judged benchmark", "", "| benchmark | " + " | ".join(f"`{c[:7]}`" for c in commits) + " |",
-              "|" + " --- |" * (len(commits) + 1)]
+            lines += [
+                f"![{group} history]({group}.png)",
+                "",
+                (
+                    f"*Figure {group}.png: where the instruction line steps, the commit under the"
+                    " step changed the work; flat stretches are commits that left it alone. Times"
+                    " follow the same steps only where they are larger than the machine's drift.*"
+                ),
+                "",
+            ]
+    lines += [
+        "## Every judged benchmark",
+        "",
+        "| benchmark | " + " | ".join(f"`{c[:7]}`" for c in commits) + " |",
+        "|" + " --- |" * (len(commits) + 1),
+    ]
     for name in names:
         counts, times = series[name]
         cells = []
@@ -286,8 +401,10 @@ def main():
     path = os.path.join(folder, "history.md")
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
-    print(f"{PROG}: wrote {path} ({len(commits)} commits, {len(names)} judged benchmarks, "
-          f"{len(found_rows)} change points)")
+    print(
+        f"{PROG}: wrote {path} ({len(commits)} commits, {len(names)} judged benchmarks, "
+        f"{len(found_rows)} change points)"
+    )
     return 0
 
 

@@ -5,6 +5,7 @@ viridis (luminance rising steadily from bar to bar, black borders), so they stay
 Log axes get 1-2-5 ticks so a decade never has a single label. Each plot is drawn from the data
 and script files left beside it, so it can be redrawn by hand.
 """
+
 import math
 import os
 import subprocess
@@ -16,8 +17,10 @@ POINTS = [7, 5, 9, 11, 13, 15, 4]
 
 
 def terminal(width=1000, height=640):
-    return (f"set terminal pngcairo size {width},{height} font 'DejaVu Sans,12' noenhanced\n"
-            "set border lw 1.2\nset grid lc rgb '#d0d0d0'\n")
+    return (
+        f"set terminal pngcairo size {width},{height} font 'DejaVu Sans,12' noenhanced\n"
+        "set border lw 1.2\nset grid lc rgb '#d0d0d0'\n"
+    )
 
 
 def style(i):
@@ -36,7 +39,7 @@ def log_tics(low, high, axis="y", unit=""):
     ticks = []
     for exponent in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1):
         for mantissa in (1, 2, 5):
-            value = mantissa * 10 ** exponent
+            value = mantissa * 10**exponent
             if low / 1.001 <= value <= high * 1.001:
                 ticks.append(value)
     if len(ticks) < 3:  # a narrow range: label a few points inside it
@@ -61,7 +64,12 @@ def byte_tics(low, high, axis="y"):
             if v >= scale:
                 return f"{v // scale} {unit}"
         return f"{v} B"
-    return (f"set {axis}tics (" + ", ".join(f"'{name(v)}' {v}" for v in ticks) + f")\nset m{axis}tics 1\n")
+
+    return (
+        f"set {axis}tics ("
+        + ", ".join(f"'{name(v)}' {v}" for v in ticks)
+        + f")\nset m{axis}tics 1\n"
+    )
 
 
 def label(value, unit=""):

@@ -8,6 +8,7 @@ out in its own worktree and benchmarked with its own scripts/bench, so the rerun
 commit's users would get. Verdicts: the deterministic digest over the benchmarks both files
 hold (exit 1 if it differs), instruction counts equal or not, times through scripts/compare.
 """
+
 import argparse
 import os
 import re
@@ -20,8 +21,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import DETERMINISTIC, BadInput, Results, deterministic_digest, load_file  # noqa: E402
 
 PROG = "scripts/reproduce"
-CHECKED = ("seeds", "profile", "build_type", "c_flags", "compiler", "benchmark_version", "jansson_version",
-           "hwloc_version", "sanitizers", "cpu_model", "num_cpus")
+CHECKED = (
+    "seeds",
+    "profile",
+    "build_type",
+    "c_flags",
+    "compiler",
+    "benchmark_version",
+    "jansson_version",
+    "hwloc_version",
+    "sanitizers",
+    "cpu_model",
+    "num_cpus",
+)
 
 
 def say(message):
@@ -43,23 +55,45 @@ def filter_of(data, context):
     recorded = context.get("arenaref_filter")
     if recorded is not None:
         return recorded, "recorded"
-    names = sorted({re.sub(r"/(repeats|iterations|min_time|threads):[^/]+|/(manual_time|real_time|process_time)",
-                           "", b.get("run_name", b.get("name", ""))) for b in data["benchmarks"]})
+    names = sorted(
+        {
+            re.sub(
+                r"/(repeats|iterations|min_time|threads):[^/]+|/(manual_time|real_time|process_time)",
+                "",
+                b.get("run_name", b.get("name", "")),
+            )
+            for b in data["benchmarks"]
+        }
+    )
     escaped = [re.sub(r"([][.*^$+?(){}|\\])", r"\\\1", n) for n in names]
     return "^(" + "|".join(escaped) + ")(/|$)", "made from the file's benchmark names"
 
 
 def main():
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Rebuild the commit a results file names, rerun the same benchmarks, and say "
-        "whether the deterministic figures, the instruction counts and the times agree.",
-        epilog="Exit: 0 reproduced (digest equal), 1 the digest differs or the rebuild/rerun failed, "
-        "2 bad input (not a results file, a dirty-tree result, an unknown commit).")
+        prog=PROG,
+        description=(
+            "Rebuild the commit a results file names, rerun the same benchmarks, and say "
+            "whether the deterministic figures, the instruction counts and the times agree."
+        ),
+        epilog=(
+            "Exit: 0 reproduced (digest equal), 1 the digest differs or the rebuild/rerun failed, "
+            "2 bad input (not a results file, a dirty-tree result, an unknown commit)."
+        ),
+    )
     parser.add_argument("result", help="the results file to reproduce (scripts/bench's JSON)")
-    parser.add_argument("--filter", help="rerun only the benchmarks matching this regex as well (quicker)")
-    parser.add_argument("--work", help="where the worktree and its build go (default build/reproduce-work)")
-    parser.add_argument("--keep", action="store_true", help="keep the worktree and its build afterwards")
-    parser.add_argument("--root", default=".", help="the repository root (scripts/reproduce passes it)")
+    parser.add_argument(
+        "--filter", help="rerun only the benchmarks matching this regex as well (quicker)"
+    )
+    parser.add_argument(
+        "--work", help="where the worktree and its build go (default build/reproduce-work)"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the worktree and its build afterwards"
+    )
+    parser.add_argument(
+        "--root", default=".", help="the repository root (scripts/reproduce passes it)"
+    )
     args = parser.parse_args()
     started = time.time()
     try:
@@ -73,8 +107,11 @@ def main():
         say(f"{args.result} names no commit (context.arenaref_commit): nothing to rebuild")
         return 2
     if str(context.get("arenaref_dirty", "")).lower() == "true":
-        say(f"{args.result} was made from a dirty tree at {commit[:12]}: the commit does not hold the code "
-            "that ran, so it cannot be reproduced (rerun scripts/bench from a clean tree)")
+        say(
+            f"{args.result} was made from a dirty tree at {commit[:12]}: the commit does not hold"
+            " the code that ran, so it cannot be reproduced (rerun scripts/bench from a clean"
+            " tree)"
+        )
         return 2
     if git(args.root, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
         say(f"commit {commit[:12]} of {args.result} is not in this repository (fetch it first)")
@@ -82,8 +119,10 @@ def main():
     profile = context.get("profile", "quick")
     mode = context.get("arenaref_mode", "time")
     bench_filter, origin = filter_of(data, context)
-    say(f"{args.result}: commit {commit[:12]}, profile {profile}, mode {mode}, filter {origin}"
-        + (f", command '{context['arenaref_command']}'" if context.get("arenaref_command") else ""))
+    say(
+        f"{args.result}: commit {commit[:12]}, profile {profile}, mode {mode}, filter {origin}"
+        + (f", command '{context['arenaref_command']}'" if context.get("arenaref_command") else "")
+    )
     work = os.path.abspath(args.work or os.path.join(args.root, "build", "reproduce-work"))
     tree = os.path.join(work, f"wt-{commit[:12]}")
     out = os.path.join(work, f"out-{commit[:12]}-{int(started)}")
@@ -113,7 +152,10 @@ def main():
     news = [os.path.join(out, f) for f in sorted(os.listdir(out))] if os.path.isdir(out) else []
     news = [f for f in news if f.endswith(".json")]
     if ran.returncode != 0 or not news:
-        say(f"the rerun failed (scripts/bench exit {ran.returncode}); the worktree is kept in {tree}")
+        say(
+            f"the rerun failed (scripts/bench exit {ran.returncode}); the worktree is kept in"
+            f" {tree}"
+        )
         return 1
     new_path = news[-1]
     try:
@@ -126,20 +168,29 @@ def main():
     both = sorted(set(original.runs) & set(rerun.runs))
     if wanted is not None:
         both = [n for n in both if re.search(args.filter, n)]
-    only_original = sorted(n for n in set(original.runs) - set(rerun.runs)
-                           if wanted is None or re.search(args.filter, n))
-    lines = [f"reproduce {os.path.basename(args.result)} at {commit[:12]} ({profile} profile, {mode})",
-             f"  rerun: {new_path}"]
+    only_original = sorted(
+        n
+        for n in set(original.runs) - set(rerun.runs)
+        if wanted is None or re.search(args.filter, n)
+    )
+    lines = [
+        f"reproduce {os.path.basename(args.result)} at {commit[:12]} ({profile} profile, {mode})",
+        f"  rerun: {new_path}",
+    ]
     for key in CHECKED:
         if key in context and context.get(key) != new_context.get(key):
-            lines.append(f"  differs: {key}: {context.get(key)!r} then, {new_context.get(key)!r} now")
+            lines.append(
+                f"  differs: {key}: {context.get(key)!r} then, {new_context.get(key)!r} now"
+            )
     if only_original:
         lines.append(f"  not rerun: {len(only_original)} benchmark(s), e.g. {only_original[0]}")
     digest_then, count = deterministic_digest(restricted(original, both))
     digest_now, _ = deterministic_digest(restricted(rerun, both))
     same_digest = digest_then == digest_now and count > 0
-    lines.append(f"  deterministic digest over {len(both)} benchmarks ({count} counters): "
-                 f"{digest_then} then, {digest_now} now: {'EQUAL' if same_digest else 'DIFFERENT'}")
+    lines.append(
+        f"  deterministic digest over {len(both)} benchmarks ({count} counters): "
+        f"{digest_then} then, {digest_now} now: {'EQUAL' if same_digest else 'DIFFERENT'}"
+    )
     if not same_digest and count:
         for name in both:
             a, b = original.runs[name][0], rerun.runs[name][0]
@@ -149,12 +200,20 @@ def main():
                 break
     counted = [n for n in both if n in original.instructions and n in rerun.instructions]
     if counted:
-        moved = [n for n in counted if original.instructions_of(n)[0] != rerun.instructions_of(n)[0]]
+        moved = [
+            n for n in counted if original.instructions_of(n)[0] != rerun.instructions_of(n)[0]
+        ]
         gap = lambda n: abs(rerun.instructions_of(n)[0] / original.instructions_of(n)[0] - 1)
         worst = max(moved, key=gap) if moved else None
-        lines.append(f"  instruction counts (medians): {len(counted) - len(moved)} of {len(counted)} equal"
-                     + (f"; the farthest apart: {worst}: {original.instructions_of(worst)[0]:,.0f} then, "
-                        f"{rerun.instructions_of(worst)[0]:,.0f} now ({100 * gap(worst):.3g}%)" if moved else ""))
+        lines.append(
+            f"  instruction counts (medians): {len(counted) - len(moved)} of {len(counted)} equal"
+            + (
+                f"; the farthest apart: {worst}: {original.instructions_of(worst)[0]:,.0f} then, "
+                f"{rerun.instructions_of(worst)[0]:,.0f} now ({100 * gap(worst):.3g}%)"
+                if moved
+                else ""
+            )
+        )
     else:
         lines.append("  instruction counts: none in both files")
     print("\n".join(lines), flush=True)
@@ -165,7 +224,9 @@ def main():
         print(f"  times, scripts/compare (exit {gate.returncode}): " + " | ".join(tail), flush=True)
     if not args.keep:
         git(args.root, "worktree", "remove", "--force", tree)
-    print(f"  took {time.time() - started:.0f} s: {'REPRODUCED' if same_digest else 'NOT REPRODUCED'}")
+    print(
+        f"  took {time.time() - started:.0f} s: {'REPRODUCED' if same_digest else 'NOT REPRODUCED'}"
+    )
     return 0 if same_digest else 1
 
 

@@ -6,12 +6,15 @@ written by `scripts/bench --instructions` (context arenaref_mode "instructions")
 their instruction counts only: their times were taken under callgrind. Several files holding the
 same benchmark are an error unless a policy says otherwise (DUPLICATES).
 """
+
 import hashlib
 import json
 import re
 import sys
 
-SUFFIX = re.compile(r"/(repeats|iterations|min_time|threads):[^/]+|/(manual_time|real_time|process_time)")
+SUFFIX = re.compile(
+    r"/(repeats|iterations|min_time|threads):[^/]+|/(manual_time|real_time|process_time)"
+)
 NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 DUPLICATES = {
     "error": "refuse (exit 2) when two files hold the same benchmark",
@@ -19,12 +22,41 @@ DUPLICATES = {
     "last": "a later file's runs of a benchmark replace an earlier file's (said in the report)",
 }
 # Counters that do not depend on timing: two runs of one commit must agree on every one.
-DETERMINISTIC = ("words", "launches", "repeats", "references", "executed_launches", "instances", "verdict",
-                 "verdict_matches_expect", "verdict_x1", "verdict_x8", "executed_launches_x1", "executed_launches_x8",
-                 "workspace_bytes", "lower_bound_bytes", "file_bytes", "evaluations", "few", "plans", "sites",
-                 "sites_exact_accepted", "sites_certificate_accepted", "site_precision", "plans_exact_safe",
-                 "plans_certificate_safe", "plan_precision", "unsound_plans", "hull_slack_bytes", "hulls", "points",
-                 "plans_exact_refused", "bits_match_library", "high_water_bytes", "allocations_per_call")
+DETERMINISTIC = (
+    "words",
+    "launches",
+    "repeats",
+    "references",
+    "executed_launches",
+    "instances",
+    "verdict",
+    "verdict_matches_expect",
+    "verdict_x1",
+    "verdict_x8",
+    "executed_launches_x1",
+    "executed_launches_x8",
+    "workspace_bytes",
+    "lower_bound_bytes",
+    "file_bytes",
+    "evaluations",
+    "few",
+    "plans",
+    "sites",
+    "sites_exact_accepted",
+    "sites_certificate_accepted",
+    "site_precision",
+    "plans_exact_safe",
+    "plans_certificate_safe",
+    "plan_precision",
+    "unsound_plans",
+    "hull_slack_bytes",
+    "hulls",
+    "points",
+    "plans_exact_refused",
+    "bits_match_library",
+    "high_water_bytes",
+    "allocations_per_call",
+)
 
 
 class BadInput(Exception):
@@ -40,11 +72,13 @@ def quantiles(values):
     values = sorted(v for v in values if v is not None)
     if not values:
         return None
+
     def at(q):
         pos = q * (len(values) - 1)
         low = int(pos)
         high = min(low + 1, len(values) - 1)
         return values[low] + (values[high] - values[low]) * (pos - low)
+
     return at(0.5), at(0.25), at(0.75)
 
 
@@ -64,16 +98,18 @@ class Results:
         """counters_of_instruction_files: also take the runs of instruction files (their
         deterministic counters; their times are the callgrind run's) - for scripts/reproduce."""
         if duplicates not in DUPLICATES:
-            raise BadInput(f"--duplicates must be one of {', '.join(DUPLICATES)}, not '{duplicates}'")
+            raise BadInput(
+                f"--duplicates must be one of {', '.join(DUPLICATES)}, not '{duplicates}'"
+            )
         self.duplicates = duplicates
-        self.files = []         # (path, context)
-        self.runs = {}          # base name -> plain runs (time files)
-        self.errors = {}        # base name -> skip message
-        self.manual = set()     # base names timed manually (GPU)
+        self.files = []  # (path, context)
+        self.runs = {}  # base name -> plain runs (time files)
+        self.errors = {}  # base name -> skip message
+        self.manual = set()  # base names timed manually (GPU)
         self.instructions = {}  # base name -> [count per iteration or call, per run]
         self.instructions_per = None
-        self.replaced = []      # (name, earlier file, later file) under --duplicates last
-        self.noise = {}         # path -> scripts/bench's noise record (load average, steal), if any
+        self.replaced = []  # (name, earlier file, later file) under --duplicates last
+        self.noise = {}  # path -> scripts/bench's noise record (load average, steal), if any
         owner, instr_owner = {}, {}
         for path in paths:
             data = load_file(path)
@@ -112,14 +148,18 @@ class Results:
         clashes = sorted(n for n in new if n in into)
         if clashes and self.duplicates == "error":
             first = owner[clashes[0]]
-            raise BadInput(f"{path} and {first} both hold {len(clashes)} benchmark(s) (e.g. {clashes[0]}); "
-                           f"choose --duplicates pool (same commit) or --duplicates last")
+            raise BadInput(
+                f"{path} and {first} both hold {len(clashes)} benchmark(s) (e.g. {clashes[0]}); "
+                f"choose --duplicates pool (same commit) or --duplicates last"
+            )
         if clashes and self.duplicates == "pool":
             other = dict(self.files)[owner[clashes[0]]]
             for key in ("arenaref_commit", "profile"):
                 if other.get(key) != context.get(key):
-                    raise BadInput(f"--duplicates pool: {path} and {owner[clashes[0]]} differ in {key} "
-                                   f"({context.get(key)} vs {other.get(key)}); pooling would mix them")
+                    raise BadInput(
+                        f"--duplicates pool: {path} and {owner[clashes[0]]} differ in {key} "
+                        f"({context.get(key)} vs {other.get(key)}); pooling would mix them"
+                    )
         for name, values in new.items():
             if name in into and self.duplicates == "pool":
                 into[name].extend(values)
@@ -135,8 +175,11 @@ class Results:
     def time_values(self, name):
         """Per-run times in ns: CPU time (manual time for GPU benchmarks)."""
         field = "real_time" if name in self.manual else "cpu_time"
-        return [run[field] * NS[run.get("time_unit", "ns")] for run in self.runs.get(name, [])
-                if isinstance(run.get(field), (int, float))]
+        return [
+            run[field] * NS[run.get("time_unit", "ns")]
+            for run in self.runs.get(name, [])
+            if isinstance(run.get(field), (int, float))
+        ]
 
     def time_stats(self, name):
         """(median, q1, q3, runs) of the CPU time in ns, or None."""
@@ -149,7 +192,9 @@ class Results:
         return None if stats is None else stats[0]
 
     def counter_stats(self, name, key):
-        values = [run[key] for run in self.runs.get(name, []) if isinstance(run.get(key), (int, float))]
+        values = [
+            run[key] for run in self.runs.get(name, []) if isinstance(run.get(key), (int, float))
+        ]
         stats = quantiles(values)
         return None if stats is None else stats + (len(values),)
 
@@ -164,15 +209,23 @@ class Results:
         if not values:
             return None
         median = quantiles(values)[0]
-        return median, len(set(values)) == 1, (max(values) - min(values)) / median if median else 0.0
+        return (
+            median,
+            len(set(values)) == 1,
+            (max(values) - min(values)) / median if median else 0.0,
+        )
 
     def names(self, prefix):
         return sorted(n for n in set(self.runs) | set(self.errors) if n.startswith(prefix))
 
     def families(self):
         order = ["decoder", "moe", "training", "pipeline", "encoder"]
-        found = {n.split("/")[1] for prefix in ("certify/", "precision/", "ratios/") for n in self.names(prefix)
-                 if len(n.split("/")) > 2}
+        found = {
+            n.split("/")[1]
+            for prefix in ("certify/", "precision/", "ratios/")
+            for n in self.names(prefix)
+            if len(n.split("/")) > 2
+        }
         return [f for f in order if f in found] + sorted(found - set(order))
 
     def presets(self, family, prefix="certify"):

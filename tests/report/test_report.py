@@ -4,6 +4,7 @@ Times are CPU times with their IQR, instruction counts sit beside them, clashing
 refused (exit 2) unless a policy is named, pooled runs give the pooled quartiles, and a file
 that is not a results file is exit 2 with its name in the message.
 """
+
 import json
 import os
 import subprocess
@@ -24,14 +25,30 @@ def check(condition, what):
 def results(path, cpu_times, commit="c0ffee", instructions=None, mode="time"):
     runs = []
     for i, cpu in enumerate(cpu_times):
-        entry = {"name": "certify/decoder/tiny/repeats:9", "run_name": "certify/decoder/tiny/repeats:9",
-                 "run_type": "iteration", "repetitions": len(cpu_times), "repetition_index": i,
-                 "iterations": 100, "real_time": cpu * 3, "cpu_time": cpu, "time_unit": "us",
-                 "words": 164.0, "launches": 30.0, "executed_launches": 78.0, "verdict": 0.0}
+        entry = {
+            "name": "certify/decoder/tiny/repeats:9",
+            "run_name": "certify/decoder/tiny/repeats:9",
+            "run_type": "iteration",
+            "repetitions": len(cpu_times),
+            "repetition_index": i,
+            "iterations": 100,
+            "real_time": cpu * 3,
+            "cpu_time": cpu,
+            "time_unit": "us",
+            "words": 164.0,
+            "launches": 30.0,
+            "executed_launches": 78.0,
+            "verdict": 0.0,
+        }
         if instructions is not None:
             entry["instructions"] = instructions
         runs.append(entry)
-    context = {"arenaref_commit": commit, "arenaref_dirty": "false", "profile": "quick", "arenaref_mode": mode}
+    context = {
+        "arenaref_commit": commit,
+        "arenaref_dirty": "false",
+        "profile": "quick",
+        "arenaref_mode": mode,
+    }
     with open(path, "w") as handle:
         json.dump({"context": context, "benchmarks": runs}, handle)
 
@@ -56,17 +73,28 @@ with tempfile.TemporaryDirectory() as tmp:
     check("999" not in text, "times taken under callgrind are not shown")
     check(os.path.exists(os.path.join(out, "cert_time.png")), "cert_time.png is drawn")
     clash = run(a, b, "--out", out)
-    check(clash.returncode == 2 and "--duplicates" in clash.stderr, "two files with one benchmark: exit 2")
+    check(
+        clash.returncode == 2 and "--duplicates" in clash.stderr,
+        "two files with one benchmark: exit 2",
+    )
     pooled = run(a, b, "--out", out, "--duplicates", "pool")
     text = open(os.path.join(out, "report.md")).read()
-    check(pooled.returncode == 0 and "13.5 µs [11.8–20.2]" in text, "pooled runs give the pooled quartiles")
+    check(
+        pooled.returncode == 0 and "13.5 µs [11.8–20.2]" in text,
+        "pooled runs give the pooled quartiles",
+    )
     results(b, [20, 21, 22], commit="other")
     mixed = run(a, b, "--out", out, "--duplicates", "pool")
-    check(mixed.returncode == 2 and "arenaref_commit" in mixed.stderr, "pooling two commits is refused")
+    check(
+        mixed.returncode == 2 and "arenaref_commit" in mixed.stderr,
+        "pooling two commits is refused",
+    )
     last = run(a, b, "--out", out, "--duplicates", "last")
     text = open(os.path.join(out, "report.md")).read()
-    check(last.returncode == 0 and "21 µs [20.5–21.5]" in text and "--duplicates last" in text,
-          "--duplicates last keeps the later file and says so")
+    check(
+        last.returncode == 0 and "21 µs [20.5–21.5]" in text and "--duplicates last" in text,
+        "--duplicates last keeps the later file and says so",
+    )
     with open(b, "w") as handle:
         handle.write("{\"context\": {}}")
     bad = run(b, "--out", out)
@@ -75,19 +103,43 @@ with tempfile.TemporaryDirectory() as tmp:
     # Placement: a set named in the benchmark (placement/SET/INSTANCE/STRATEGY) and one taken from
     # the instance's name; a table and a plot per set, heights against the bound.
     entries = []
-    for name, height in (("placement/tflite/face_a/greedy", 1200), ("placement/tflite/face_a/litert", 1500),
-                         ("placement/minimalloc-A/greedy", 1000), ("placement/minimalloc-B/greedy", 2000)):
-        entries.append({"name": name, "run_name": name, "run_type": "iteration", "iterations": 1,
-                        "real_time": 5, "cpu_time": 4, "time_unit": "ms", "height_bytes": height,
-                        "lower_bound_bytes": 1000, "valid": 1})
+    for name, height in (
+        ("placement/tflite/face_a/greedy", 1200),
+        ("placement/tflite/face_a/litert", 1500),
+        ("placement/minimalloc-A/greedy", 1000),
+        ("placement/minimalloc-B/greedy", 2000),
+    ):
+        entries.append(
+            {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "iterations": 1,
+                "real_time": 5,
+                "cpu_time": 4,
+                "time_unit": "ms",
+                "height_bytes": height,
+                "lower_bound_bytes": 1000,
+                "valid": 1,
+            }
+        )
     with open(a, "w") as handle:
         json.dump({"context": {"arenaref_commit": "c0ffee"}, "benchmarks": entries}, handle)
     placed = run(a, "--out", out)
     text = open(os.path.join(out, "report.md")).read()
-    check(placed.returncode == 0 and "### tflite" in text and "### minimalloc" in text, "one table per set")
-    check("| face_a | litert | 1.46 KiB | 1000 B | 1.5 |" in text, "height / bound of the runtime's planner")
-    check(os.path.exists(os.path.join(out, "placement_tflite.png")) and
-          os.path.exists(os.path.join(out, "placement_minimalloc.png")), "a plot per set")
+    check(
+        placed.returncode == 0 and "### tflite" in text and "### minimalloc" in text,
+        "one table per set",
+    )
+    check(
+        "| face_a | litert | 1.46 KiB | 1000 B | 1.5 |" in text,
+        "height / bound of the runtime's planner",
+    )
+    check(
+        os.path.exists(os.path.join(out, "placement_tflite.png"))
+        and os.path.exists(os.path.join(out, "placement_minimalloc.png")),
+        "a plot per set",
+    )
 
     # scripts/reproduce refuses what it cannot rebuild, before building anything.
     reproduce = os.path.join(ROOT, "scripts", "lib", "reproduce.py")
@@ -97,14 +149,23 @@ with tempfile.TemporaryDirectory() as tmp:
     data["context"]["arenaref_dirty"] = "true"
     with open(a, "w") as handle:
         json.dump(data, handle)
-    refused = subprocess.run([sys.executable, reproduce, a, "--root", ROOT], capture_output=True, text=True)
-    check(refused.returncode == 2 and "dirty tree" in refused.stderr, "reproduce refuses a dirty-tree result")
+    refused = subprocess.run(
+        [sys.executable, reproduce, a, "--root", ROOT], capture_output=True, text=True
+    )
+    check(
+        refused.returncode == 2 and "dirty tree" in refused.stderr,
+        "reproduce refuses a dirty-tree result",
+    )
     data["context"].update(arenaref_dirty="false", arenaref_commit="f" * 40)
     with open(a, "w") as handle:
         json.dump(data, handle)
-    unknown = subprocess.run([sys.executable, reproduce, a, "--root", ROOT], capture_output=True, text=True)
-    check(unknown.returncode == 2 and "not in this repository" in unknown.stderr,
-          "reproduce refuses a commit this repository does not have")
+    unknown = subprocess.run(
+        [sys.executable, reproduce, a, "--root", ROOT], capture_output=True, text=True
+    )
+    check(
+        unknown.returncode == 2 and "not in this repository" in unknown.stderr,
+        "reproduce refuses a commit this repository does not have",
+    )
 
 print(f"{14 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -5,6 +5,7 @@ built from those rows (cosine) finds each row's own key. Each export is checked 
 the arena's memory (no copy) and to hold the arena: a call on it is refused with contended
 until the consumer lets go. Usage: test_consumers.py LIBRARY.so; exit 0 pass, 1 fail, 2 bad
 input."""
+
 import ctypes
 import gc
 import sys
@@ -18,23 +19,37 @@ F32 = 1  # ar_scalar_f32_k
 
 
 class Tape(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("offsets", ctypes.POINTER(ctypes.c_size_t)),
-                ("count", ctypes.c_size_t)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("offsets", ctypes.POINTER(ctypes.c_size_t)),
+        ("count", ctypes.c_size_t),
+    ]
 
 
 class RowsView(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("stride", ctypes.c_size_t),
-                ("columns", ctypes.c_size_t), ("scalar", ctypes.c_int),
-                ("count", ctypes.c_size_t), ("arena_", ctypes.c_void_p),
-                ("epoch_", ctypes.c_uint64)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("stride", ctypes.c_size_t),
+        ("columns", ctypes.c_size_t),
+        ("scalar", ctypes.c_int),
+        ("count", ctypes.c_size_t),
+        ("arena_", ctypes.c_void_p),
+        ("epoch_", ctypes.c_uint64),
+    ]
 
 
 class RowsTapeView(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("stride", ctypes.c_size_t),
-                ("columns", ctypes.c_size_t), ("scalar", ctypes.c_int),
-                ("offsets", ctypes.POINTER(ctypes.c_size_t)), ("count", ctypes.c_size_t),
-                ("rows", ctypes.c_size_t), ("arena_", ctypes.c_void_p),
-                ("epoch_", ctypes.c_uint64)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("stride", ctypes.c_size_t),
+        ("columns", ctypes.c_size_t),
+        ("scalar", ctypes.c_int),
+        ("offsets", ctypes.POINTER(ctypes.c_size_t)),
+        ("count", ctypes.c_size_t),
+        ("rows", ctypes.c_size_t),
+        ("arena_", ctypes.c_void_p),
+        ("epoch_", ctypes.c_uint64),
+    ]
 
 
 class Outcome(ctypes.Structure):
@@ -42,40 +57,60 @@ class Outcome(ctypes.Structure):
 
 
 class ArenaInit(ctypes.Structure):
-    _fields_ = [("arena", ctypes.POINTER(ctypes.c_void_p)), ("executor", ctypes.c_void_p),
-                ("outcome", ctypes.POINTER(Outcome))]
+    _fields_ = [
+        ("arena", ctypes.POINTER(ctypes.c_void_p)),
+        ("executor", ctypes.c_void_p),
+        ("outcome", ctypes.POINTER(Outcome)),
+    ]
 
 
 class TextEncode(ctypes.Structure):
-    _fields_ = [("executor", ctypes.c_void_p), ("arena", ctypes.c_void_p), ("texts", Tape),
-                ("count", ctypes.c_size_t), ("dimensions", ctypes.c_size_t),
-                ("deferred", ctypes.c_bool), ("embeddings", ctypes.POINTER(RowsView)),
-                ("states", ctypes.POINTER(RowsTapeView)), ("outcome", ctypes.POINTER(Outcome))]
+    _fields_ = [
+        ("executor", ctypes.c_void_p),
+        ("arena", ctypes.c_void_p),
+        ("texts", Tape),
+        ("count", ctypes.c_size_t),
+        ("dimensions", ctypes.c_size_t),
+        ("deferred", ctypes.c_bool),
+        ("embeddings", ctypes.POINTER(RowsView)),
+        ("states", ctypes.POINTER(RowsTapeView)),
+        ("outcome", ctypes.POINTER(Outcome)),
+    ]
 
 
 class ArrowSchema(ctypes.Structure):
     pass
 
 
-ArrowSchema._fields_ = [("format", ctypes.c_char_p), ("name", ctypes.c_char_p),
-                        ("metadata", ctypes.c_char_p), ("flags", ctypes.c_int64),
-                        ("n_children", ctypes.c_int64),
-                        ("children", ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
-                        ("dictionary", ctypes.POINTER(ArrowSchema)),
-                        ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p)]
+ArrowSchema._fields_ = [
+    ("format", ctypes.c_char_p),
+    ("name", ctypes.c_char_p),
+    ("metadata", ctypes.c_char_p),
+    ("flags", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("children", ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
+    ("dictionary", ctypes.POINTER(ArrowSchema)),
+    ("release", ctypes.c_void_p),
+    ("private_data", ctypes.c_void_p),
+]
 
 
 class ArrowArray(ctypes.Structure):
     pass
 
 
-ArrowArray._fields_ = [("length", ctypes.c_int64), ("null_count", ctypes.c_int64),
-                       ("offset", ctypes.c_int64), ("n_buffers", ctypes.c_int64),
-                       ("n_children", ctypes.c_int64),
-                       ("buffers", ctypes.POINTER(ctypes.c_void_p)),
-                       ("children", ctypes.POINTER(ctypes.POINTER(ArrowArray))),
-                       ("dictionary", ctypes.POINTER(ArrowArray)),
-                       ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p)]
+ArrowArray._fields_ = [
+    ("length", ctypes.c_int64),
+    ("null_count", ctypes.c_int64),
+    ("offset", ctypes.c_int64),
+    ("n_buffers", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+    ("children", ctypes.POINTER(ctypes.POINTER(ArrowArray))),
+    ("dictionary", ctypes.POINTER(ArrowArray)),
+    ("release", ctypes.c_void_p),
+    ("private_data", ctypes.c_void_p),
+]
 
 failures = 0
 
@@ -93,15 +128,19 @@ def documented_values(tokens, positions, dimensions):
     j = positions.astype(np.uint32)[:, None]
     d = np.arange(dimensions, dtype=np.uint32)[None, :]
     with np.errstate(over="ignore"):
-        h = (t * np.uint32(0x9E3779B1)) ^ ((j + np.uint32(1)) * np.uint32(0x85EBCA77)) \
+        h = (
+            (t * np.uint32(0x9E3779B1))
+            ^ ((j + np.uint32(1)) * np.uint32(0x85EBCA77))
             ^ ((d + np.uint32(1)) * np.uint32(0xC2B2AE3D))
+        )
         h ^= h >> np.uint32(16)
         h *= np.uint32(0x85EBCA6B)
         h ^= h >> np.uint32(13)
         h *= np.uint32(0xC2B2AE35)
         h ^= h >> np.uint32(16)
-    return ((h >> np.uint32(8)).astype(np.int32) - 8388608).astype(np.float32) \
-        * np.float32(2.0 ** -23)
+    return ((h >> np.uint32(8)).astype(np.int32) - 8388608).astype(np.float32) * np.float32(
+        2.0**-23
+    )
 
 
 def documented_embeddings(states, lengths, dimensions):
@@ -165,8 +204,17 @@ def main():
     tape = Tape(tokens.ctypes.data, offsets.ctypes.data_as(ctypes.POINTER(ctypes.c_size_t)), count)
 
     def encode():
-        call = TextEncode(None, arena, tape, 0, dimensions, False, ctypes.pointer(embeddings),
-                          ctypes.pointer(states), ctypes.pointer(outcome))
+        call = TextEncode(
+            None,
+            arena,
+            tape,
+            0,
+            dimensions,
+            False,
+            ctypes.pointer(embeddings),
+            ctypes.pointer(states),
+            ctypes.pointer(outcome),
+        )
         lib.ar_text_encode(ctypes.byref(call))
         return outcome.status
 
@@ -175,28 +223,43 @@ def main():
 
     # pyarrow: the rows view as fixed_size_list<float>[D], the tape as large_list of that.
     schema, array = ArrowSchema(), ArrowArray()
-    check(lib.ar_rows_view_to_arrow(ctypes.byref(embeddings), ctypes.byref(schema),
-                                    ctypes.byref(array)) == SUCCESS, "ar_rows_view_to_arrow")
+    check(
+        lib.ar_rows_view_to_arrow(
+            ctypes.byref(embeddings), ctypes.byref(schema), ctypes.byref(array)
+        )
+        == SUCCESS,
+        "ar_rows_view_to_arrow",
+    )
     rows = pa.Array._import_from_c(ctypes.addressof(array), ctypes.addressof(schema))
-    check(pa.types.is_fixed_size_list(rows.type) and rows.type.list_size == dimensions,
-          f"arrow type {rows.type}")
+    check(
+        pa.types.is_fixed_size_list(rows.type) and rows.type.list_size == dimensions,
+        f"arrow type {rows.type}",
+    )
     check(rows.type.value_type == pa.float32(), "arrow value type")
     check(len(rows) == count, "arrow length")
     check(rows.values.buffers()[1].address == embeddings.data, "arrow rows are not a copy")
     got = rows.values.to_numpy(zero_copy_only=True).reshape(count, dimensions)
-    check(np.array_equal(got.view(np.uint32), embeddings_expected.view(np.uint32)),
-          "arrow embeddings equal the documented values bit for bit")
+    check(
+        np.array_equal(got.view(np.uint32), embeddings_expected.view(np.uint32)),
+        "arrow embeddings equal the documented values bit for bit",
+    )
     tape_schema, tape_array = ArrowSchema(), ArrowArray()
-    check(lib.ar_rows_tape_view_to_arrow(ctypes.byref(states), ctypes.byref(tape_schema),
-                                         ctypes.byref(tape_array)) == SUCCESS,
-          "ar_rows_tape_view_to_arrow")
+    check(
+        lib.ar_rows_tape_view_to_arrow(
+            ctypes.byref(states), ctypes.byref(tape_schema), ctypes.byref(tape_array)
+        )
+        == SUCCESS,
+        "ar_rows_tape_view_to_arrow",
+    )
     ragged = pa.Array._import_from_c(ctypes.addressof(tape_array), ctypes.addressof(tape_schema))
     check(pa.types.is_large_list(ragged.type), f"arrow tape type {ragged.type}")
     check(len(ragged) == count, "arrow tape length")
     check(ragged.offsets.to_pylist() == [0] + np.cumsum(lengths).tolist(), "arrow tape offsets")
     state_rows = ragged.values.values.to_numpy(zero_copy_only=True).reshape(-1, dimensions)
-    check(np.array_equal(state_rows.view(np.uint32), states_expected.view(np.uint32)),
-          "arrow states equal the documented values bit for bit")
+    check(
+        np.array_equal(state_rows.view(np.uint32), states_expected.view(np.uint32)),
+        "arrow states equal the documented values bit for bit",
+    )
     check(encode() == CONTENDED, "a call while pyarrow holds the exports is contended")
     del rows, got, ragged, state_rows
     gc.collect()
@@ -204,14 +267,20 @@ def main():
 
     # numpy through DLPack; then usearch indexes those very rows.
     tensor = ctypes.c_void_p()
-    check(lib.ar_rows_view_to_dlpack(ctypes.byref(embeddings), ctypes.byref(tensor)) == SUCCESS,
-          "ar_rows_view_to_dlpack")
+    check(
+        lib.ar_rows_view_to_dlpack(ctypes.byref(embeddings), ctypes.byref(tensor)) == SUCCESS,
+        "ar_rows_view_to_dlpack",
+    )
     matrix = np.from_dlpack(DLPackHolder(tensor.value))
-    check(matrix.shape == (count, dimensions) and matrix.dtype == np.float32,
-          f"numpy shape {matrix.shape} {matrix.dtype}")
+    check(
+        matrix.shape == (count, dimensions) and matrix.dtype == np.float32,
+        f"numpy shape {matrix.shape} {matrix.dtype}",
+    )
     check(matrix.ctypes.data == embeddings.data, "numpy's array is not a copy")
-    check(np.array_equal(matrix.view(np.uint32), embeddings_expected.view(np.uint32)),
-          "numpy sees the documented values bit for bit")
+    check(
+        np.array_equal(matrix.view(np.uint32), embeddings_expected.view(np.uint32)),
+        "numpy sees the documented values bit for bit",
+    )
     dtype = lib.ar_scalar_name(embeddings.scalar).decode()
     index = Index(ndim=dimensions, metric="cos", dtype=dtype)
     keys = np.arange(count, dtype=np.uint64)
@@ -224,8 +293,10 @@ def main():
     check(encode() == SUCCESS, "a call once numpy ran the deleter")
 
     lib.ar_arena_free(arena)
-    print(f"consumers: pyarrow {pa.__version__}, numpy {np.__version__}, usearch index of "
-          f"{count} rows; {failures} failures")
+    print(
+        f"consumers: pyarrow {pa.__version__}, numpy {np.__version__}, usearch index of "
+        f"{count} rows; {failures} failures"
+    )
     sys.exit(1 if failures else 0)
 
 
