@@ -62,13 +62,17 @@ typedef enum ar_place_strategy_t {
      * ASPLOS 2023): buffers are placed in non-decreasing offset order, each on the floor of the
      * sections (time slices) it spans, floors never drop below the last offset; inference raises
      * a section's floor to the lowest offset any buffer live there can still take; nodes whose
-     * floors plus the bytes still to place overflow the limit are cut; permutations of buffers
-     * placed at one offset are explored once; a buffer that would fit whole below the current
-     * offset cuts the node (it could drop there). Starts from the best of the other strategies
-     * and of up to 1024 perturbed greedy orders (a tenth of the time limit); a local search over
-     * placement orders (a buffer on top moved earlier) improves it, before the tree when
-     * minimising, after half the limit of tree when only fitting a capacity. Returns the best
-     * found at its time limit. Exponential in the worst case. */
+     * floors plus the bytes still to place overflow the limit (the capacity, a hard bound) are
+     * cut; permutations of buffers placed at one offset are explored once; a buffer that would
+     * fit whole below the current offset cuts the node (it could drop there). Starts from the
+     * best of the other strategies and of up to 1024 perturbed greedy orders. Then fast passes
+     * in turn, on slices of doubling time over three quarters of the tree's time: candidates
+     * in one of MiniMalloc's preorders (most bytes live in a spanned section, lifetime, area;
+     * or their permutations TAW, WAT) and its gap rule (after a buffer that fills a gap no other
+     * is tried there: not exact). Then the exact pass (no gap rule) until the limit. A local
+     * search over placement orders improves the incumbent before the tree when minimising, in
+     * the last tenth of the limit when only fitting a capacity. Returns the best found at its
+     * time limit. Exponential in the worst case. */
     ar_place_search_k,
     ar_place_strategy_count_k
 } ar_place_strategy_t;

@@ -1,15 +1,13 @@
-/* `search`: exact, anytime branch and bound over canonical solutions, written from the ideas
- * of MiniMalloc (Moffitt, ASPLOS 2023). Time is cut into sections (between consecutive
- * distinct times); each section has a floor. A canonical solution places buffers in
- * non-decreasing offset order, each on the highest floor of the sections it spans, and never
- * below the last offset placed (a global base): gravity turns any valid solution into one
- * such, no higher, so searching them alone is complete. At a node, m is the lowest offset any
- * unplaced buffer can take; the children place one buffer at m, or skip m (raise the base to
- * the next offset some buffer can take). Buffers placed one after another at the same offset
- * are placed in rank order only (they do not meet, so the order is a mere permutation).
- * Spatial inference raises each section to the lowest offset its buffers can still take, and
- * a node is cut when a section's raised floor plus its unplaced bytes, or a buffer's lowest
- * offset plus its size, passes the limit (the capacity, or the incumbent's height - 1). */
+/* `search`: anytime branch and bound over canonical solutions (after MiniMalloc, Moffitt,
+ * ASPLOS 2023). Time is cut into sections, each with a floor; buffers go in non-decreasing
+ * offset order, each on the highest floor it spans, never below the last offset (the base).
+ * A node places one buffer at m, the lowest offset any unplaced buffer can take, or skips m;
+ * buffers at one offset go in rank order. Inference cuts a node when a section's lowest
+ * reachable floor plus its unplaced bytes, or a buffer's floor plus its size, passes the limit.
+ * Passes with three candidate orders and a gap rule (a buffer that fills a gap is tried alone:
+ * fast to a fit, not exact) run in turn on doubling slices; then the exact pass (no gap rule)
+ * proves or improves. Skip and base keep the exact pass complete: any valid solution falls by
+ * gravity to a canonical one no higher. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +36,7 @@ typedef struct search_t {
     uint32_t *candidates;
     size_t candidates_count, candidates_capacity;
     bool oom;
+    bool gap_rule;
     uint64_t node_limit; /* nodes to explore at most (tests may cut a run short) */
 } search_t;
 
@@ -84,6 +83,17 @@ static void unplace(search_t *s, size_t b) {
     }
     s->placed[b] = false;
     --s->placed_count;
+}
+
+/* b at `at` fills a gap: the sections on either side of its lifetime stand at least `at` + its
+ * size high, so mostly buffers living within b's lifetime compete for that space. MiniMalloc
+ * tries no other buffer there after such a b; it can miss the optimum (a buffer straddling b's
+ * top), so only the fast passes use it. */
+static bool fills_gap(search_t const *s, size_t b, uint64_t at) {
+    uint64_t top = at + s->size[b];
+    if (s->sl[b] > 0 && s->raw[s->sl[b] - 1] < top) return false;
+    if (s->su[b] < s->sections && s->raw[s->su[b]] < top) return false;
+    return true;
 }
 
 static void node(search_t *s) {
@@ -138,6 +148,7 @@ static void node(search_t *s) {
     size_t last = s->candidates_count;
     uint64_t base = s->base;
     size_t last_rank = s->last_rank;
+    bool filled = false;
     for (size_t c = first; c < last && !s->stop; ++c) {
         size_t b = s->candidates[c];
         place(s, b, lowest);
@@ -145,11 +156,15 @@ static void node(search_t *s) {
         s->last_rank = b;
         node(s);
         unplace(s, b);
+        if (s->gap_rule && fills_gap(s, b, lowest)) {
+            filled = true;
+            break;
+        }
     }
     s->candidates_count = first;
     s->base = base;
     s->last_rank = last_rank;
-    if (s->stop || next == UINT64_MAX) return;
+    if (s->stop || filled || next == UINT64_MAX) return;
     s->base = next;
     s->last_rank = NONE;
     node(s);
@@ -157,8 +172,17 @@ static void node(search_t *s) {
     s->last_rank = last_rank;
 }
 
+/* Orders of the candidates: T is the most bytes live in a section the buffer spans, W its
+ * lifetime, A lifetime times size (each larger first). */
+typedef enum order_t {
+    arp_order_twa_k, /* these three use the gap rule: fast to a fit, not exact */
+    arp_order_taw_k,
+    arp_order_wat_k,
+    arp_order_width_k, /* lifetime, then size; no gap rule: the exact pass */
+} order_t;
+
 typedef struct rank_t {
-    uint64_t a, b;
+    uint64_t a, b, c;
     size_t index;
 } rank_t;
 
@@ -166,6 +190,7 @@ static int by_rank(void const *x, void const *y) {
     rank_t const *p = x, *q = y;
     if (p->a != q->a) return p->a < q->a ? -1 : 1;
     if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    if (p->c != q->c) return p->c < q->c ? -1 : 1;
     return p->index < q->index ? -1 : p->index > q->index;
 }
 
@@ -189,7 +214,7 @@ static uint32_t section_of(uint64_t const *times, size_t count, uint64_t t) {
 /* Run the search from the incumbent in offsets[]. */
 static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t const *options,
                        uint64_t *offsets, ar_place_result_t *result, uint64_t incumbent,
-                       double deadline, bool *exhausted) {
+                       double deadline, order_t order, bool *exhausted) {
     search_t s = {0};
     size_t n = problem->count, m = 0;
     for (size_t i = 0; i < n; ++i) m += arp_place_holds(&problem->buffers[i]);
@@ -218,21 +243,45 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
     if (!ranks || !times || !s.orig || !s.size || !s.align || !s.sl || !s.su || !s.off || !s.pos ||
         !s.placed)
         goto done;
-    /* Rank: longer lifetimes first (they are the floors others stand on), then larger. */
     size_t t = 0;
-    for (size_t i = 0, k = 0; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
         ar_place_buffer_t const *b = &problem->buffers[i];
         if (!arp_place_holds(b)) continue;
-        ranks[k++] = (rank_t){~(b->upper - b->lower), ~b->size, i};
         times[t++] = b->lower;
         times[t++] = b->upper;
     }
-    qsort(ranks, m, sizeof *ranks, by_rank);
     qsort(times, t, sizeof *times, by_u64);
     size_t distinct = 0;
     for (size_t k = 0; k < t; ++k)
         if (!distinct || times[k] != times[distinct - 1]) times[distinct++] = times[k];
     s.sections = distinct ? distinct - 1 : 0;
+    s.raw = calloc(s.sections + 1, sizeof *s.raw);
+    s.rem = calloc(s.sections + 1, sizeof *s.rem);
+    s.infl = calloc(s.sections + 1, sizeof *s.infl);
+    if (!s.raw || !s.rem || !s.infl) goto done;
+    for (size_t i = 0; i < n; ++i) {
+        ar_place_buffer_t const *b = &problem->buffers[i];
+        if (!arp_place_holds(b)) continue;
+        uint32_t lo = section_of(times, distinct, b->lower),
+                 hi = section_of(times, distinct, b->upper);
+        for (uint32_t k = lo; k < hi; ++k) s.rem[k] += b->size;
+    }
+    /* Rank: RANKDOC */
+    for (size_t i = 0, k = 0; i < n; ++i) {
+        ar_place_buffer_t const *b = &problem->buffers[i];
+        if (!arp_place_holds(b)) continue;
+        uint32_t lo = section_of(times, distinct, b->lower),
+                 hi = section_of(times, distinct, b->upper);
+        uint64_t total = 0, width = b->upper - b->lower, area = width * b->size;
+        for (uint32_t j = lo; j < hi; ++j)
+            if (s.rem[j] > total) total = s.rem[j];
+        rank_t r = {~width, ~b->size, 0, i};
+        if (order == arp_order_twa_k) r = (rank_t){~total, ~width, ~area, i};
+        if (order == arp_order_taw_k) r = (rank_t){~total, ~area, ~width, i};
+        if (order == arp_order_wat_k) r = (rank_t){~width, ~area, ~total, i};
+        ranks[k++] = r;
+    }
+    qsort(ranks, m, sizeof *ranks, by_rank);
     size_t spans = 0;
     for (size_t b = 0; b < m; ++b) {
         ar_place_buffer_t const *x = &problem->buffers[ranks[b].index];
@@ -243,15 +292,9 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
         s.su[b] = section_of(times, distinct, x->upper);
         spans += s.su[b] - s.sl[b];
     }
-    s.raw = calloc(s.sections + 1, sizeof *s.raw);
-    s.rem = calloc(s.sections + 1, sizeof *s.rem);
-    s.infl = calloc(s.sections + 1, sizeof *s.infl);
-    if (!s.raw || !s.rem || !s.infl ||
-        !grow((void **)&s.undo, &s.undo_capacity, spans + 1, sizeof *s.undo))
-        goto done;
-    for (size_t b = 0; b < m; ++b)
-        for (uint32_t k = s.sl[b]; k < s.su[b]; ++k) s.rem[k] += s.size[b];
+    if (!grow((void **)&s.undo, &s.undo_capacity, spans + 1, sizeof *s.undo)) goto done;
     s.node_limit = UINT64_MAX;
+    s.gap_rule = order != arp_order_width_k;
     node(&s);
     status = s.oom ? ar_status_out_of_memory_k : ar_status_success_k;
     result->nodes = s.nodes;
@@ -307,8 +350,8 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
     }
     free(trial);
     /* Then a local search over orders from the best so far: before the tree search when
-     * minimising (200 moves a buffer, within 40% of the limit), after half the limit of it
-     * when only fitting a capacity (the tree fits easy instances sooner). */
+     * minimising (200 moves a buffer, within 40% of the limit), in the last tenth of the
+     * limit when only fitting a capacity (the tree fits sooner). */
     bool fit_only = options->capacity && !options->minimize;
     if (best > goal && !fit_only) {
         ar_status_t status = arp_place_improve(problem, options->alignment, goal, 200 * n + 200,
@@ -323,13 +366,39 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
         result->optimal = best <= ar_place_lower_bound(problem);
         return ar_status_success_k;
     }
-    double tree_end = fit_only ? start + limit_s / 2 : start + limit_s;
+    double tree_end = fit_only ? start + limit_s * 0.9 : start + limit_s;
     bool exhausted = false; /* fitting only: nothing within the capacity exists */
-    ar_status_t status = run(problem, options, offsets, result, best, tree_end, &exhausted);
+    /* A portfolio first: the three gap-rule orders in turn, each slice twice the last, over
+     * three quarters of the tree's time; then the exact pass until the end. */
+    double heuristic_end = arp_place_now() + (tree_end - arp_place_now()) * 0.75;
+    uint64_t nodes = 0;
+    ar_status_t status = ar_status_success_k;
+    for (double slice = 0.25, all_done = false; !all_done && arp_place_now() < heuristic_end;
+         slice *= 2) {
+        all_done = true; /* every order exhausted its (incomplete) tree: slices would not help */
+        for (int o = arp_order_twa_k; o <= arp_order_wat_k; ++o) {
+            double now = arp_place_now(), end = now + slice;
+            if (now >= heuristic_end) break;
+            bool done = false;
+            status = run(problem, options, offsets, result, best,
+                         end < heuristic_end ? end : heuristic_end, (order_t)o, &done);
+            nodes += result->nodes;
+            best = result->height;
+            all_done = all_done && done;
+            if (status != ar_status_success_k) return status;
+            if ((fit_only && best <= options->capacity) || best <= ar_place_lower_bound(problem)) {
+                result->nodes = nodes;
+                result->optimal = best <= ar_place_lower_bound(problem);
+                return status;
+            }
+        }
+    }
+    status = run(problem, options, offsets, result, best, tree_end, arp_order_width_k, &exhausted);
+    result->nodes += nodes;
     if (status != ar_status_success_k || !fit_only || result->height <= options->capacity ||
         result->optimal || exhausted)
         return status;
-    uint64_t nodes = result->nodes;
+    nodes = result->nodes;
     status = arp_place_improve(problem, options->alignment, goal, UINT64_MAX, start + limit_s,
                                offsets); /* the rest of the limit: nothing else is left to do */
     result->height = ar_place_height(problem, offsets);
