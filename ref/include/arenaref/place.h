@@ -69,7 +69,8 @@ typedef enum ar_place_strategy_t {
      * in turn, on slices of doubling time over three quarters of the tree's time: candidates
      * in one of MiniMalloc's preorders (most bytes live in a spanned section, lifetime, area;
      * or their permutations TAW, WAT) and its gap rule (after a buffer that fills a gap no other
-     * is tried there: not exact). Then the exact pass (no gap rule) until the limit. A local
+     * is tried there), first without the skip branch, then with it (not exact: MiniMalloc's
+     * no-skip reading fits soonest). Then the exact pass (skip, no gap rule) to the limit. A local
      * search over placement orders improves the incumbent before the tree when minimising, in
      * the last tenth of the limit when only fitting a capacity. Returns the best found at its
      * time limit. Exponential in the worst case. */

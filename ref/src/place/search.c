@@ -4,9 +4,9 @@
  * A node places one buffer at m, the lowest offset any unplaced buffer can take, or skips m;
  * buffers at one offset go in rank order. Inference cuts a node when a section's lowest
  * reachable floor plus its unplaced bytes, or a buffer's floor plus its size, passes the limit.
- * Passes with three candidate orders and a gap rule (a buffer that fills a gap is tried alone:
- * fast to a fit, not exact) run in turn on doubling slices; then the exact pass (no gap rule)
- * proves or improves. Skip and base keep the exact pass complete: any valid solution falls by
+ * Fast passes (three candidate orders, a gap rule, with and without skip: quick to a fit, not
+ * exact) run in turn on doubling slices; then the exact pass (skip, no gap rule) proves or
+ * improves. Skip and base keep the exact pass complete: any valid solution falls by
  * gravity to a canonical one no higher. */
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +36,7 @@ typedef struct search_t {
     uint32_t *candidates;
     size_t candidates_count, candidates_capacity;
     bool oom;
-    bool gap_rule;
+    bool gap_rule, skip; /* the fast passes' gap rule; skip branches (always when exact) */
     uint64_t node_limit; /* nodes to explore at most (tests may cut a run short) */
 } search_t;
 
@@ -164,7 +164,7 @@ static void node(search_t *s) {
     s->candidates_count = first;
     s->base = base;
     s->last_rank = last_rank;
-    if (s->stop || filled || next == UINT64_MAX) return;
+    if (s->stop || filled || !s->skip || next == UINT64_MAX) return;
     s->base = next;
     s->last_rank = NONE;
     node(s);
@@ -214,7 +214,7 @@ static uint32_t section_of(uint64_t const *times, size_t count, uint64_t t) {
 /* Run the search from the incumbent in offsets[]. */
 static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t const *options,
                        uint64_t *offsets, ar_place_result_t *result, uint64_t incumbent,
-                       double deadline, order_t order, bool *exhausted) {
+                       double deadline, order_t order, bool skip, bool *exhausted) {
     search_t s = {0};
     size_t n = problem->count, m = 0;
     for (size_t i = 0; i < n; ++i) m += arp_place_holds(&problem->buffers[i]);
@@ -295,6 +295,7 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
     if (!grow((void **)&s.undo, &s.undo_capacity, spans + 1, sizeof *s.undo)) goto done;
     s.node_limit = UINT64_MAX;
     s.gap_rule = order != arp_order_width_k;
+    s.skip = skip || !s.gap_rule;
     node(&s);
     status = s.oom ? ar_status_out_of_memory_k : ar_status_success_k;
     result->nodes = s.nodes;
@@ -376,12 +377,14 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
     for (double slice = 0.25, all_done = false; !all_done && arp_place_now() < heuristic_end;
          slice *= 2) {
         all_done = true; /* every order exhausted its (incomplete) tree: slices would not help */
-        for (int o = arp_order_twa_k; o <= arp_order_wat_k; ++o) {
+        for (int pass = 0; pass < 6; ++pass) {
+            order_t o = (order_t)(pass % 3);
+            bool skip = pass >= 3;
             double now = arp_place_now(), end = now + slice;
             if (now >= heuristic_end) break;
             bool done = false;
             status = run(problem, options, offsets, result, best,
-                         end < heuristic_end ? end : heuristic_end, (order_t)o, &done);
+                         end < heuristic_end ? end : heuristic_end, o, skip, &done);
             nodes += result->nodes;
             best = result->height;
             all_done = all_done && done;
@@ -393,7 +396,8 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
             }
         }
     }
-    status = run(problem, options, offsets, result, best, tree_end, arp_order_width_k, &exhausted);
+    status =
+        run(problem, options, offsets, result, best, tree_end, arp_order_width_k, true, &exhausted);
     result->nodes += nodes;
     if (status != ar_status_success_k || !fit_only || result->height <= options->capacity ||
         result->optimal || exhausted)
