@@ -18,12 +18,13 @@ void arp_wl_fail(arp_wl_t *wl, ar_status_t status, char const *message) {
 }
 
 /* splitmix64: small, fast, and the same on every platform. */
-uint64_t arp_wl_random(arp_wl_t *wl) {
-    uint64_t z = (wl->rng += 0x9e3779b97f4a7c15ull);
+uint64_t arp_wl_mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
+
+uint64_t arp_wl_random(arp_wl_t *wl) { return arp_wl_mix(wl->rng += 0x9e3779b97f4a7c15ull); }
 
 uint64_t arp_wl_random_between(arp_wl_t *wl, uint64_t lo, uint64_t hi) {
     return hi <= lo ? lo : lo + arp_wl_random(wl) % (hi - lo + 1);

@@ -38,6 +38,27 @@ static arp_tf_dims_t make_dims(arp_wl_t const *wl, bool moe) {
     d.stride = at;
     d.expert_up = arp_wl_align(d.d * d.up * ARP_WL_BF16, ARP_WL_ALIGNMENT);
     d.expert_size = d.expert_up + arp_wl_align(d.ffn * d.d * ARP_WL_BF16, ARP_WL_ALIGNMENT);
+    /* Expert skew: expert e's width is the model's less up to skew percent, drawn from a hash
+     * of the seed (not the generation's stream, so routing and lengths keep their draws), in
+     * multiples of 64; the experts are packed, so each has its own weight offsets. */
+    uint64_t at_expert = 0;
+    d.ffn_max = 0;
+    for (uint64_t e = 0; moe && e < d.experts && e < ARP_TF_MAX_EXPERTS; ++e) {
+        uint64_t w = d.ffn;
+        if (wl->expert_skew) {
+            uint64_t h = arp_wl_mix(wl->seed ^ (0x9e3779b97f4a7c15ull * (e + 1)));
+            uint64_t cut = d.ffn * wl->expert_skew / 100 * (h % 1001) / 1000;
+            w = (d.ffn - cut) / 64 * 64;
+            if (w < 64) w = 64;
+        }
+        uint64_t up = m->gated ? 2 * w : w;
+        d.expert_ffn[e] = w;
+        d.expert_off[e] = at_expert;
+        d.expert_down[e] = arp_wl_align(d.d * up * ARP_WL_BF16, ARP_WL_ALIGNMENT);
+        at_expert += d.expert_down[e] + arp_wl_align(w * d.d * ARP_WL_BF16, ARP_WL_ALIGNMENT);
+        if (w > d.ffn_max) d.ffn_max = w;
+    }
+    d.expert_layer = at_expert;
     return d;
 }
 
@@ -122,16 +143,16 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
         arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "x_norm2"), 0, true);
         arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "route"), 0, true);
         st->pl[PL_H] = arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "expert_h"),
-                                    d->top_k * rows * d->ffn * ARP_WL_BF16, false);
+                                    d->top_k * rows * d->ffn_max * ARP_WL_BF16, false);
         arp_wl_plane(wl, st->ph[PH_DOWN], name(b, prefix, "expert_h"), 0, true);
         arp_wl_plane(wl, st->ph[PH_DOWN], name(b, prefix, "route"), 0, true);
     } else {
         arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "x_norm2"), 0, true);
         /* Recomputed in backward: one layer's worth, rewritten by every forward layer. */
-        uint64_t h_bytes = train && wl->recompute
-                               ? (st->slice[PL_H] = 0, arp_wl_align(rows * d->up * ARP_WL_BF16,
-                                                                    ARP_WL_ALIGNMENT))
-                               : SLICE(PL_H, rows * d->up * ARP_WL_BF16);
+        uint64_t h_bytes =
+            train && wl->recompute
+                ? (st->slice[PL_H] = 0, arp_wl_align(rows * d->up * ARP_WL_BF16, ARP_WL_ALIGNMENT))
+                : SLICE(PL_H, rows * d->up * ARP_WL_BF16);
         st->pl[PL_H] = arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "h"), h_bytes, false);
         arp_wl_plane(wl, st->ph[PH_ACT], name(b, prefix, "h"), 0, true);
         st->pl[PL_A] = arp_wl_plane(wl, st->ph[PH_ACT], name(b, prefix, "a"),
@@ -167,16 +188,22 @@ void arp_tf_per_micro(arp_wl_t *wl, arp_tf_stage_t const *st, size_t launch, siz
 }
 
 /* The frames of an expert launch's routing repeat: frame k picks expert experts[k] (its weight
- * word) and hidden slot k. */
+ * word, written at expert 0's: shifted by the expert's offset, and for w_down by the difference
+ * of the experts' w_up sizes) and hidden slot k. */
 typedef struct routing_t {
     size_t launch, hidden_word;
+    bool down;
     uint64_t const *experts;
-    uint64_t expert_size, h_slot;
+    arp_tf_dims_t const *d;
+    uint64_t h_slot;
 } routing_t;
 
 static void routing_frame(void *context, uint64_t k, ar_shift_t *frame) {
     routing_t const *r = context;
-    frame[0] = (ar_shift_t){r->launch, 1, (int64_t)(r->experts[k] * r->expert_size)};
+    uint64_t e = r->experts[k];
+    int64_t shift = (int64_t)r->d->expert_off[e];
+    if (r->down) shift += (int64_t)r->d->expert_down[e] - (int64_t)r->d->expert_down[0];
+    frame[0] = (ar_shift_t){r->launch, 1, shift};
     frame[1] = (ar_shift_t){r->launch, r->hidden_word, (int64_t)(k * r->h_slot)};
 }
 
@@ -265,20 +292,20 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
          * body of a frames repeat over the routed slots (frame k: expert experts[k], hidden
          * slot k), nested in the layers repeat (deltas: the next layer's experts). The expert
          * weight word is so named by two repeats and takes the hull over the expert bank. */
-        int64_t expert_layer = (int64_t)(d->expert_size * d->experts);
+        int64_t expert_layer = (int64_t)d->expert_layer;
         uint64_t experts_bank = arp_wl_g(wl, tf->g_experts, 0);
-        uint64_t h_slot = st->rows * d->ffn * ARP_WL_BF16;
+        uint64_t h_slot = st->rows * d->ffn_max * ARP_WL_BF16;
         for (int down = 0; down < 2; ++down) {
             if (!down)
                 l = LAUNCH("expert_up", st->ph[PH_UP], arp_wl_p(wl, st->pl[PL_X2], 0), experts_bank,
                            arp_wl_p(wl, st->pl[PL_H], 0), arp_wl_p(wl, st->pl[PL_ROUTE], 0), rows,
-                           d->d, d->ffn);
+                           d->d, d->ffn_max);
             else
                 l = LAUNCH("expert_down", st->ph[PH_DOWN], arp_wl_p(wl, st->pl[PL_H], 0),
-                           experts_bank + d->expert_up, res, arp_wl_p(wl, st->pl[PL_ROUTE], 0),
-                           rows, d->ffn, d->d);
+                           experts_bank + d->expert_down[0], res, arp_wl_p(wl, st->pl[PL_ROUTE], 0),
+                           rows, d->ffn_max, d->d);
             per_layer(wl, l, 1, expert_layer);
-            routing_t routing = {l, down ? 0 : 2, experts, d->expert_size, h_slot};
+            routing_t routing = {l, down ? 0 : 2, down != 0, experts, d, h_slot};
             arp_wl_repeat_each(wl, l, 1, d->top_k, 2, routing_frame, &routing);
         }
     } else {
@@ -365,7 +392,7 @@ void arp_tf_globals(arp_wl_t *wl, uint64_t residual_rows) {
     wl->layer_stride = d->stride;
     tf->g_experts = -1;
     if (tf->moe) {
-        tf->g_experts = arp_wl_global(wl, "params_experts", L * d->experts * d->expert_size, 0);
+        tf->g_experts = arp_wl_global(wl, "params_experts", L * d->expert_layer, 0);
         wl->expert_stride = d->expert_size;
     }
     tf->g_head =

@@ -41,10 +41,16 @@ enum {
     PL_COUNT
 };
 
+#define ARP_TF_MAX_EXPERTS 64
+
 typedef struct arp_tf_dims_t {
     uint64_t d, kv_dim, heads, ffn, up, vocab, experts, top_k;
     uint64_t off_ln1, off_wqkv, off_wo, off_ln2, off_wup, off_wdown, off_router, stride;
-    uint64_t expert_up, expert_size; /* moe: one expert's w_down offset and size */
+    uint64_t expert_up, expert_size; /* moe: the widest expert's w_down offset and size */
+    /* moe: expert e's FFN width, its offset in a layer's experts and its w_down offset from
+     * there; one layer's experts span expert_layer bytes (all equal without expert skew). */
+    uint64_t expert_ffn[ARP_TF_MAX_EXPERTS], expert_off[ARP_TF_MAX_EXPERTS];
+    uint64_t expert_down[ARP_TF_MAX_EXPERTS], expert_layer, ffn_max;
 } arp_tf_dims_t;
 
 typedef struct arp_tf_stage_t {

@@ -128,9 +128,10 @@ struct arp_wl_t {
     arp_wl_model_t const *model;
     uint64_t layers, batch, seq, decode, epochs, micro, seed;
     uint64_t few;
-    int strategy; /* an ar_place_strategy_t */
-    bool strategy_named; /* given, and not the default: recorded in meta */
-    bool recompute;      /* training: recompute the MLP hidden activations in backward */
+    int strategy;         /* an ar_place_strategy_t */
+    bool strategy_named;  /* given, and not the default: recorded in meta */
+    bool recompute;       /* training: recompute the MLP hidden activations in backward */
+    uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
 
     /* declaration */
     arp_wl_global_t globals[ARP_WL_MAX_GLOBALS];
@@ -196,6 +197,7 @@ int arp_wl_plane_index(arp_wl_t const *wl, char const *name);
 void arp_wl_persistent(arp_wl_t *wl, int plane);
 void arp_wl_loop(arp_wl_t *wl, int first_phase, int last_phase);
 void arp_wl_fail(arp_wl_t *wl, ar_status_t status, char const *message);
+uint64_t arp_wl_mix(uint64_t z); /* splitmix64's finaliser */
 uint64_t arp_wl_random(arp_wl_t *wl);
 uint64_t arp_wl_random_between(arp_wl_t *wl, uint64_t lo, uint64_t hi);
 

@@ -23,7 +23,10 @@ static void usage(FILE *out) {
             "usage: arenacert gen --list\n"
             "       arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N]\n"
             "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
-            "                     [--fault NAME] [--strategy NAME] [--recompute] [--info]\n"
+            "                     [--fault NAME] [--strategy NAME] [--recompute]\n"
+            "                     [--expert-skew PERCENT] [--info]\n"
+            "--recompute: training recomputes MLP activations in backward; --expert-skew P\n"
+            "(moe, 1..90): expert FFN widths fall short of the model's by up to P percent.\n"
             "Writes the plan as JSON on standard output; `gen --list` names the families,\n"
             "faults, models and presets.\n");
 }
@@ -117,6 +120,8 @@ int arenacert_gen_main(int argc, char **argv) {
             bad = parse_count(arg, value, &options.micro);
         else if (strcmp(arg, "--seed") == 0)
             bad = parse_count(arg, value, &options.seed);
+        else if (strcmp(arg, "--expert-skew") == 0)
+            bad = parse_count(arg, value, &options.expert_skew);
         else {
             fprintf(stderr, "arenacert gen: unknown option '%s'\n", arg);
             usage(stderr);
