@@ -2,8 +2,8 @@
  * "greedy-by-size" named give equal plans (the bytes every preset had before strategies, which
  * test_planner's hand-worked offsets pin down), every strategy's plan certifies (0) on every
  * family at tiny and small and is no smaller than the lower bound, a named strategy is recorded
- * in meta, and an unknown one is refused. The knobs (recompute, expert skew): off, the plan is
- * the default's bytes; on, every strategy certifies 0, every fault gives its verdicts under both
+ * in meta, and an unknown one is refused. The knobs (recompute, expert skew, KV pages) change
+ * the plan, every strategy's knobbed plan certifies 0, every fault gives its verdicts under both
  * checks (the exact oracle agrees), and other families refuse them. */
 #include <string.h>
 
@@ -121,6 +121,28 @@ int main(void) {
             ar_plan_free(skewed);
             check_knob(&options, 8);
         }
+    /* A paged KV cache (decoder, moe): the plan changes, and a page above seq is refused. */
+    char const *const paged[] = {"decoder", "moe"};
+    for (int f = 0; f < 2; ++f)
+        for (int p = 0; p < 2; ++p) {
+            ar_workload_options_t options = {.family = paged[f], .preset = presets[p], .seed = 3};
+            ar_plan_t *whole = NULL, *pages = NULL;
+            expect_int_eq(ar_workload_generate(&options, &whole, NULL, NULL), ar_status_success_k);
+            options.kv_page = 4;
+            expect_int_eq(ar_workload_generate(&options, &pages, NULL, NULL), ar_status_success_k);
+            if (whole && pages) {
+                expect_false(ar_plan_equal(whole, pages));
+                expect_str_contains(pages->meta_json, "\"kv_page\":4");
+            }
+            ar_plan_free(whole);
+            ar_plan_free(pages);
+            check_knob(&options, 8);
+        }
+    other = (ar_workload_options_t){.family = "training", .kv_page = 4};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    other = (ar_workload_options_t){.family = "decoder", .kv_page = 9}; /* tiny: seq 8 */
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    expect_ptr_null(refused);
 
     ar_workload_options_t bad = {.family = "decoder", .strategy = "tetris"};
     ar_plan_t *plan = NULL;

@@ -105,6 +105,10 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     if (options->expert_skew > 90 || model->experts > 64)
         return refuse(error, "expert_skew", "expert skew is a percent from 0 to 90");
     wl->expert_skew = options->expert_skew;
+    if (options->kv_page && strcmp(family->name, "decoder") != 0 &&
+        strcmp(family->name, "moe") != 0)
+        return refuse(error, "kv_page", "a paged KV cache applies to the decoder and moe only");
+    wl->kv_page = options->kv_page;
     wl->strategy = (int)strategy;
     wl->strategy_named = strategy != ar_place_greedy_by_size_k;
     wl->family = family;
@@ -120,6 +124,7 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     wl->micro = options->micro ? options->micro : preset->micro;
     if (!wl->micro) wl->micro = 1;
     if (wl->epochs > wl->decode) wl->epochs = wl->decode; /* every body written is run */
+    if (wl->kv_page > wl->seq) return refuse(error, "kv_page", "kv_page must be at most seq");
     wl->seed = options->seed;
     wl->few = AR_CERTIFY_FEW_DEFAULT;
     char const *limit = over_limit(wl);

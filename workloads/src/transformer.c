@@ -125,8 +125,23 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     char kv[48];
     snprintf(kv, sizeof kv, "%s", kv_name);
     uint64_t kv_bytes = tf->slot_bytes * wl->batch * (kv_layers ? L : 1);
+    /* A paged cache (kv_page tokens a page): the prompt's pages, rounded up to whole pages,
+     * from prefill on; the decoded tokens' pages (per epoch's share of the references) from
+     * the start of decoding on, a second persistent plane that starts later. */
+    uint64_t page = wl->kv_page, page_bytes = page * 2 * d->kv_dim * ARP_WL_BF16;
+    if (page && kv_layers) {
+        tf->slot_bytes = (wl->seq + page - 1) / page * page_bytes;
+        kv_bytes = tf->slot_bytes * wl->batch * L;
+    }
     st->pl[PL_KV] = arp_wl_plane(wl, st->ph[PH_SCORES], kv, kv_bytes, decoding);
     if (kv_layers) arp_wl_persistent(wl, st->pl[PL_KV]);
+    if (page && kv_layers && decoding) {
+        uint64_t tokens_each = (wl->decode + wl->epochs - 1) / (wl->epochs ? wl->epochs : 1);
+        tf->pages_bytes = (tokens_each + page - 1) / page * page_bytes;
+        st->pl[PL_PAGES] =
+            arp_wl_plane(wl, st->ph[PH_SCORES], "kv_pages", tf->pages_bytes * wl->batch * L, false);
+        arp_wl_persistent(wl, st->pl[PL_PAGES]);
+    }
     st->pl[PL_SCORES] = arp_wl_plane(wl, st->ph[PH_SCORES], name(b, prefix, "scores"),
                                      rows * d->heads * 64 * 4, false);
     arp_wl_plane(wl, st->ph[PH_SOFTMAX], name(b, prefix, "scores"), 0, true);
@@ -252,7 +267,16 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
         uint64_t at = 0;
         for (uint64_t s = 0; s < wl->batch; ++s) {
             uint64_t q = st->tokens == 1 ? 1 : lengths[s];
-            if (pass == 0) {
+            if (pass == 0 && st->pl[PL_PAGES] >= 0) { /* paged: the new token's page too */
+                l = LAUNCH("attention_scores", st->ph[PH_SCORES],
+                           arp_wl_p(wl, st->pl[PL_QKV], at * qkv_row), kv + s * tf->slot_bytes,
+                           arp_wl_p(wl, st->pl[PL_SCORES], at * score_row),
+                           arp_wl_p(wl, st->pl[PL_MASK], s * 64), lengths[s], q,
+                           arp_wl_p(wl, st->pl[PL_PAGES], s * tf->pages_bytes));
+                per_layer(wl, l, 0, (int64_t)st->slice[PL_QKV]);
+                per_layer(wl, l, 1, kv_layer);
+                per_layer(wl, l, 6, (int64_t)(tf->pages_bytes * wl->batch));
+            } else if (pass == 0) {
                 l = LAUNCH("attention_scores", st->ph[PH_SCORES],
                            arp_wl_p(wl, st->pl[PL_QKV], at * qkv_row), kv + s * tf->slot_bytes,
                            arp_wl_p(wl, st->pl[PL_SCORES], at * score_row),

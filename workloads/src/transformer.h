@@ -38,6 +38,7 @@ enum {
     PL_XF,
     PL_LOGITS,
     PL_STASH,
+    PL_PAGES,
     PL_COUNT
 };
 
@@ -70,6 +71,7 @@ typedef struct arp_tf_t {
     int g_embed, g_layers, g_experts, g_head, g_residual, g_tokens;
     arp_tf_stage_t first, second; /* prefill & decode, forward & backward, or the only stage */
     uint64_t slot_bytes;          /* KV bytes of one sequence slot in one layer */
+    uint64_t pages_bytes;         /* paged KV: one slot's decode pages in one layer (0: off) */
 } arp_tf_t;
 
 /* The family's state lives in the generation (generations are independent, may run in

@@ -132,6 +132,7 @@ struct arp_wl_t {
     bool strategy_named;  /* given, and not the default: recorded in meta */
     bool recompute;       /* training: recompute the MLP hidden activations in backward */
     uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
+    uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
 
     /* declaration */
     arp_wl_global_t globals[ARP_WL_MAX_GLOBALS];

@@ -42,9 +42,12 @@ typedef struct ar_workload_options_t {
      * are not saved per layer but recomputed at the start of each backward layer. expert_skew
      * (moe only, 1..90): experts of uneven sizes; expert e's FFN width is the model's less up to
      * expert_skew percent (drawn from the seed), packed in the expert bank, and the hidden
-     * activations' slots are as wide as the widest expert. */
+     * activations' slots are as wide as the widest expert. kv_page (decoder, moe; tokens a
+     * page, 1..seq): a paged KV cache; the prompt's pages from prefill on, the decoded tokens'
+     * pages (a second persistent plane) from the start of decoding on. */
     uint64_t recompute;
     uint64_t expert_skew;
+    uint64_t kv_page;
 } ar_workload_options_t;
 
 typedef struct ar_workload_info_t {
