@@ -2,7 +2,7 @@
  * "greedy-by-size" named give equal plans (the bytes every preset had before strategies, which
  * test_planner's hand-worked offsets pin down), every strategy's plan certifies (0) on every
  * family at tiny and small and is no smaller than the lower bound, a named strategy is recorded
- * in meta, and an unknown one is refused. The knobs (recompute, expert skew, KV pages) change
+ * in meta, and an unknown one is refused. The knobs (recompute, expert/micro skew, KV pages) change
  * the plan, every strategy's knobbed plan certifies 0, every fault gives its verdicts under both
  * checks (the exact oracle agrees), and other families refuse them. */
 #include <string.h>
@@ -138,6 +138,27 @@ int main(void) {
             ar_plan_free(pages);
             check_knob(&options, 8);
         }
+    /* Uneven pipeline micro-batches: the plan changes, the stash does not grow. */
+    for (int p = 0; p < 2; ++p) {
+        ar_workload_options_t options = {.family = "pipeline", .preset = presets[p], .seed = 1};
+        ar_plan_t *even = NULL, *uneven = NULL;
+        ar_workload_info_t before, after;
+        expect_int_eq(ar_workload_generate(&options, &even, &before, NULL), ar_status_success_k);
+        options.micro_skew = 90;
+        expect_int_eq(ar_workload_generate(&options, &uneven, &after, NULL), ar_status_success_k);
+        if (even && uneven) {
+            expect_false(ar_plan_equal(even, uneven));
+            expect_u64_le(after.lower_bound_bytes, before.lower_bound_bytes);
+            expect_str_contains(uneven->meta_json, "\"micro_skew\":90");
+        }
+        ar_plan_free(even);
+        ar_plan_free(uneven);
+        check_knob(&options, 8);
+    }
+    other = (ar_workload_options_t){.family = "decoder", .micro_skew = 10};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    other = (ar_workload_options_t){.family = "pipeline", .micro_skew = 91};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     other = (ar_workload_options_t){.family = "training", .kv_page = 4};
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     other = (ar_workload_options_t){.family = "decoder", .kv_page = 9}; /* tiny: seq 8 */

@@ -109,6 +109,11 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
         strcmp(family->name, "moe") != 0)
         return refuse(error, "kv_page", "a paged KV cache applies to the decoder and moe only");
     wl->kv_page = options->kv_page;
+    if (options->micro_skew && strcmp(family->name, "pipeline") != 0)
+        return refuse(error, "micro_skew", "micro skew applies to the pipeline family only");
+    if (options->micro_skew > 90)
+        return refuse(error, "micro_skew", "micro skew is a percent from 0 to 90");
+    wl->micro_skew = options->micro_skew;
     wl->strategy = (int)strategy;
     wl->strategy_named = strategy != ar_place_greedy_by_size_k;
     wl->family = family;

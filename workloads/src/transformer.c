@@ -249,8 +249,8 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
     if (st->pl[PL_STASH] >= 0) { /* pipeline: keep the layer input for the backward pass */
         l = LAUNCH("copy", st->ph[PH_LN1], res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
         arp_tf_per_micro(wl, st, l, 0, row);
-        arp_tf_per_micro(wl, st, l, 1, row * wl->layers);
-        per_layer(wl, l, 1, (int64_t)(st->outer_rows * row));
+        arp_tf_per_micro(wl, st, l, 1, row * st->stash_micro_layers);
+        per_layer(wl, l, 1, (int64_t)(st->stash_layer_rows * row));
     }
     l = LAUNCH("gemm", st->ph[PH_QKV], arp_wl_p(wl, st->pl[PL_X1], 0), bank + d->off_wqkv,
                arp_wl_p(wl, st->pl[PL_QKV], 0), rows, d->d, d->d + 2 * d->kv_dim);

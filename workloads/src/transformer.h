@@ -63,6 +63,9 @@ typedef struct arp_tf_stage_t {
     bool kv_layers;           /* the KV cache holds every layer (walked per layer) */
     bool moe;
     uint64_t outer_rows; /* pipeline: residual rows one micro-batch spans; 0 otherwise */
+    /* pipeline: rows a layer's stash slice spans, and the layers a micro-batch's stash step
+     * spans (micro-batch major: layers; with micro skew, layer major: 1). */
+    uint64_t stash_layer_rows, stash_micro_layers;
 } arp_tf_stage_t;
 
 typedef struct arp_tf_t {

@@ -133,6 +133,7 @@ struct arp_wl_t {
     bool recompute;       /* training: recompute the MLP hidden activations in backward */
     uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
     uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
+    uint64_t micro_skew;  /* pipeline: percent by which micro-batches may fall short (0: even) */
 
     /* declaration */
     arp_wl_global_t globals[ARP_WL_MAX_GLOBALS];
@@ -219,6 +220,10 @@ size_t arp_wl_repeat_list(arp_wl_t *wl, size_t first, size_t count, uint64_t ite
                           ar_shift_t const *deltas, size_t deltas_count);
 /* A frames repeat over the walks: frame i shifts each walk by i*delta, plus, for a routed
  * slot s, expert(i, s) * wl->expert_stride. */
+/* A frames repeat whose iteration i shifts each recorded walk by shift / unit * starts[i] (the
+ * deltas of uneven steps: a walk's shift is one step of `unit` units). */
+size_t arp_wl_repeat_uneven(arp_wl_t *wl, int level, size_t first, size_t count,
+                            uint64_t iterations, uint64_t const *starts, uint64_t unit);
 size_t arp_wl_repeat_frames(arp_wl_t *wl, int level, size_t first, size_t count,
                             uint64_t iterations, uint64_t const *experts /* [it][top_k] */);
 /* A frames repeat given frame by frame: `frame(wl, i, out)` writes frame i's `width` entries. */
