@@ -2,13 +2,54 @@
  * "greedy-by-size" named give equal plans (the bytes every preset had before strategies, which
  * test_planner's hand-worked offsets pin down), every strategy's plan certifies (0) on every
  * family at tiny and small and is no smaller than the lower bound, a named strategy is recorded
- * in meta, and an unknown one is refused. */
+ * in meta, and an unknown one is refused. The knobs (recompute, expert/micro skew, KV pages) change
+ * the plan, every strategy's knobbed plan certifies 0, every fault gives its verdicts under both
+ * checks (the exact oracle agrees), and other families refuse them. */
 #include <string.h>
 
 #include "arenaref/place.h"
 #include "arenaref/plan.h"
 #include "arenaref/workloads.h"
 #include "expect.h"
+
+/* A knob's plans: every strategy's clean plan certifies 0; every fault (that the plan is big
+ * enough for) gives the verdicts its plan expects under the certificate and the exact oracle. */
+static void check_knob(ar_workload_options_t const *knob, size_t at_least) {
+    char const *const *faults = ar_workload_faults();
+    size_t checked = 0;
+    for (int s = 0; s < ar_place_strategy_count_k; ++s) {
+        ar_workload_options_t options = *knob;
+        options.strategy = ar_place_strategy_name((ar_place_strategy_t)s);
+        ar_plan_t *plan = NULL;
+        ar_workload_info_t info;
+        expect_int_eq(ar_workload_generate(&options, &plan, &info, NULL), ar_status_success_k);
+        if (!plan) continue;
+        ar_certify_report_t report;
+        expect_int_eq(ar_certify(plan, NULL, &report), ar_status_success_k);
+        expect_u64_eq(report.verdict, 0);
+        expect_u64_ge(info.workspace_bytes, info.lower_bound_bytes);
+        ar_plan_free(plan);
+    }
+    for (size_t f = 0; f == 0 || faults[f - 1]; ++f) { /* f 0: clean; then faults[f - 1] */
+        ar_workload_options_t options = *knob;
+        options.fault = f ? faults[f - 1] : NULL;
+        ar_workload_info_t after;
+        ar_plan_t *plan = NULL;
+        if (ar_workload_generate(&options, &plan, &after, NULL) != ar_status_success_k)
+            continue; /* a fault the plan is too small for */
+        ++checked;
+        ar_certify_report_t report;
+        ar_certify_options_t exact;
+        ar_certify_options_default(&exact);
+        exact.exact = true;
+        expect_int_eq(ar_certify(plan, NULL, &report), ar_status_success_k);
+        expect_u64_eq(report.verdict, after.expect);
+        expect_int_eq(ar_certify(plan, &exact, &report), ar_status_success_k);
+        expect_u64_eq(report.verdict, after.has_expect_exact ? after.expect_exact : after.expect);
+        ar_plan_free(plan);
+    }
+    expect_true(checked >= at_least);
+}
 
 int main(void) {
     char const *presets[] = {"tiny", "small"};
@@ -25,8 +66,10 @@ int main(void) {
                 expect_int_eq(ar_workload_generate(&options, &plan, &with, NULL),
                               ar_status_success_k);
                 if (!plan) continue;
-                if (s == ar_place_greedy_by_size_k) expect_true(ar_plan_equal(base, plan));
-                else expect_str_contains(plan->meta_json, options.strategy);
+                if (s == ar_place_greedy_by_size_k)
+                    expect_true(ar_plan_equal(base, plan));
+                else
+                    expect_str_contains(plan->meta_json, options.strategy);
                 expect_u64_ge(with.workspace_bytes, with.lower_bound_bytes);
                 expect_u64_eq(with.lower_bound_bytes, info.lower_bound_bytes);
                 ar_certify_report_t report;
@@ -36,42 +79,89 @@ int main(void) {
             }
             ar_plan_free(base);
         }
-    /* The recompute knob (training): clean plans certify under both checks, every fault gives
-     * the verdicts its plan expects, the saved activations shrink, and other families refuse. */
+    /* The recompute knob (training): the saved activations shrink. */
     for (int p = 0; p < 2; ++p) {
         ar_workload_options_t plain = {.family = "training", .preset = presets[p], .seed = 1};
-        ar_workload_info_t before;
+        ar_workload_info_t before, after;
         ar_plan_t *plan = NULL;
         expect_int_eq(ar_workload_generate(&plain, &plan, &before, NULL), ar_status_success_k);
         ar_plan_free(plan);
-        char const *const *faults = ar_workload_faults();
-        size_t checked = 0;
-        for (size_t f = 0; f == 0 || faults[f - 1]; ++f) { /* f 0: clean; then faults[f - 1] */
-            ar_workload_options_t options = plain;
-            options.recompute = 1;
-            options.fault = f ? faults[f - 1] : NULL;
-            ar_workload_info_t after;
-            plan = NULL;
-            if (ar_workload_generate(&options, &plan, &after, NULL) != ar_status_success_k)
-                continue; /* a fault the plan is too small for */
-            ++checked;
-            if (!f) expect_u64_lt(after.lower_bound_bytes, before.lower_bound_bytes);
-            expect_str_contains(plan->meta_json, "\"recompute\":true");
-            ar_certify_report_t report;
-            ar_certify_options_t exact;
-            ar_certify_options_default(&exact);
-            exact.exact = true;
-            expect_int_eq(ar_certify(plan, NULL, &report), ar_status_success_k);
-            expect_u64_eq(report.verdict, after.expect);
-            expect_int_eq(ar_certify(plan, &exact, &report), ar_status_success_k);
-            expect_u64_eq(report.verdict,
-                          after.has_expect_exact ? after.expect_exact : after.expect);
-            ar_plan_free(plan);
-        }
-        expect_true(checked >= 10);
+        plain.recompute = 1;
+        plan = NULL;
+        expect_int_eq(ar_workload_generate(&plain, &plan, &after, NULL), ar_status_success_k);
+        expect_u64_lt(after.lower_bound_bytes, before.lower_bound_bytes);
+        if (plan) expect_str_contains(plan->meta_json, "\"recompute\":true");
+        ar_plan_free(plan);
+        check_knob(&plain, 10);
     }
     ar_workload_options_t other = {.family = "decoder", .recompute = 1};
     ar_plan_t *refused = NULL;
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    expect_ptr_null(refused);
+    other = (ar_workload_options_t){.family = "decoder", .expert_skew = 30};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    other = (ar_workload_options_t){.family = "moe", .expert_skew = 91};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    expect_ptr_null(refused);
+    for (int p = 0; p < 2; ++p)
+        for (uint64_t seed = 1; seed <= 2; ++seed) {
+            ar_workload_options_t options = {.family = "moe", .preset = presets[p], .seed = seed};
+            ar_plan_t *even = NULL, *skewed = NULL;
+            ar_workload_info_t before, after;
+            expect_int_eq(ar_workload_generate(&options, &even, &before, NULL),
+                          ar_status_success_k);
+            options.expert_skew = 60;
+            expect_int_eq(ar_workload_generate(&options, &skewed, &after, NULL),
+                          ar_status_success_k);
+            if (!even || !skewed) continue;
+            expect_false(ar_plan_equal(even, skewed)); /* packed experts move the weights */
+            expect_u64_le(after.lower_bound_bytes, before.lower_bound_bytes);
+            expect_str_contains(skewed->meta_json, "\"expert_skew\":60");
+            ar_plan_free(even);
+            ar_plan_free(skewed);
+            check_knob(&options, 8);
+        }
+    /* A paged KV cache (decoder, moe): the plan changes, and a page above seq is refused. */
+    char const *const paged[] = {"decoder", "moe"};
+    for (int f = 0; f < 2; ++f)
+        for (int p = 0; p < 2; ++p) {
+            ar_workload_options_t options = {.family = paged[f], .preset = presets[p], .seed = 3};
+            ar_plan_t *whole = NULL, *pages = NULL;
+            expect_int_eq(ar_workload_generate(&options, &whole, NULL, NULL), ar_status_success_k);
+            options.kv_page = 4;
+            expect_int_eq(ar_workload_generate(&options, &pages, NULL, NULL), ar_status_success_k);
+            if (whole && pages) {
+                expect_false(ar_plan_equal(whole, pages));
+                expect_str_contains(pages->meta_json, "\"kv_page\":4");
+            }
+            ar_plan_free(whole);
+            ar_plan_free(pages);
+            check_knob(&options, 8);
+        }
+    /* Uneven pipeline micro-batches: the plan changes, the stash does not grow. */
+    for (int p = 0; p < 2; ++p) {
+        ar_workload_options_t options = {.family = "pipeline", .preset = presets[p], .seed = 1};
+        ar_plan_t *even = NULL, *uneven = NULL;
+        ar_workload_info_t before, after;
+        expect_int_eq(ar_workload_generate(&options, &even, &before, NULL), ar_status_success_k);
+        options.micro_skew = 90;
+        expect_int_eq(ar_workload_generate(&options, &uneven, &after, NULL), ar_status_success_k);
+        if (even && uneven) {
+            expect_false(ar_plan_equal(even, uneven));
+            expect_u64_le(after.lower_bound_bytes, before.lower_bound_bytes);
+            expect_str_contains(uneven->meta_json, "\"micro_skew\":90");
+        }
+        ar_plan_free(even);
+        ar_plan_free(uneven);
+        check_knob(&options, 8);
+    }
+    other = (ar_workload_options_t){.family = "decoder", .micro_skew = 10};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    other = (ar_workload_options_t){.family = "pipeline", .micro_skew = 91};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    other = (ar_workload_options_t){.family = "training", .kv_page = 4};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    other = (ar_workload_options_t){.family = "decoder", .kv_page = 9}; /* tiny: seq 8 */
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     expect_ptr_null(refused);
 

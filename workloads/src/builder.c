@@ -18,12 +18,13 @@ void arp_wl_fail(arp_wl_t *wl, ar_status_t status, char const *message) {
 }
 
 /* splitmix64: small, fast, and the same on every platform. */
-uint64_t arp_wl_random(arp_wl_t *wl) {
-    uint64_t z = (wl->rng += 0x9e3779b97f4a7c15ull);
+uint64_t arp_wl_mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
+
+uint64_t arp_wl_random(arp_wl_t *wl) { return arp_wl_mix(wl->rng += 0x9e3779b97f4a7c15ull); }
 
 uint64_t arp_wl_random_between(arp_wl_t *wl, uint64_t lo, uint64_t hi) {
     return hi <= lo ? lo : lo + arp_wl_random(wl) % (hi - lo + 1);
@@ -206,6 +207,34 @@ size_t arp_wl_repeat_frames(arp_wl_t *wl, int level, size_t first, size_t count,
         status = ar_plan_add_frame(wl->plan, wl->frame, n);
     }
     if (status) arp_wl_fail(wl, status, "could not add a frames repeat");
+    return index;
+}
+
+size_t arp_wl_repeat_uneven(arp_wl_t *wl, int level, size_t first, size_t count,
+                            uint64_t iterations, uint64_t const *starts, uint64_t unit) {
+    size_t index = wl->repeats_count++;
+    size_t n = wl->walks_count[level];
+    wl->shifts_count += n * iterations;
+    wl->walks_count[level] = 0;
+    if (wl->counting || wl->status) return index;
+    if (n > wl->frame_capacity) {
+        ar_shift_t *frame = realloc(wl->frame, n * sizeof *frame);
+        if (!frame) {
+            arp_wl_fail(wl, ar_status_out_of_memory_k, "out of memory for a frame");
+            return index;
+        }
+        wl->frame = frame;
+        wl->frame_capacity = n;
+    }
+    ar_status_t status = ar_plan_add_repeat_frames(wl->plan, first, count, iterations);
+    ar_shift_t const *walks = wl->walks[level];
+    for (uint64_t i = 0; !status && i < iterations; ++i) {
+        for (size_t w = 0; w < n; ++w)
+            wl->frame[w] = (ar_shift_t){walks[w].launch, walks[w].word,
+                                        walks[w].shift / (int64_t)unit * (int64_t)starts[i]};
+        status = ar_plan_add_frame(wl->plan, wl->frame, n);
+    }
+    if (status) arp_wl_fail(wl, status, "could not add an uneven frames repeat");
     return index;
 }
 

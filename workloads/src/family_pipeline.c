@@ -9,7 +9,18 @@ typedef struct pipeline_t {
     arp_tf_t tf;
     int g_recv, g_send;
     int pp_flush;
+    uint64_t stash_bytes;
 } pipeline_t;
+
+/* Micro skew: micro-batch m holds the batch less up to micro_skew percent of its sequences
+ * (at least one), drawn from a hash of the seed and m (the generation's stream keeps its
+ * draws). The body is written for the whole batch; a smaller micro-batch is its first rows. */
+static uint64_t micro_batch(arp_wl_t const *wl, uint64_t m) {
+    if (!wl->micro_skew) return wl->batch;
+    uint64_t h = arp_wl_mix(wl->seed ^ (0xd1b54a32d192ed03ull * (m + 1)));
+    uint64_t cut = wl->batch * wl->micro_skew * (h % 1001) / 100000;
+    return cut >= wl->batch ? 1 : wl->batch - cut;
+}
 
 static void declare(arp_wl_t *wl) {
     pipeline_t *pp = (pipeline_t *)arp_tf_begin(wl, sizeof(pipeline_t), false);
@@ -24,8 +35,12 @@ static void declare(arp_wl_t *wl) {
     arp_tf_stage_t *st = &tf->first;
     arp_tf_declare_stage(wl, st, "pp", T, false, false, false, false, false);
     st->outer_rows = B * T;
-    st->pl[PL_STASH] = arp_wl_plane(wl, st->ph[PH_LN1], "pp.stash",
-                                    M * wl->layers * B * T * d->d * ARP_WL_BF16, false);
+    uint64_t sequences = 0; /* over the micro-batches */
+    for (uint64_t m = 0; m < M; ++m) sequences += micro_batch(wl, m);
+    st->stash_layer_rows = wl->micro_skew ? sequences * T : B * T;
+    st->stash_micro_layers = wl->micro_skew ? 1 : wl->layers;
+    pp->stash_bytes = wl->layers * sequences * T * d->d * ARP_WL_BF16;
+    st->pl[PL_STASH] = arp_wl_plane(wl, st->ph[PH_LN1], "pp.stash", pp->stash_bytes, false);
     int send = arp_wl_phase(wl, "pp.send");
     arp_wl_plane(wl, send, "pp.send_scratch", 4096, false);
     tf->first.ph[PH_HEAD] = send;
@@ -40,7 +55,10 @@ static void emit(arp_wl_t *wl) {
     uint64_t B = wl->batch, E = wl->epochs;
     uint64_t *lengths = malloc(B * sizeof *lengths);
     size_t *firsts = malloc(E * sizeof *firsts), *counts = malloc(E * sizeof *counts);
-    if (!lengths || !firsts || !counts) {
+    uint64_t *starts = wl->micro_skew ? malloc(wl->micro * sizeof *starts) : NULL;
+    for (uint64_t m = 0, at = 0; starts && m < wl->micro; at += micro_batch(wl, m++))
+        starts[m] = at; /* in sequences */
+    if (!lengths || !firsts || !counts || (wl->micro_skew && !starts)) {
         arp_wl_fail(wl, ar_status_out_of_memory_k, "out of memory");
     } else {
         arp_tf_stage_t const *st = &pp->tf.first;
@@ -62,9 +80,12 @@ static void emit(arp_wl_t *wl) {
                        arp_wl_p(wl, arp_wl_plane_index(wl, "pp.send_scratch"), 0), rows * row);
             arp_tf_per_micro(wl, st, l, 0, row);
             arp_tf_per_micro(wl, st, l, 1, row);
-            arp_wl_repeat_deltas(wl, 0, firsts[e], wl->launches_count - firsts[e], wl->micro);
-            l = LAUNCH("offload", pp->pp_flush, arp_wl_p(wl, st->pl[PL_STASH], 0),
-                       wl->micro * wl->layers * B * wl->seq * row);
+            if (starts)
+                arp_wl_repeat_uneven(wl, 0, firsts[e], wl->launches_count - firsts[e], wl->micro,
+                                     starts, B);
+            else
+                arp_wl_repeat_deltas(wl, 0, firsts[e], wl->launches_count - firsts[e], wl->micro);
+            l = LAUNCH("offload", pp->pp_flush, arp_wl_p(wl, st->pl[PL_STASH], 0), pp->stash_bytes);
             if (wl->site[ARP_WL_SITE_VICTIM] == SIZE_MAX) wl->site[ARP_WL_SITE_VICTIM] = l;
             counts[e] = wl->launches_count - firsts[e];
         }
@@ -74,6 +95,7 @@ static void emit(arp_wl_t *wl) {
     free(lengths);
     free(firsts);
     free(counts);
+    free(starts);
 }
 
 /* Presets: model, layers (0: the model's), batch (sequences per micro-batch), seq, decode

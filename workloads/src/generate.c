@@ -59,6 +59,20 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1, ",\"recompute\":true}");
     }
+    if (wl->expert_skew) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1, ",\"expert_skew\":%" PRIu64 "}",
+                 wl->expert_skew);
+    }
+    if (wl->kv_page) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1, ",\"kv_page\":%" PRIu64 "}", wl->kv_page);
+    }
+    if (wl->micro_skew) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1, ",\"micro_skew\":%" PRIu64 "}",
+                 wl->micro_skew);
+    }
     if (wl->strategy_named) { /* only then, so default plans keep their bytes */
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1, ",\"strategy\":\"%s\"}",

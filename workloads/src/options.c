@@ -92,14 +92,28 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     ar_place_strategy_t strategy = ar_place_greedy_by_size_k;
     if (options->strategy && options->strategy[0] &&
         !ar_place_strategy_from_name(options->strategy, &strategy)) {
-        snprintf(message, sizeof message,
-                 "unknown strategy '%s' (see `arenacert place --list`)", options->strategy);
+        snprintf(message, sizeof message, "unknown strategy '%s' (see `arenacert place --list`)",
+                 options->strategy);
         return refuse(error, "strategy", message);
     }
     if (options->recompute && strcmp(family->name, "training") != 0)
         return refuse(error, "recompute", "recompute applies to the training family only");
     if (options->recompute > 1) return refuse(error, "recompute", "recompute is 0 or 1");
     wl->recompute = options->recompute != 0;
+    if (options->expert_skew && strcmp(family->name, "moe") != 0)
+        return refuse(error, "expert_skew", "expert skew applies to the moe family only");
+    if (options->expert_skew > 90 || model->experts > 64)
+        return refuse(error, "expert_skew", "expert skew is a percent from 0 to 90");
+    wl->expert_skew = options->expert_skew;
+    if (options->kv_page && strcmp(family->name, "decoder") != 0 &&
+        strcmp(family->name, "moe") != 0)
+        return refuse(error, "kv_page", "a paged KV cache applies to the decoder and moe only");
+    wl->kv_page = options->kv_page;
+    if (options->micro_skew && strcmp(family->name, "pipeline") != 0)
+        return refuse(error, "micro_skew", "micro skew applies to the pipeline family only");
+    if (options->micro_skew > 90)
+        return refuse(error, "micro_skew", "micro skew is a percent from 0 to 90");
+    wl->micro_skew = options->micro_skew;
     wl->strategy = (int)strategy;
     wl->strategy_named = strategy != ar_place_greedy_by_size_k;
     wl->family = family;
@@ -115,6 +129,7 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     wl->micro = options->micro ? options->micro : preset->micro;
     if (!wl->micro) wl->micro = 1;
     if (wl->epochs > wl->decode) wl->epochs = wl->decode; /* every body written is run */
+    if (wl->kv_page > wl->seq) return refuse(error, "kv_page", "kv_page must be at most seq");
     wl->seed = options->seed;
     wl->few = AR_CERTIFY_FEW_DEFAULT;
     char const *limit = over_limit(wl);

@@ -38,6 +38,27 @@ static arp_tf_dims_t make_dims(arp_wl_t const *wl, bool moe) {
     d.stride = at;
     d.expert_up = arp_wl_align(d.d * d.up * ARP_WL_BF16, ARP_WL_ALIGNMENT);
     d.expert_size = d.expert_up + arp_wl_align(d.ffn * d.d * ARP_WL_BF16, ARP_WL_ALIGNMENT);
+    /* Expert skew: expert e's width is the model's less up to skew percent, drawn from a hash
+     * of the seed (not the generation's stream, so routing and lengths keep their draws), in
+     * multiples of 64; the experts are packed, so each has its own weight offsets. */
+    uint64_t at_expert = 0;
+    d.ffn_max = 0;
+    for (uint64_t e = 0; moe && e < d.experts && e < ARP_TF_MAX_EXPERTS; ++e) {
+        uint64_t w = d.ffn;
+        if (wl->expert_skew) {
+            uint64_t h = arp_wl_mix(wl->seed ^ (0x9e3779b97f4a7c15ull * (e + 1)));
+            uint64_t cut = d.ffn * wl->expert_skew / 100 * (h % 1001) / 1000;
+            w = (d.ffn - cut) / 64 * 64;
+            if (w < 64) w = 64;
+        }
+        uint64_t up = m->gated ? 2 * w : w;
+        d.expert_ffn[e] = w;
+        d.expert_off[e] = at_expert;
+        d.expert_down[e] = arp_wl_align(d.d * up * ARP_WL_BF16, ARP_WL_ALIGNMENT);
+        at_expert += d.expert_down[e] + arp_wl_align(w * d.d * ARP_WL_BF16, ARP_WL_ALIGNMENT);
+        if (w > d.ffn_max) d.ffn_max = w;
+    }
+    d.expert_layer = at_expert;
     return d;
 }
 
@@ -104,8 +125,23 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     char kv[48];
     snprintf(kv, sizeof kv, "%s", kv_name);
     uint64_t kv_bytes = tf->slot_bytes * wl->batch * (kv_layers ? L : 1);
+    /* A paged cache (kv_page tokens a page): the prompt's pages, rounded up to whole pages,
+     * from prefill on; the decoded tokens' pages (per epoch's share of the references) from
+     * the start of decoding on, a second persistent plane that starts later. */
+    uint64_t page = wl->kv_page, page_bytes = page * 2 * d->kv_dim * ARP_WL_BF16;
+    if (page && kv_layers) {
+        tf->slot_bytes = (wl->seq + page - 1) / page * page_bytes;
+        kv_bytes = tf->slot_bytes * wl->batch * L;
+    }
     st->pl[PL_KV] = arp_wl_plane(wl, st->ph[PH_SCORES], kv, kv_bytes, decoding);
     if (kv_layers) arp_wl_persistent(wl, st->pl[PL_KV]);
+    if (page && kv_layers && decoding) {
+        uint64_t tokens_each = (wl->decode + wl->epochs - 1) / (wl->epochs ? wl->epochs : 1);
+        tf->pages_bytes = (tokens_each + page - 1) / page * page_bytes;
+        st->pl[PL_PAGES] =
+            arp_wl_plane(wl, st->ph[PH_SCORES], "kv_pages", tf->pages_bytes * wl->batch * L, false);
+        arp_wl_persistent(wl, st->pl[PL_PAGES]);
+    }
     st->pl[PL_SCORES] = arp_wl_plane(wl, st->ph[PH_SCORES], name(b, prefix, "scores"),
                                      rows * d->heads * 64 * 4, false);
     arp_wl_plane(wl, st->ph[PH_SOFTMAX], name(b, prefix, "scores"), 0, true);
@@ -122,16 +158,16 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
         arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "x_norm2"), 0, true);
         arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "route"), 0, true);
         st->pl[PL_H] = arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "expert_h"),
-                                    d->top_k * rows * d->ffn * ARP_WL_BF16, false);
+                                    d->top_k * rows * d->ffn_max * ARP_WL_BF16, false);
         arp_wl_plane(wl, st->ph[PH_DOWN], name(b, prefix, "expert_h"), 0, true);
         arp_wl_plane(wl, st->ph[PH_DOWN], name(b, prefix, "route"), 0, true);
     } else {
         arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "x_norm2"), 0, true);
         /* Recomputed in backward: one layer's worth, rewritten by every forward layer. */
-        uint64_t h_bytes = train && wl->recompute
-                               ? (st->slice[PL_H] = 0, arp_wl_align(rows * d->up * ARP_WL_BF16,
-                                                                    ARP_WL_ALIGNMENT))
-                               : SLICE(PL_H, rows * d->up * ARP_WL_BF16);
+        uint64_t h_bytes =
+            train && wl->recompute
+                ? (st->slice[PL_H] = 0, arp_wl_align(rows * d->up * ARP_WL_BF16, ARP_WL_ALIGNMENT))
+                : SLICE(PL_H, rows * d->up * ARP_WL_BF16);
         st->pl[PL_H] = arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "h"), h_bytes, false);
         arp_wl_plane(wl, st->ph[PH_ACT], name(b, prefix, "h"), 0, true);
         st->pl[PL_A] = arp_wl_plane(wl, st->ph[PH_ACT], name(b, prefix, "a"),
@@ -167,16 +203,22 @@ void arp_tf_per_micro(arp_wl_t *wl, arp_tf_stage_t const *st, size_t launch, siz
 }
 
 /* The frames of an expert launch's routing repeat: frame k picks expert experts[k] (its weight
- * word) and hidden slot k. */
+ * word, written at expert 0's: shifted by the expert's offset, and for w_down by the difference
+ * of the experts' w_up sizes) and hidden slot k. */
 typedef struct routing_t {
     size_t launch, hidden_word;
+    bool down;
     uint64_t const *experts;
-    uint64_t expert_size, h_slot;
+    arp_tf_dims_t const *d;
+    uint64_t h_slot;
 } routing_t;
 
 static void routing_frame(void *context, uint64_t k, ar_shift_t *frame) {
     routing_t const *r = context;
-    frame[0] = (ar_shift_t){r->launch, 1, (int64_t)(r->experts[k] * r->expert_size)};
+    uint64_t e = r->experts[k];
+    int64_t shift = (int64_t)r->d->expert_off[e];
+    if (r->down) shift += (int64_t)r->d->expert_down[e] - (int64_t)r->d->expert_down[0];
+    frame[0] = (ar_shift_t){r->launch, 1, shift};
     frame[1] = (ar_shift_t){r->launch, r->hidden_word, (int64_t)(k * r->h_slot)};
 }
 
@@ -207,8 +249,8 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
     if (st->pl[PL_STASH] >= 0) { /* pipeline: keep the layer input for the backward pass */
         l = LAUNCH("copy", st->ph[PH_LN1], res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
         arp_tf_per_micro(wl, st, l, 0, row);
-        arp_tf_per_micro(wl, st, l, 1, row * wl->layers);
-        per_layer(wl, l, 1, (int64_t)(st->outer_rows * row));
+        arp_tf_per_micro(wl, st, l, 1, row * st->stash_micro_layers);
+        per_layer(wl, l, 1, (int64_t)(st->stash_layer_rows * row));
     }
     l = LAUNCH("gemm", st->ph[PH_QKV], arp_wl_p(wl, st->pl[PL_X1], 0), bank + d->off_wqkv,
                arp_wl_p(wl, st->pl[PL_QKV], 0), rows, d->d, d->d + 2 * d->kv_dim);
@@ -225,7 +267,16 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
         uint64_t at = 0;
         for (uint64_t s = 0; s < wl->batch; ++s) {
             uint64_t q = st->tokens == 1 ? 1 : lengths[s];
-            if (pass == 0) {
+            if (pass == 0 && st->pl[PL_PAGES] >= 0) { /* paged: the new token's page too */
+                l = LAUNCH("attention_scores", st->ph[PH_SCORES],
+                           arp_wl_p(wl, st->pl[PL_QKV], at * qkv_row), kv + s * tf->slot_bytes,
+                           arp_wl_p(wl, st->pl[PL_SCORES], at * score_row),
+                           arp_wl_p(wl, st->pl[PL_MASK], s * 64), lengths[s], q,
+                           arp_wl_p(wl, st->pl[PL_PAGES], s * tf->pages_bytes));
+                per_layer(wl, l, 0, (int64_t)st->slice[PL_QKV]);
+                per_layer(wl, l, 1, kv_layer);
+                per_layer(wl, l, 6, (int64_t)(tf->pages_bytes * wl->batch));
+            } else if (pass == 0) {
                 l = LAUNCH("attention_scores", st->ph[PH_SCORES],
                            arp_wl_p(wl, st->pl[PL_QKV], at * qkv_row), kv + s * tf->slot_bytes,
                            arp_wl_p(wl, st->pl[PL_SCORES], at * score_row),
@@ -265,20 +316,20 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
          * body of a frames repeat over the routed slots (frame k: expert experts[k], hidden
          * slot k), nested in the layers repeat (deltas: the next layer's experts). The expert
          * weight word is so named by two repeats and takes the hull over the expert bank. */
-        int64_t expert_layer = (int64_t)(d->expert_size * d->experts);
+        int64_t expert_layer = (int64_t)d->expert_layer;
         uint64_t experts_bank = arp_wl_g(wl, tf->g_experts, 0);
-        uint64_t h_slot = st->rows * d->ffn * ARP_WL_BF16;
+        uint64_t h_slot = st->rows * d->ffn_max * ARP_WL_BF16;
         for (int down = 0; down < 2; ++down) {
             if (!down)
                 l = LAUNCH("expert_up", st->ph[PH_UP], arp_wl_p(wl, st->pl[PL_X2], 0), experts_bank,
                            arp_wl_p(wl, st->pl[PL_H], 0), arp_wl_p(wl, st->pl[PL_ROUTE], 0), rows,
-                           d->d, d->ffn);
+                           d->d, d->ffn_max);
             else
                 l = LAUNCH("expert_down", st->ph[PH_DOWN], arp_wl_p(wl, st->pl[PL_H], 0),
-                           experts_bank + d->expert_up, res, arp_wl_p(wl, st->pl[PL_ROUTE], 0),
-                           rows, d->ffn, d->d);
+                           experts_bank + d->expert_down[0], res, arp_wl_p(wl, st->pl[PL_ROUTE], 0),
+                           rows, d->ffn_max, d->d);
             per_layer(wl, l, 1, expert_layer);
-            routing_t routing = {l, down ? 0 : 2, experts, d->expert_size, h_slot};
+            routing_t routing = {l, down ? 0 : 2, down != 0, experts, d, h_slot};
             arp_wl_repeat_each(wl, l, 1, d->top_k, 2, routing_frame, &routing);
         }
     } else {
@@ -365,7 +416,7 @@ void arp_tf_globals(arp_wl_t *wl, uint64_t residual_rows) {
     wl->layer_stride = d->stride;
     tf->g_experts = -1;
     if (tf->moe) {
-        tf->g_experts = arp_wl_global(wl, "params_experts", L * d->experts * d->expert_size, 0);
+        tf->g_experts = arp_wl_global(wl, "params_experts", L * d->expert_layer, 0);
         wl->expert_stride = d->expert_size;
     }
     tf->g_head =

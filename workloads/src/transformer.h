@@ -38,13 +38,20 @@ enum {
     PL_XF,
     PL_LOGITS,
     PL_STASH,
+    PL_PAGES,
     PL_COUNT
 };
+
+#define ARP_TF_MAX_EXPERTS 64
 
 typedef struct arp_tf_dims_t {
     uint64_t d, kv_dim, heads, ffn, up, vocab, experts, top_k;
     uint64_t off_ln1, off_wqkv, off_wo, off_ln2, off_wup, off_wdown, off_router, stride;
-    uint64_t expert_up, expert_size; /* moe: one expert's w_down offset and size */
+    uint64_t expert_up, expert_size; /* moe: the widest expert's w_down offset and size */
+    /* moe: expert e's FFN width, its offset in a layer's experts and its w_down offset from
+     * there; one layer's experts span expert_layer bytes (all equal without expert skew). */
+    uint64_t expert_ffn[ARP_TF_MAX_EXPERTS], expert_off[ARP_TF_MAX_EXPERTS];
+    uint64_t expert_down[ARP_TF_MAX_EXPERTS], expert_layer, ffn_max;
 } arp_tf_dims_t;
 
 typedef struct arp_tf_stage_t {
@@ -56,6 +63,9 @@ typedef struct arp_tf_stage_t {
     bool kv_layers;           /* the KV cache holds every layer (walked per layer) */
     bool moe;
     uint64_t outer_rows; /* pipeline: residual rows one micro-batch spans; 0 otherwise */
+    /* pipeline: rows a layer's stash slice spans, and the layers a micro-batch's stash step
+     * spans (micro-batch major: layers; with micro skew, layer major: 1). */
+    uint64_t stash_layer_rows, stash_micro_layers;
 } arp_tf_stage_t;
 
 typedef struct arp_tf_t {
@@ -64,6 +74,7 @@ typedef struct arp_tf_t {
     int g_embed, g_layers, g_experts, g_head, g_residual, g_tokens;
     arp_tf_stage_t first, second; /* prefill & decode, forward & backward, or the only stage */
     uint64_t slot_bytes;          /* KV bytes of one sequence slot in one layer */
+    uint64_t pages_bytes;         /* paged KV: one slot's decode pages in one layer (0: off) */
 } arp_tf_t;
 
 /* The family's state lives in the generation (generations are independent, may run in

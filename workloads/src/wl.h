@@ -128,9 +128,12 @@ struct arp_wl_t {
     arp_wl_model_t const *model;
     uint64_t layers, batch, seq, decode, epochs, micro, seed;
     uint64_t few;
-    int strategy; /* an ar_place_strategy_t */
-    bool strategy_named; /* given, and not the default: recorded in meta */
-    bool recompute;      /* training: recompute the MLP hidden activations in backward */
+    int strategy;         /* an ar_place_strategy_t */
+    bool strategy_named;  /* given, and not the default: recorded in meta */
+    bool recompute;       /* training: recompute the MLP hidden activations in backward */
+    uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
+    uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
+    uint64_t micro_skew;  /* pipeline: percent by which micro-batches may fall short (0: even) */
 
     /* declaration */
     arp_wl_global_t globals[ARP_WL_MAX_GLOBALS];
@@ -196,6 +199,7 @@ int arp_wl_plane_index(arp_wl_t const *wl, char const *name);
 void arp_wl_persistent(arp_wl_t *wl, int plane);
 void arp_wl_loop(arp_wl_t *wl, int first_phase, int last_phase);
 void arp_wl_fail(arp_wl_t *wl, ar_status_t status, char const *message);
+uint64_t arp_wl_mix(uint64_t z); /* splitmix64's finaliser */
 uint64_t arp_wl_random(arp_wl_t *wl);
 uint64_t arp_wl_random_between(arp_wl_t *wl, uint64_t lo, uint64_t hi);
 
@@ -216,6 +220,10 @@ size_t arp_wl_repeat_list(arp_wl_t *wl, size_t first, size_t count, uint64_t ite
                           ar_shift_t const *deltas, size_t deltas_count);
 /* A frames repeat over the walks: frame i shifts each walk by i*delta, plus, for a routed
  * slot s, expert(i, s) * wl->expert_stride. */
+/* A frames repeat whose iteration i shifts each recorded walk by shift / unit * starts[i] (the
+ * deltas of uneven steps: a walk's shift is one step of `unit` units). */
+size_t arp_wl_repeat_uneven(arp_wl_t *wl, int level, size_t first, size_t count,
+                            uint64_t iterations, uint64_t const *starts, uint64_t unit);
 size_t arp_wl_repeat_frames(arp_wl_t *wl, int level, size_t first, size_t count,
                             uint64_t iterations, uint64_t const *experts /* [it][top_k] */);
 /* A frames repeat given frame by frame: `frame(wl, i, out)` writes frame i's `width` entries. */

@@ -23,7 +23,13 @@ static void usage(FILE *out) {
             "usage: arenacert gen --list\n"
             "       arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N]\n"
             "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
-            "                     [--fault NAME] [--strategy NAME] [--recompute] [--info]\n"
+            "                     [--fault NAME] [--strategy NAME] [--recompute]\n"
+            "                     [--expert-skew PERCENT] [--kv-page TOKENS]\n"
+            "                     [--micro-skew PERCENT] [--info]\n"
+            "--recompute: training recomputes MLP activations in backward; --expert-skew P\n"
+            "(moe, 1..90): expert FFN widths fall short of the model's by up to P percent;\n"
+            "--kv-page N (decoder, moe; 1..seq): a paged KV cache of N tokens a page;\n"
+            "--micro-skew P (pipeline, 1..90): micro-batches fall short by up to P percent.\n"
             "Writes the plan as JSON on standard output; `gen --list` names the families,\n"
             "faults, models and presets.\n");
 }
@@ -117,6 +123,12 @@ int arenacert_gen_main(int argc, char **argv) {
             bad = parse_count(arg, value, &options.micro);
         else if (strcmp(arg, "--seed") == 0)
             bad = parse_count(arg, value, &options.seed);
+        else if (strcmp(arg, "--expert-skew") == 0)
+            bad = parse_count(arg, value, &options.expert_skew);
+        else if (strcmp(arg, "--kv-page") == 0)
+            bad = parse_count(arg, value, &options.kv_page);
+        else if (strcmp(arg, "--micro-skew") == 0)
+            bad = parse_count(arg, value, &options.micro_skew);
         else {
             fprintf(stderr, "arenacert gen: unknown option '%s'\n", arg);
             usage(stderr);

@@ -39,8 +39,18 @@ typedef struct ar_workload_options_t {
     char const *strategy;
     /* Knobs that make lifetimes interleave (0: off, and the plan is the same bytes as without
      * them). recompute (training only): activation recomputation; the MLP's hidden activations
-     * are not saved per layer but recomputed at the start of each backward layer. */
+     * are not saved per layer but recomputed at the start of each backward layer. expert_skew
+     * (moe only, 1..90): experts of uneven sizes; expert e's FFN width is the model's less up to
+     * expert_skew percent (drawn from the seed), packed in the expert bank, and the hidden
+     * activations' slots are as wide as the widest expert. kv_page (decoder, moe; tokens a
+     * page, 1..seq): a paged KV cache; the prompt's pages from prefill on, the decoded tokens'
+     * pages (a second persistent plane) from the start of decoding on. micro_skew (pipeline,
+     * 1..90): uneven micro-batches; micro-batch m holds the batch less up to micro_skew percent
+     * of its sequences (drawn from the seed), and the stash holds exactly their rows. */
     uint64_t recompute;
+    uint64_t expert_skew;
+    uint64_t kv_page;
+    uint64_t micro_skew;
 } ar_workload_options_t;
 
 typedef struct ar_workload_info_t {
