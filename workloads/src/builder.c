@@ -177,6 +177,19 @@ size_t arp_wl_repeat_deltas(arp_wl_t *wl, int level, size_t first, size_t count,
     return index;
 }
 
+/* Room for one frame of n shifts in wl->frame; false (and the builder failed) without it. */
+static bool frame_reserve(arp_wl_t *wl, size_t n) {
+    if (n <= wl->frame_capacity) return true;
+    ar_shift_t *frame = realloc(wl->frame, n * sizeof *frame);
+    if (!frame) {
+        arp_wl_fail(wl, ar_status_out_of_memory_k, "out of memory for a frame");
+        return false;
+    }
+    wl->frame = frame;
+    wl->frame_capacity = n;
+    return true;
+}
+
 size_t arp_wl_repeat_frames(arp_wl_t *wl, int level, size_t first, size_t count,
                             uint64_t iterations, uint64_t const *experts) {
     size_t index = wl->repeats_count++;
@@ -184,15 +197,7 @@ size_t arp_wl_repeat_frames(arp_wl_t *wl, int level, size_t first, size_t count,
     wl->shifts_count += n * iterations;
     wl->walks_count[level] = 0;
     if (wl->counting || wl->status) return index;
-    if (n > wl->frame_capacity) {
-        ar_shift_t *frame = realloc(wl->frame, n * sizeof *frame);
-        if (!frame) {
-            arp_wl_fail(wl, ar_status_out_of_memory_k, "out of memory for a frame");
-            return index;
-        }
-        wl->frame = frame;
-        wl->frame_capacity = n;
-    }
+    if (!frame_reserve(wl, n)) return index;
     ar_status_t status = ar_plan_add_repeat_frames(wl->plan, first, count, iterations);
     uint64_t top_k = wl->model->top_k ? wl->model->top_k : 1;
     ar_shift_t const *walks = wl->walks[level];
@@ -217,15 +222,7 @@ size_t arp_wl_repeat_uneven(arp_wl_t *wl, int level, size_t first, size_t count,
     wl->shifts_count += n * iterations;
     wl->walks_count[level] = 0;
     if (wl->counting || wl->status) return index;
-    if (n > wl->frame_capacity) {
-        ar_shift_t *frame = realloc(wl->frame, n * sizeof *frame);
-        if (!frame) {
-            arp_wl_fail(wl, ar_status_out_of_memory_k, "out of memory for a frame");
-            return index;
-        }
-        wl->frame = frame;
-        wl->frame_capacity = n;
-    }
+    if (!frame_reserve(wl, n)) return index;
     ar_status_t status = ar_plan_add_repeat_frames(wl->plan, first, count, iterations);
     ar_shift_t const *walks = wl->walks[level];
     for (uint64_t i = 0; !status && i < iterations; ++i) {

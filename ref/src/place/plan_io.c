@@ -10,24 +10,6 @@
 
 #include "place/place_internal.h"
 
-static int by_u64(void const *a, void const *b) {
-    uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The number of starts[0, count) below t. */
-static size_t count_below(uint64_t const *starts, size_t count, uint64_t t) {
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (starts[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *const *ids,
                              uint64_t const *offsets, uint64_t alignment, uint64_t base,
                              ar_plan_t **out, char *message, size_t message_size) {
@@ -65,7 +47,7 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
     size_t k = 0;
     for (size_t i = 0; i < n; ++i)
         if (arp_place_holds(&problem->buffers[i])) starts[k++] = problem->buffers[i].lower;
-    qsort(starts, held, sizeof *starts, by_u64);
+    qsort(starts, held, sizeof *starts, arp_place_by_u64);
     size_t phases = 0;
     for (k = 0; k < held; ++k)
         if (!phases || starts[k] != starts[phases - 1]) starts[phases++] = starts[k];
@@ -77,8 +59,8 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
         for (size_t i = 0; i < n; ++i) {
             ar_place_buffer_t const *b = &problem->buffers[i];
             if (!arp_place_holds(b)) continue;
-            size_t fresh = count_below(starts, phases, b->lower);
-            size_t carried = count_below(starts, phases, b->upper) - 1;
+            size_t fresh = arp_place_count_below(starts, phases, b->lower);
+            size_t carried = arp_place_count_below(starts, phases, b->upper) - 1;
             if (pass == 0) {
                 ++per_phase[fresh + 1];
                 if (carried > fresh) ++per_phase[carried + 1];

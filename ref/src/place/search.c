@@ -194,21 +194,8 @@ static int by_rank(void const *x, void const *y) {
     return p->index < q->index ? -1 : p->index > q->index;
 }
 
-static int by_u64(void const *a, void const *b) {
-    uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint32_t section_of(uint64_t const *times, size_t count, uint64_t t) {
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (times[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (uint32_t)lo;
+    return (uint32_t)arp_place_count_below(times, count, t);
 }
 
 /* Run the search from the incumbent in offsets[]. */
@@ -250,7 +237,7 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
         times[t++] = b->lower;
         times[t++] = b->upper;
     }
-    qsort(times, t, sizeof *times, by_u64);
+    qsort(times, t, sizeof *times, arp_place_by_u64);
     size_t distinct = 0;
     for (size_t k = 0; k < t; ++k)
         if (!distinct || times[k] != times[distinct - 1]) times[distinct++] = times[k];
