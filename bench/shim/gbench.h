@@ -6,17 +6,17 @@
  * Benchmarks register from C with `gb_register(name, function, user_data)`; the returned handle
  * takes arguments, ranges, iterations, time unit, manual time, minimum time and repetitions,
  * and each setter returns the handle so calls chain. `gb_main` runs what the command line
- * selects. Names are plain C strings, copied by the library.
- *
- * Counters follow benchmark::Counter: plain values, rates (divided by the measured time), and
- * per-iteration averages (divided by the iteration count); flags combine with `|`.
- */
+ * selects. Names are plain C strings, copied by the library. */
 #ifndef ARENAREF_BENCH_GBENCH_H
 #define ARENAREF_BENCH_GBENCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Counters follow benchmark::Counter: plain values, rates (divided by the measured time), and
+ * per-iteration averages (divided by the iteration count); flags combine with `|`.
+ */
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,20 @@
 /* Arena steady state on host pages: strategies side by side over the same stream of
  * ar_text_encode calls (stream.c: fixed, uniform and heavy-tailed batch sizes; small calls whose
- * compute is ~100 ns; large calls writing MiBs).
- *
- *   arena      ar_text_encode into one arena (NULL executor: the calling thread's host pages)
+ * compute is ~100 ns; large calls writing MiBs). */
+#define _GNU_SOURCE
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "arenaref/arena.h"
+#include "bench.h"
+#include "stream.h"
+
+/*   arena      ar_text_encode into one arena (NULL executor: the calling thread's host pages)
  *   glibc      a fresh allocation per output per call (three: embeddings, states, offsets),
  *   mimalloc   freed once the caller has consumed it, with glibc's malloc, mimalloc's
  *   jemalloc   mi_malloc_aligned, or jemalloc's mallocx (its non-standard, always-present API)
@@ -33,18 +45,6 @@
  * stream's calls; growths are counted separately (none after warm-up). First-touch page faults
  * of fresh memory are paid where the encoder writes, not in the allocation path: they show in
  * the total time per call and in `minor_faults_per_call`. */
-#define _GNU_SOURCE
-#include <hwloc.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <time.h>
-
-#include "arenaref/arena.h"
-#include "bench.h"
-#include "stream.h"
 
 #ifdef ARENAREF_BENCH_HAVE_MIMALLOC
 void *mi_malloc_aligned(size_t size, size_t alignment);

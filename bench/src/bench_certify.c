@@ -1,15 +1,6 @@
 /* Certificate time: for each workload family and preset, side by side, the certificate
  * (ar_certify), the exact oracle, the JSON loader (ar_plan_load_file), a bare jansson parse of
- * the same file, and the floor: one pass that reads every parameter word once.
- *
- * Each is its own benchmark (names `certify/FAMILY/PRESET`, `exact/…`, `load/…`, `jansson/…`,
- * `floor/…`) so Google Benchmark sizes and repeats it; plan-size facts are plain counters and
- * throughputs are rate counters. Ratios must come from one run, so `ratios/FAMILY/PRESET`
- * measures all of them in each of its iterations (process CPU time: on a shared machine wall
- * time also counts waiting for a core) and reports medians and their ratios as counters:
- * certify/load, certify/floor, load/jansson, and (D)-scaling, the time of the same plan with
- * every repeat's iterations x8 over x1 (both copies built through the builder, see
- * bench_plan_scaled). */
+ * the same file, and the floor: one pass that reads every parameter word once. */
 #define _GNU_SOURCE
 #include <jansson.h>
 #include <stdio.h>
@@ -18,6 +9,15 @@
 #include <string.h>
 
 #include "bench.h"
+
+/* Each is its own benchmark (names `certify/FAMILY/PRESET`, `exact/…`, `load/…`, `jansson/…`,
+ * `floor/…`) so Google Benchmark sizes and repeats it; plan-size facts are plain counters and
+ * throughputs are rate counters. Ratios must come from one run, so `ratios/FAMILY/PRESET`
+ * measures all of them in each of its iterations (process CPU time: on a shared machine wall
+ * time also counts waiting for a core) and reports medians and their ratios as counters:
+ * certify/load, certify/floor, load/jansson, and (D)-scaling, the time of the same plan with
+ * every repeat's iterations x8 over x1 (both copies built through the builder, see
+ * bench_plan_scaled). */
 
 typedef enum cert_kind_t {
     kind_certify_k,

@@ -1,14 +1,7 @@
 /* GPU arena steady state: the arena on a VRAM executor against allocating every call's outputs
  * with cudaMalloc/cudaFree (which synchronise the device) or with cudaMallocAsync/cudaFreeAsync
  * on a stream (the default pool, its release threshold raised so memory stays cached, as an
- * arena would), over the fixed and heavy-tailed streams of stream.c.
- *
- * Time is manual, from CUDA events recorded on the legacy default stream around each call and
- * waited for: the blocking arena call returns only when its outputs are final, and the other
- * strategies synchronise their stream before the stop event, so the events bracket the whole
- * call. The cudaMalloc strategies run the same encoder as a kernel (gpu_encode.cu), with the
- * batch's tokens and offsets copied in as the arena call does. Built only with CUDA; on a
- * machine without a device every GPU benchmark is skipped with the reason "no CUDA device". */
+ * arena would), over the fixed and heavy-tailed streams of stream.c. */
 #include "bench.h"
 
 #ifdef ARENAREF_BENCH_HAVE_CUDA
@@ -19,6 +12,13 @@
 
 #include "arenaref/arena.h"
 #include "stream.h"
+
+/* Time is manual, from CUDA events recorded on the legacy default stream around each call and
+ * waited for: the blocking arena call returns only when its outputs are final, and the other
+ * strategies synchronise their stream before the stop event, so the events bracket the whole
+ * call. The cudaMalloc strategies run the same encoder as a kernel (gpu_encode.cu), with the
+ * batch's tokens and offsets copied in as the arena call does. Built only with CUDA; on a
+ * machine without a device every GPU benchmark is skipped with the reason "no CUDA device". */
 
 int bench_gpu_encode(uint32_t const *tokens, size_t const *offsets, size_t count, size_t dimensions,
                      float *embeddings, float *states, cudaStream_t stream);

@@ -1,6 +1,13 @@
-/* The batch stream of the arena benchmarks and the reference encoder.
- *
- * Five kinds of batch sizes, each a fixed, seeded sequence of batches so every strategy and every
+/* The batch stream of the arena benchmarks and the reference encoder. */
+#include "stream.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* Five kinds of batch sizes, each a fixed, seeded sequence of batches so every strategy and every
  * run sees the same stream: fixed (32 items of 64 tokens), uniform (1-64 items of 1-128 tokens),
  * and heavy-tailed (1-64 items whose lengths follow a Pareto law with shape 1.2, capped at 4096
  * tokens: mostly short, now and then one very long item), all with 32 dimensions and 256
@@ -10,13 +17,6 @@
  * 128 KiB mmap threshold, where an allocator that maps fresh pages pays first-touch faults).
  * The encoder follows arena.h's definition bit for bit, so the strategies that do not use the
  * library compute the same outputs. */
-#include "stream.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "bench.h"
 
 static uint64_t next_random(uint64_t *state) { /* xorshift64* */
     uint64_t x = *state;

@@ -2,15 +2,7 @@
  * half-open lifetime [lower, upper) and needing `size` bytes at an offset that is a multiple of
  * its alignment; a solution gives each an offset so that no two buffers whose lifetimes overlap
  * share a byte. The height of a solution is its largest offset + size; the max-live bound (the
- * most bytes live at one time) is a lower bound on any height.
- *
- * Several strategies (ar_place_strategy_t) solve the same problem, so a plan's strategy can be
- * compared on the same instances, and every layout can be judged by the certificate: a solution
- * becomes an arena-plan/1 plan (ar_place_to_plan) that certifies exactly when it is valid.
- * There are no fixed caps: sizes of arrays are bounded by memory only.
- *
- * Buffers with size 0 or an empty lifetime (lower == upper) hold no byte at any time: they
- * conflict with nothing and get offset 0. */
+ * most bytes live at one time) is a lower bound on any height. */
 #ifndef ARENAREF_PLACE_H
 #define ARENAREF_PLACE_H
 
@@ -21,6 +13,14 @@
 
 #include "arenaref/plan.h"
 #include "arenaref/status.h"
+
+/* Several strategies (ar_place_strategy_t) solve the same problem, so a plan's strategy can be
+ * compared on the same instances, and every layout can be judged by the certificate: a solution
+ * becomes an arena-plan/1 plan (ar_place_to_plan) that certifies exactly when it is valid.
+ * There are no fixed caps: sizes of arrays are bounded by memory only.
+ *
+ * Buffers with size 0 or an empty lifetime (lower == upper) hold no byte at any time: they
+ * conflict with nothing and get offset 0. */
 
 #ifdef __cplusplus
 extern "C" {
