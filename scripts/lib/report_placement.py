@@ -1,0 +1,279 @@
+"""The report's placement sections: strategies on MiniMalloc's instances and our presets, and LiteRT's real models."""
+
+import argparse
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import (
+    BARS,
+    byte_tics,
+    colour,
+    draw,
+    label,
+    log_tics,
+    style,
+    terminal,
+    write_blocks,
+)  # noqa: E402
+from results import (
+    DUPLICATES,
+    BadInput,
+    Results,
+    deterministic_digest,
+    fail,
+    quantiles,
+)  # noqa: E402
+
+from report_format import (  # noqa: E402
+    unit_of,
+    fmt_time,
+    fmt_spread,
+    fmt_count,
+    fmt_instructions,
+    fmt_bytes,
+    fmt_ratio,
+    table,
+    figure,
+    ordered,
+    STRATEGIES,
+    STREAMS,
+)
+
+
+def placement_parts(name):
+    """placement/SET/INSTANCE/STRATEGY or placement/INSTANCE/STRATEGY -> (set, instance, strategy);
+    without a SET the instance's name up to its first '-', '_', '.', ':' or digit names the set."""
+    parts = name.split("/")
+    if len(parts) >= 4:
+        return parts[1], "/".join(parts[2:-1]), parts[-1]
+    instance = parts[1]
+    if not re.search(r"[-_.:]|(?<=[a-z])(?=\d)", instance):
+        return "", instance, parts[2]  # bare names (minimalloc's A..H): one set, named by its range
+    return re.split(r"[-_.:]|(?<=[a-z])(?=\d)", instance)[0], instance, parts[2]
+
+
+def preset_order(name):
+    """Sort key putting FAMILY-tiny before -small, -medium, -large (then by name)."""
+    presets = ["tiny", "small", "medium", "large"]
+    last = re.split(r"[-/]", name)[-1]
+    return (
+        re.sub(r"(tiny|small|medium|large)$", "", name),
+        presets.index(last) if last in presets else -1,
+        name,
+    )
+
+
+def placement_section(results, folder):
+    """A table and a plot per instance set: each strategy's height against the lower bound."""
+    names = [n for n in results.names("placement/") if len(n.split("/")) >= 3]
+    if not names:
+        return []
+
+    def first(name, keys):
+        return next(
+            (results.counter(name, k) for k in keys if results.counter(name, k) is not None), None
+        )
+
+    sets = {}
+    for name in names:
+        sets.setdefault(placement_parts(name)[0], []).append(name)
+    out = [
+        "## Placement strategies",
+        "",
+        (
+            "`placement/[SET/]INSTANCE/STRATEGY`: the height a strategy's placement reaches, the"
+            " lower bound (the most bytes live at once), their ratio, the height against the"
+            " capacity or the runtime's own arena where the benchmark gives them, the solve time"
+            " (CPU, median [IQR] or one run), and whether the placement was checked valid (verdict"
+            " 0 from the certificate, or `valid` 1)."
+        ),
+        "",
+    ]
+    if "" in sets:
+        bare = sorted({placement_parts(n)[1] for n in sets[""]})
+        sets[f"{bare[0]}–{bare[-1]}" if len(bare) > 1 else bare[0]] = sets.pop("")
+    for set_name, members in sorted(sets.items()):
+        rows, blocks = [], {}
+        for name in sorted(members, key=lambda n: preset_order(placement_parts(n)[1]) + (n,)):
+            _, instance, strategy = placement_parts(name)
+            if name in results.errors:
+                rows.append([instance, strategy, "skipped: " + results.errors[name]] + [""] * 5)
+                continue
+            height = first(name, ("height_bytes", "height"))
+            bound = first(name, ("lower_bound_bytes", "lower_bound", "max_live_bytes"))
+            ratio = first(name, ("height_over_lower_bound", "height_over_lower")) or (
+                height / bound if height and bound else None
+            )
+            other = first(name, ("height_over_capacity", "height_over_litert"))
+            verdict = results.counter(name, "verdict")
+            valid = results.counter(name, "valid")
+            checked = (
+                f"verdict {fmt_count(verdict)}"
+                if verdict is not None
+                else ("valid" if valid == 1 else "INVALID" if valid is not None else "-")
+            )
+            rows.append(
+                [
+                    instance,
+                    strategy,
+                    fmt_bytes(height),
+                    fmt_bytes(bound),
+                    fmt_ratio(ratio, 4),
+                    fmt_ratio(other, 4),
+                    fmt_spread(results.time_stats(name)),
+                    checked,
+                ]
+            )
+            if ratio is not None:
+                blocks.setdefault(strategy, []).append((instance, ratio))
+        other_name = (
+            "height / runtime's arena"
+            if any("height_over_litert" in r for n in members for r in results.runs.get(n, [])[:1])
+            else "height / capacity"
+        )
+        out += [
+            f"### {set_name}",
+            "",
+            table(
+                [
+                    "instance",
+                    "strategy",
+                    "height",
+                    "lower bound",
+                    "height / bound",
+                    other_name,
+                    "solve time",
+                    "checked",
+                ],
+                rows,
+            ),
+            "",
+        ]
+        if blocks:
+            instances = sorted({i for pts in blocks.values() for i, _ in pts}, key=preset_order)
+            stem = f"placement_{re.sub(r'[^A-Za-z0-9]', '_', set_name)}"  # A–H -> placement_A_H
+            with open(os.path.join(folder, stem + ".dat"), "w") as handle:
+                handle.write("# instance " + " ".join(blocks) + "\n")
+                for instance in instances:
+                    values = [dict(pts).get(instance, "?") for pts in blocks.values()]
+                    handle.write(
+                        re.sub(r"\s", "_", instance) + " " + " ".join(str(v) for v in values) + "\n"
+                    )
+            plots = ", ".join(
+                f"'{stem}.dat' using {i + 2}:xtic(1) title '{s}' lc rgb '{BARS[i % len(BARS)]}'"
+                for i, s in enumerate(blocks)
+            )
+            top = max(v for pts in blocks.values() for _, v in pts)
+            ok = draw(
+                folder,
+                stem + ".gp",
+                terminal(1300, 640)
+                + f"set output '{stem}.png'\nset title 'Placement height / lower bound per instance"
+                f" ({set_name})'\nset datafile missing '?'\nset style data histograms\nset style"
+                " histogram clustered gap 1\nset style fill solid 1.0 border lc rgb 'black'\nset"
+                " boxwidth 0.9\nset grid noxtics ytics\nset key outside right top\nset xtics"
+                " rotate by -30\nset bmargin 10\nset ylabel 'height / lower bound (1 ="
+                f" optimal)'\nset yrange [0:{max(top * 1.1, 1.1):.3f}]\nset arrow 1 from graph 0,"
+                f" first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\nplot {plots}\n",
+            )
+            if ok:
+                out += figure(
+                    f"{stem}.png",
+                    f"placement {set_name}",
+                    "bars at the dashed line reach the lower bound; the taller a bar, the more room"
+                    " that strategy leaves unused on that instance (the runtime's own planner,"
+                    " where present, is one of the strategies).",
+                )
+    return out
+
+
+def tflite_section(results, folder):
+    """certify/tflite/MODEL: real models' plans as LiteRT made them, next to the max-live bound."""
+    names = [n for n in results.names("certify/tflite/")]
+    if not names:
+        return []
+    rows = []
+    for name in names:
+        if name in results.errors:
+            rows.append([name.split("/", 2)[2], "skipped: " + results.errors[name]] + [""] * 7)
+            continue
+        c = lambda key: results.counter(name, key)
+        arena, bound = c("litert_arena_bytes"), c("lower_bound_bytes")
+        rows.append(
+            [
+                name.split("/", 2)[2],
+                fmt_count(c("ops")),
+                fmt_count(c("tensors")),
+                fmt_count(c("planes")),
+                fmt_count(c("words")),
+                fmt_spread(results.time_stats(name)),
+                fmt_bytes(arena),
+                fmt_bytes(bound),
+                fmt_ratio(arena / bound if arena and bound else None, 4),
+                fmt_count(c("verdict")),
+            ]
+        )
+    out = [
+        "## Real models (LiteRT plans)",
+        "",
+        (
+            "`certify/tflite/MODEL`: a model's memory plan as LiteRT's arena planner made it,"
+            " certified. The runtime's arena (lowest tensor to highest end) against the max-live"
+            " lower bound; strategies of our own on the same lifetimes are in the placement section"
+            " (set `tflite`)."
+        ),
+        "",
+        table(
+            [
+                "model",
+                "ops",
+                "tensors",
+                "planes",
+                "words",
+                "certify",
+                "LiteRT arena",
+                "lower bound",
+                "arena / bound",
+                "verdict",
+            ],
+            rows,
+        ),
+        "",
+    ]
+    probes = [n for n in results.names("precision/tflite/") if n not in results.errors]
+    if probes:
+        c = lambda name, key: results.counter(name, key)
+        out += [
+            (
+                "`precision/tflite/MODEL`: the clean plan and two planted faults, exact oracle vs"
+                " certificate (deterministic)."
+            ),
+            "",
+            table(
+                [
+                    "model",
+                    "site precision",
+                    "safe plans certified",
+                    "verdict classes as planted",
+                    "unsound plans",
+                ],
+                [
+                    [
+                        n.split("/", 2)[2],
+                        fmt_ratio(c(n, "site_precision"), 4),
+                        (
+                            f"{fmt_count(c(n, 'plans_certificate_safe'))} of"
+                            f" {fmt_count(c(n, 'plans_exact_safe'))}"
+                        ),
+                        f"{fmt_count(c(n, 'verdict_classes_match'))} of {fmt_count(c(n, 'plans'))}",
+                        fmt_count(c(n, "unsound_plans")),
+                    ]
+                    for n in probes
+                ],
+            ),
+            "",
+        ]
+    return out
