@@ -9,35 +9,28 @@ function in SECTIONS (results, folder) -> markdown lines; a section with nothing
 """
 
 import argparse
-import math
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot import (
-    BARS,
+from plot import (  # noqa: E402
     byte_tics,
     colour,
     draw,
-    label,
     log_tics,
     style,
     terminal,
     write_blocks,
-)  # noqa: E402
-from results import (
+)
+from results import (  # noqa: E402
     DUPLICATES,
     BadInput,
     Results,
     deterministic_digest,
     fail,
-    quantiles,
-)  # noqa: E402
-
+)
 from report_format import (  # noqa: E402
-    unit_of,
-    fmt_time,
     fmt_spread,
     fmt_count,
     fmt_instructions,
@@ -46,8 +39,6 @@ from report_format import (  # noqa: E402
     table,
     figure,
     ordered,
-    STRATEGIES,
-    STREAMS,
 )
 from report_arena import arena_section, workspace_section  # noqa: E402
 from report_placement import placement_section, tflite_section  # noqa: E402

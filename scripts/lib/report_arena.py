@@ -1,34 +1,17 @@
 """The report's arena sections: host-page strategies side by side, and the workspace."""
 
-import argparse
-import math
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot import (
+from plot import (  # noqa: E402
     BARS,
     byte_tics,
-    colour,
     draw,
-    label,
     log_tics,
-    style,
     terminal,
-    write_blocks,
-)  # noqa: E402
-from results import (
-    DUPLICATES,
-    BadInput,
-    Results,
-    deterministic_digest,
-    fail,
-    quantiles,
-)  # noqa: E402
-
+)
 from report_format import (  # noqa: E402
-    unit_of,
     fmt_time,
     fmt_spread,
     fmt_count,
@@ -37,7 +20,6 @@ from report_format import (  # noqa: E402
     fmt_ratio,
     table,
     figure,
-    ordered,
     STRATEGIES,
     STREAMS,
 )

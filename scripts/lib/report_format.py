@@ -1,32 +1,5 @@
 """The report's common formatting: units, spreads, counts, tables, figures, name order."""
 
-import argparse
-import math
-import os
-import re
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot import (
-    BARS,
-    byte_tics,
-    colour,
-    draw,
-    label,
-    log_tics,
-    style,
-    terminal,
-    write_blocks,
-)  # noqa: E402
-from results import (
-    DUPLICATES,
-    BadInput,
-    Results,
-    deterministic_digest,
-    fail,
-    quantiles,
-)  # noqa: E402
-
 STRATEGIES = ["arena", "glibc", "mimalloc", "jemalloc", "mmap", "pool", "floor"]
 STREAMS = ["small", "fixed", "uniform", "heavy", "large"]
 

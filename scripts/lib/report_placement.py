@@ -1,45 +1,18 @@
 """The report's placement sections: strategies on MiniMalloc's instances and our presets, and LiteRT's real models."""
 
-import argparse
-import math
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot import (
-    BARS,
-    byte_tics,
-    colour,
-    draw,
-    label,
-    log_tics,
-    style,
-    terminal,
-    write_blocks,
-)  # noqa: E402
-from results import (
-    DUPLICATES,
-    BadInput,
-    Results,
-    deterministic_digest,
-    fail,
-    quantiles,
-)  # noqa: E402
-
+from plot import BARS, draw, terminal  # noqa: E402
 from report_format import (  # noqa: E402
-    unit_of,
-    fmt_time,
     fmt_spread,
     fmt_count,
-    fmt_instructions,
     fmt_bytes,
     fmt_ratio,
     table,
     figure,
-    ordered,
-    STRATEGIES,
-    STREAMS,
 )
 
 
