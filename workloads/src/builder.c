@@ -241,15 +241,7 @@ size_t arp_wl_repeat_each(arp_wl_t *wl, size_t first, size_t count, uint64_t ite
     size_t index = wl->repeats_count++;
     wl->shifts_count += width * iterations;
     if (wl->counting || wl->status) return index;
-    if (width > wl->frame_capacity) {
-        ar_shift_t *grown = realloc(wl->frame, width * sizeof *grown);
-        if (!grown) {
-            arp_wl_fail(wl, ar_status_out_of_memory_k, "out of memory for a frame");
-            return index;
-        }
-        wl->frame = grown;
-        wl->frame_capacity = width;
-    }
+    if (!frame_reserve(wl, width)) return index;
     ar_status_t status = ar_plan_add_repeat_frames(wl->plan, first, count, iterations);
     for (uint64_t i = 0; !status && i < iterations; ++i) {
         frame(context, i, wl->frame);
