@@ -69,6 +69,11 @@ bool bench_plan_json(bench_plan_t *entry);
  * work on both and the verdict stays that of iteration 0: the time difference is (D)'s. */
 ar_plan_t *bench_plan_scaled(bench_plan_t *entry, int index);
 
+/* The precision counters every precision benchmark reports: sites and plans the exact oracle
+ * and the certificate accept, their ratios (1 when the oracle accepts none), unsound plans. */
+void bench_precision_counters(gb_state_t *state, uint64_t sites, uint64_t exact_accepted,
+                              uint64_t cert_accepted, uint64_t exact_safe, uint64_t cert_safe,
+                              uint64_t unsound);
 void bench_register_certify(void);
 /* The child of the loader's peak-memory measure: load PATH and exit ("" loads nothing). */
 int bench_load_peak_main(char const *path);

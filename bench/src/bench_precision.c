@@ -151,18 +151,8 @@ static void run_precision(gb_state_t *state, void *data) {
     gb_set_counter(state, "few", (double)options.few, gb_counter_default_k);
     gb_set_counter(state, "plans", (double)plans, gb_counter_default_k);
     gb_set_counter(state, "plans_exact_refused", (double)family->refused, gb_counter_default_k);
-    gb_set_counter(state, "sites", (double)sites, gb_counter_default_k);
-    gb_set_counter(state, "sites_exact_accepted", (double)exact_accepted, gb_counter_default_k);
-    gb_set_counter(state, "sites_certificate_accepted", (double)cert_accepted,
-                   gb_counter_default_k);
-    gb_set_counter(state, "site_precision",
-                   exact_accepted ? (double)cert_accepted / (double)exact_accepted : 1.0,
-                   gb_counter_default_k);
-    gb_set_counter(state, "plans_exact_safe", (double)exact_safe, gb_counter_default_k);
-    gb_set_counter(state, "plans_certificate_safe", (double)cert_safe, gb_counter_default_k);
-    gb_set_counter(state, "plan_precision",
-                   exact_safe ? (double)cert_safe / (double)exact_safe : 1.0, gb_counter_default_k);
-    gb_set_counter(state, "unsound_plans", (double)unsound, gb_counter_default_k);
+    bench_precision_counters(state, sites, exact_accepted, cert_accepted, exact_safe, cert_safe,
+                             unsound);
     gb_set_counter(state, "hull_slack_bytes", (double)slack, gb_counter_default_k);
     gb_set_counter(state, "hulls", (double)hulls, gb_counter_default_k);
     gb_set_counter(state, "points", (double)points, gb_counter_default_k);

@@ -183,16 +183,7 @@ static void run_precision(gb_state_t *state, void *data) {
         first = false;
     }
     gb_set_counter(state, "plans", 3, gb_counter_default_k);
-    gb_set_counter(state, "sites", (double)sites, gb_counter_default_k);
-    gb_set_counter(state, "sites_exact_accepted", (double)exact_ok, gb_counter_default_k);
-    gb_set_counter(state, "sites_certificate_accepted", (double)cert_ok, gb_counter_default_k);
-    gb_set_counter(state, "site_precision", exact_ok ? (double)cert_ok / (double)exact_ok : 1.0,
-                   gb_counter_default_k);
-    gb_set_counter(state, "plans_exact_safe", (double)exact_safe, gb_counter_default_k);
-    gb_set_counter(state, "plans_certificate_safe", (double)cert_safe, gb_counter_default_k);
-    gb_set_counter(state, "plan_precision",
-                   exact_safe ? (double)cert_safe / (double)exact_safe : 1.0, gb_counter_default_k);
-    gb_set_counter(state, "unsound_plans", (double)unsound, gb_counter_default_k);
+    bench_precision_counters(state, sites, exact_ok, cert_ok, exact_safe, cert_safe, unsound);
     gb_set_counter(state, "verdict_classes_match", (double)classes_match, gb_counter_default_k);
     gb_set_counter(state, "fault_b_verdict", (double)exact_verdict[1], gb_counter_default_k);
     gb_set_counter(state, "fault_d_verdict", (double)exact_verdict[2], gb_counter_default_k);

@@ -311,3 +311,20 @@ ar_plan_t *bench_plan_scaled(bench_plan_t *entry, int index) {
     }
     return entry->scaled[index];
 }
+
+void bench_precision_counters(gb_state_t *state, uint64_t sites, uint64_t exact_accepted,
+                              uint64_t cert_accepted, uint64_t exact_safe, uint64_t cert_safe,
+                              uint64_t unsound) {
+    gb_set_counter(state, "sites", (double)sites, gb_counter_default_k);
+    gb_set_counter(state, "sites_exact_accepted", (double)exact_accepted, gb_counter_default_k);
+    gb_set_counter(state, "sites_certificate_accepted", (double)cert_accepted,
+                   gb_counter_default_k);
+    gb_set_counter(state, "site_precision",
+                   exact_accepted ? (double)cert_accepted / (double)exact_accepted : 1.0,
+                   gb_counter_default_k);
+    gb_set_counter(state, "plans_exact_safe", (double)exact_safe, gb_counter_default_k);
+    gb_set_counter(state, "plans_certificate_safe", (double)cert_safe, gb_counter_default_k);
+    gb_set_counter(state, "plan_precision",
+                   exact_safe ? (double)cert_safe / (double)exact_safe : 1.0, gb_counter_default_k);
+    gb_set_counter(state, "unsound_plans", (double)unsound, gb_counter_default_k);
+}
