@@ -298,6 +298,16 @@ done:
     return status;
 }
 
+/* Keep trial as the incumbent when it is lower than *best. */
+static void keep_if_lower(ar_place_problem_t const *problem, uint64_t const *trial,
+                          uint64_t *offsets, uint64_t *best) {
+    uint64_t height = ar_place_height(problem, trial);
+    if (height < *best) {
+        *best = height;
+        memcpy(offsets, trial, problem->count * sizeof *offsets);
+    }
+}
+
 ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options_t const *options,
                              uint64_t *offsets, ar_place_result_t *result) {
     /* The incumbent: the best of the heuristics. */
@@ -312,11 +322,7 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
             free(trial);
             return status;
         }
-        uint64_t height = ar_place_height(problem, trial);
-        if (height < best) {
-            best = height;
-            memcpy(offsets, trial, n * sizeof *offsets);
-        }
+        keep_if_lower(problem, trial, offsets, &best);
     }
     /* Then up to 1024 perturbed orders, within a tenth of the time limit, until one fits. */
     double limit_s =
@@ -330,11 +336,7 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
             free(trial);
             return status;
         }
-        uint64_t height = ar_place_height(problem, trial);
-        if (height < best) {
-            best = height;
-            memcpy(offsets, trial, n * sizeof *offsets);
-        }
+        keep_if_lower(problem, trial, offsets, &best);
     }
     free(trial);
     /* Then a local search over orders from the best so far: before the tree search when
