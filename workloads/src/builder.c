@@ -215,26 +215,6 @@ size_t arp_wl_repeat_frames(arp_wl_t *wl, int level, size_t first, size_t count,
     return index;
 }
 
-size_t arp_wl_repeat_uneven(arp_wl_t *wl, int level, size_t first, size_t count,
-                            uint64_t iterations, uint64_t const *starts, uint64_t unit) {
-    size_t index = wl->repeats_count++;
-    size_t n = wl->walks_count[level];
-    wl->shifts_count += n * iterations;
-    wl->walks_count[level] = 0;
-    if (wl->counting || wl->status) return index;
-    if (!frame_reserve(wl, n)) return index;
-    ar_status_t status = ar_plan_add_repeat_frames(wl->plan, first, count, iterations);
-    ar_shift_t const *walks = wl->walks[level];
-    for (uint64_t i = 0; !status && i < iterations; ++i) {
-        for (size_t w = 0; w < n; ++w)
-            wl->frame[w] = (ar_shift_t){walks[w].launch, walks[w].word,
-                                        walks[w].shift / (int64_t)unit * (int64_t)starts[i]};
-        status = ar_plan_add_frame(wl->plan, wl->frame, n);
-    }
-    if (status) arp_wl_fail(wl, status, "could not add an uneven frames repeat");
-    return index;
-}
-
 size_t arp_wl_repeat_each(arp_wl_t *wl, size_t first, size_t count, uint64_t iterations,
                           size_t width, void (*frame)(void *, uint64_t, ar_shift_t *),
                           void *context) {

@@ -70,8 +70,8 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
     }
     if (wl->micro_skew) {
         size_t length = strlen(text);
-        snprintf(text + length - 1, size - length + 1, ",\"micro_skew\":%" PRIu64 "}",
-                 wl->micro_skew);
+        snprintf(text + length - 1, size - length + 1,
+                 ",\"micro_skew\":%" PRIu64 ",\"schedule\":\"1f1b\"}", wl->micro_skew);
     }
     if (wl->strategy_named) { /* only then, so default plans keep their bytes */
         size_t length = strlen(text);

@@ -130,6 +130,8 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     if (!wl->micro) wl->micro = 1;
     if (wl->epochs > wl->decode) wl->epochs = wl->decode; /* every body written is run */
     if (wl->kv_page > wl->seq) return refuse(error, "kv_page", "kv_page must be at most seq");
+    if (wl->micro_skew && wl->micro > ARP_WL_MAX_SKEWED_MICRO)
+        return refuse(error, "micro_skew", "micro skew takes at most 32 micro-batches");
     wl->seed = options->seed;
     wl->few = AR_CERTIFY_FEW_DEFAULT;
     char const *limit = over_limit(wl);

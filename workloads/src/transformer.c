@@ -90,6 +90,7 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     st->kv_layers = kv_layers;
     st->moe = moe;
     st->outer_rows = 0;
+    st->stash_phase = -1;
     uint64_t rows = st->rows, L = wl->layers;
     static char const *const phase_names[PH_COUNT] = {
         "embed",  "ln1",     "qkv",      "scores", "softmax", "out_proj", "ln2",
@@ -247,7 +248,8 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
         wl->layer_weight_word = 1;
     }
     if (st->pl[PL_STASH] >= 0) { /* pipeline: keep the layer input for the backward pass */
-        l = LAUNCH("copy", st->ph[PH_LN1], res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
+        int phase = st->stash_phase >= 0 ? st->stash_phase : st->ph[PH_LN1];
+        l = LAUNCH("copy", phase, res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
         arp_tf_per_micro(wl, st, l, 0, row);
         arp_tf_per_micro(wl, st, l, 1, row * st->stash_micro_layers);
         per_layer(wl, l, 1, (int64_t)(st->stash_layer_rows * row));

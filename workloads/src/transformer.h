@@ -64,8 +64,9 @@ typedef struct arp_tf_stage_t {
     bool moe;
     uint64_t outer_rows; /* pipeline: residual rows one micro-batch spans; 0 otherwise */
     /* pipeline: rows a layer's stash slice spans, and the layers a micro-batch's stash step
-     * spans (micro-batch major: layers; with micro skew, layer major: 1). */
+     * spans (micro-batch major: layers). */
     uint64_t stash_layer_rows, stash_micro_layers;
+    int stash_phase; /* the phase of the stash copy: -1, ln1's; else a micro-batch's own */
 } arp_tf_stage_t;
 
 typedef struct arp_tf_t {

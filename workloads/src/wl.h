@@ -20,6 +20,7 @@
 #define ARP_WL_MAX_NAMES 96
 #define ARP_WL_MAX_PHASE_PLANES 12
 #define ARP_WL_MAX_LOOPS 16
+#define ARP_WL_MAX_SKEWED_MICRO 32 /* pipeline, micro skew: two phases a micro-batch */
 #define ARP_WL_WINDOW_BASE 0x7f0000000000ull
 #define ARP_WL_ALIGNMENT 256u
 #define ARP_WL_BF16 2u
@@ -220,10 +221,6 @@ size_t arp_wl_repeat_list(arp_wl_t *wl, size_t first, size_t count, uint64_t ite
                           ar_shift_t const *deltas, size_t deltas_count);
 /* A frames repeat over the walks: frame i shifts each walk by i*delta, plus, for a routed
  * slot s, expert(i, s) * wl->expert_stride. */
-/* A frames repeat whose iteration i shifts each recorded walk by shift / unit * starts[i] (the
- * deltas of uneven steps: a walk's shift is one step of `unit` units). */
-size_t arp_wl_repeat_uneven(arp_wl_t *wl, int level, size_t first, size_t count,
-                            uint64_t iterations, uint64_t const *starts, uint64_t unit);
 size_t arp_wl_repeat_frames(arp_wl_t *wl, int level, size_t first, size_t count,
                             uint64_t iterations, uint64_t const *experts /* [it][top_k] */);
 /* A frames repeat given frame by frame: `frame(wl, i, out)` writes frame i's `width` entries. */
