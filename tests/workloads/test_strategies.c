@@ -5,6 +5,8 @@
  * in meta, and an unknown one is refused. The knobs (recompute, expert/micro skew, KV pages) change
  * the plan, every strategy's knobbed plan certifies 0, every fault gives its verdicts under both
  * checks (the exact oracle agrees), and other families refuse them. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arenaref/place.h"
@@ -95,7 +97,9 @@ int main(void) {
             }
             ar_plan_free(base);
         }
-    /* The recompute knob (training): the saved activations shrink. */
+    /* The recompute knob (training): only the layer inputs are saved, so the bound falls, and
+     * the segments' recomputed activations live in staggered windows: the last segment's
+     * from before the next one's recompute to after it. */
     for (int p = 0; p < 2; ++p) {
         ar_workload_options_t plain = {.family = "training", .preset = presets[p], .seed = 1};
         ar_workload_info_t before, after;
@@ -106,7 +110,17 @@ int main(void) {
         plan = NULL;
         expect_int_eq(ar_workload_generate(&plain, &plan, &after, NULL), ar_status_success_k);
         expect_u64_lt(after.lower_bound_bytes, before.lower_bound_bytes);
-        if (plan) expect_str_contains(plan->meta_json, "\"recompute\":true");
+        if (plan) {
+            expect_str_contains(plan->meta_json, "\"recompute\":true");
+            char last[32], next[32];
+            uint64_t segments = p == 0 ? 2 : 4; /* 2 layers: 1 each; 12 layers: 3 each */
+            snprintf(last, sizeof last, "bwd.segment.%" PRIu64, segments - 1);
+            snprintf(next, sizeof next, "bwd.segment.%" PRIu64, segments - 2);
+            ar_place_buffer_t a, b;
+            expect_true(plane_lifetime(plan, last, &a));
+            expect_true(plane_lifetime(plan, next, &b));
+            expect_true(a.lower < b.lower && b.lower < a.upper && a.upper < b.upper);
+        }
         ar_plan_free(plan);
         check_knob(&plain, 10);
     }

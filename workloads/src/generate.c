@@ -57,7 +57,8 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
              info->instances, info->workspace_bytes, info->lower_bound_bytes);
     if (wl->recompute) {
         size_t length = strlen(text);
-        snprintf(text + length - 1, size - length + 1, ",\"recompute\":true}");
+        snprintf(text + length - 1, size - length + 1,
+                 ",\"recompute\":true,\"segments\":%" PRIu64 "}", wl->segments);
     }
     if (wl->expert_skew) {
         size_t length = strlen(text);

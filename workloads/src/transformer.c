@@ -164,12 +164,8 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
         arp_wl_plane(wl, st->ph[PH_DOWN], name(b, prefix, "route"), 0, true);
     } else {
         arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "x_norm2"), 0, true);
-        /* Recomputed in backward: one layer's worth, rewritten by every forward layer. */
-        uint64_t h_bytes =
-            train && wl->recompute
-                ? (st->slice[PL_H] = 0, arp_wl_align(rows * d->up * ARP_WL_BF16, ARP_WL_ALIGNMENT))
-                : SLICE(PL_H, rows * d->up * ARP_WL_BF16);
-        st->pl[PL_H] = arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "h"), h_bytes, false);
+        st->pl[PL_H] = arp_wl_plane(wl, st->ph[PH_UP], name(b, prefix, "h"),
+                                    SLICE(PL_H, rows * d->up * ARP_WL_BF16), false);
         arp_wl_plane(wl, st->ph[PH_ACT], name(b, prefix, "h"), 0, true);
         st->pl[PL_A] = arp_wl_plane(wl, st->ph[PH_ACT], name(b, prefix, "a"),
                                     rows * d->ffn * ARP_WL_BF16, false);

@@ -20,6 +20,7 @@
 #define ARP_WL_MAX_NAMES 96
 #define ARP_WL_MAX_PHASE_PLANES 12
 #define ARP_WL_MAX_LOOPS 16
+#define ARP_WL_MAX_SEGMENTS 34     /* training, recompute: ceil(L / floor(sqrt(L))), L <= 1024 */
 #define ARP_WL_MAX_SKEWED_MICRO 32 /* pipeline, micro skew: two phases a micro-batch */
 #define ARP_WL_WINDOW_BASE 0x7f0000000000ull
 #define ARP_WL_ALIGNMENT 256u
@@ -131,7 +132,7 @@ struct arp_wl_t {
     uint64_t few;
     int strategy;         /* an ar_place_strategy_t */
     bool strategy_named;  /* given, and not the default: recorded in meta */
-    bool recompute;       /* training: recompute the MLP hidden activations in backward */
+    bool recompute;       /* training: recompute the layers in backward, segment by segment */
     uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
     uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
     uint64_t micro_skew;  /* pipeline: percent by which micro-batches may fall short (0: even) */
@@ -173,6 +174,7 @@ struct arp_wl_t {
     uint64_t expert_stride;   /* bytes one expert spans (moe) */
     int layers_global;
     int probe_phase, probe_a, probe_b; /* a probe's phase and its two planes */
+    uint64_t segments;                 /* training with recompute: the backward's segments */
     void *family_state;                /* the family's declarations, freed with the state */
 
     /* outcome */

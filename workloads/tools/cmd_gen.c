@@ -26,10 +26,12 @@ static void usage(FILE *out) {
             "                     [--fault NAME] [--strategy NAME] [--recompute]\n"
             "                     [--expert-skew PERCENT] [--kv-page TOKENS]\n"
             "                     [--micro-skew PERCENT] [--info]\n"
-            "--recompute: training recomputes MLP activations in backward; --expert-skew P\n"
+            "--recompute: training recomputes its layers in backward, segment by segment;\n"
+            "--expert-skew P\n"
             "(moe, 1..90): expert FFN widths fall short of the model's by up to P percent;\n"
             "--kv-page N (decoder, moe; 1..seq): a paged KV cache of N tokens a page;\n"
-            "--micro-skew P (pipeline, 1..90): micro-batches fall short by up to P percent.\n"
+            "--micro-skew P (pipeline, 1..90): micro-batches fall short by up to P percent,\n"
+            "run one forward, one backward, each with its own stash.\n"
             "Writes the plan as JSON on standard output; `gen --list` names the families,\n"
             "faults, models and presets.\n");
 }

@@ -38,15 +38,19 @@ typedef struct ar_workload_options_t {
      * Another strategy adds "strategy" to the plan's meta. */
     char const *strategy;
     /* Knobs that make lifetimes interleave (0: off, and the plan is the same bytes as without
-     * them). recompute (training only): activation recomputation; the MLP's hidden activations
-     * are not saved per layer but recomputed at the start of each backward layer. expert_skew
-     * (moe only, 1..90): experts of uneven sizes; expert e's FFN width is the model's less up to
-     * expert_skew percent (drawn from the seed), packed in the expert bank, and the hidden
-     * activations' slots are as wide as the widest expert. kv_page (decoder, moe; tokens a
-     * page, 1..seq): a paged KV cache; the prompt's pages from prefill on, the decoded tokens'
-     * pages (a second persistent plane) from the start of decoding on. micro_skew (pipeline,
-     * 1..90): uneven micro-batches; micro-batch m holds the batch less up to micro_skew percent
-     * of its sequences (drawn from the seed), and the stash holds exactly their rows. */
+     * them). recompute (training only): activation recomputation; the forward keeps only each
+     * layer's input, and the backward recomputes the layers in segments of floor(sqrt(layers))
+     * (the last one holds the rest), each segment's activations its own plane, the next
+     * segment's recompute running before this one's backward. expert_skew (moe only, 1..90):
+     * experts of uneven sizes; expert e's FFN width is the model's less up to expert_skew
+     * percent (drawn from the seed), packed in the expert bank, and the hidden activations'
+     * slots are as wide as the widest expert. kv_page (decoder, moe; tokens a page, 1..seq): a
+     * paged KV cache; the prompt's pages from prefill on, the decoded tokens' pages (a second
+     * persistent plane) from the start of decoding on. micro_skew (pipeline, 1..90, at most 32
+     * micro-batches): uneven micro-batches; micro-batch m holds the batch less up to micro_skew
+     * percent of its sequences (drawn from the seed), and the stage runs a one-forward-one-
+     * backward schedule in which each micro-batch's stash is its own plane, sized by it and
+     * live from its forward to its backward. */
     uint64_t recompute;
     uint64_t expert_skew;
     uint64_t kv_page;
