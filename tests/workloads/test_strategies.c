@@ -207,8 +207,15 @@ int main(void) {
         expect_u64_le(search.workspace_bytes, greedy.workspace_bytes);
         expect_u64_ge(search.workspace_bytes, search.lower_bound_bytes);
     }
-    /* Micro skew unrolls the micro-batches: at most 32. */
+    /* Micro skew unrolls the micro-batches: at most 32, and their bodies within the limit. */
     other = (ar_workload_options_t){.family = "pipeline", .micro = 33, .micro_skew = 10};
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    other = (ar_workload_options_t){.family = "pipeline",
+                                    .batch = 256,
+                                    .micro = 32,
+                                    .epochs = 9000,
+                                    .decode = 9000,
+                                    .micro_skew = 10};
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     other = (ar_workload_options_t){.family = "decoder", .micro_skew = 10};
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);

@@ -42,6 +42,8 @@ static char const *over_limit(arp_wl_t const *wl) {
     if (wl->decode > (1u << 24)) return "decode must be at most 16777216 references";
     if ((arp_u128_t)wl->epochs * (wl->batch + 16) > (1u << 26))
         return "epochs x (batch + 16) must be at most 2^26 (the launches written)";
+    if (wl->micro_skew && (arp_u128_t)wl->micro * wl->epochs * (wl->batch + 16) > (1u << 26))
+        return "with micro skew, micro x epochs x (batch + 16) must be at most 2^26";
     return NULL;
 }
 
