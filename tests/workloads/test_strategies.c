@@ -132,6 +132,22 @@ int main(void) {
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     other = (ar_workload_options_t){.family = "moe", .expert_skew = 91};
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
+    /* There the strategies differ: greedy by size leaves the bound (moe tiny, seed 0, skew 30:
+     * 1.1128 of it), and the search does no worse than greedy by size. */
+    {
+        ar_workload_options_t options = {.family = "moe", .seed = 0, .expert_skew = 30};
+        ar_workload_info_t greedy, search;
+        ar_plan_t *plan = NULL;
+        expect_int_eq(ar_workload_generate(&options, &plan, &greedy, NULL), ar_status_success_k);
+        ar_plan_free(plan);
+        options.strategy = "search";
+        plan = NULL;
+        expect_int_eq(ar_workload_generate(&options, &plan, &search, NULL), ar_status_success_k);
+        ar_plan_free(plan);
+        expect_u64_gt(greedy.workspace_bytes, greedy.lower_bound_bytes);
+        expect_u64_le(search.workspace_bytes, greedy.workspace_bytes);
+    }
+    expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     expect_ptr_null(refused);
     for (int p = 0; p < 2; ++p)
         for (uint64_t seed = 1; seed <= 2; ++seed) {
@@ -145,8 +161,17 @@ int main(void) {
                           ar_status_success_k);
             if (!even || !skewed) continue;
             expect_false(ar_plan_equal(even, skewed)); /* packed experts move the weights */
-            expect_u64_le(after.lower_bound_bytes, before.lower_bound_bytes);
-            expect_str_contains(skewed->meta_json, "\"expert_skew\":60");
+            /* every expert has its own hidden and activated planes, two experts' live at once */
+            expect_u64_gt(after.lower_bound_bytes, before.lower_bound_bytes);
+            expect_str_contains(skewed->meta_json, "\"expert_skew\":60,\"expert_phases\":true");
+            /* Each expert's hidden plane is its own, and expert 1's up runs before expert 0's
+             * down: their lifetimes overlap in part. */
+            ar_place_buffer_t first, second;
+            expect_true(plane_lifetime(skewed, "prefill.expert_h.0", &first));
+            expect_true(plane_lifetime(skewed, "prefill.expert_h.1", &second));
+            expect_true(first.lower < second.lower && second.lower < first.upper &&
+                        first.upper < second.upper);
+            expect_false(plane_lifetime(even, "prefill.expert_h.0", &first));
             ar_plan_free(even);
             ar_plan_free(skewed);
             check_knob(&options, 8);

@@ -62,8 +62,8 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
     }
     if (wl->expert_skew) {
         size_t length = strlen(text);
-        snprintf(text + length - 1, size - length + 1, ",\"expert_skew\":%" PRIu64 "}",
-                 wl->expert_skew);
+        snprintf(text + length - 1, size - length + 1,
+                 ",\"expert_skew\":%" PRIu64 ",\"expert_phases\":true}", wl->expert_skew);
     }
     if (wl->kv_page) {
         size_t length = strlen(text);

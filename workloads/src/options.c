@@ -106,6 +106,8 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
         return refuse(error, "expert_skew", "expert skew applies to the moe family only");
     if (options->expert_skew > 90 || model->experts > 64)
         return refuse(error, "expert_skew", "expert skew is a percent from 0 to 90");
+    if (options->expert_skew && model->experts > ARP_WL_MAX_SKEWED_EXPERTS)
+        return refuse(error, "expert_skew", "expert skew takes a model of at most 16 experts");
     wl->expert_skew = options->expert_skew;
     if (options->kv_page && strcmp(family->name, "decoder") != 0 &&
         strcmp(family->name, "moe") != 0)

@@ -75,6 +75,53 @@ static char const *name(char *buffer, char const *prefix, char const *suffix) {
     return buffer;
 }
 
+/* Expert skew: each expert's up and down phases, in the order they run: expert e + 1's up
+ * before expert e's down (the next expert's up-projection overlaps this one's down-projection),
+ * so each expert's hidden activations live across its neighbour's up. */
+static void declare_expert_phases(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix) {
+    char b[48], id[24];
+    int E = (int)ARP_TF(wl)->dims.experts, at = 0;
+    for (int e = 0; e < E; ++e) {
+        st->expert_order[at++] = e;
+        if (e > 0) st->expert_order[at++] = ~(e - 1);
+    }
+    st->expert_order[at++] = ~(E - 1);
+    for (int k = 0; k < at; ++k) {
+        int e = st->expert_order[k] >= 0 ? st->expert_order[k] : ~st->expert_order[k];
+        bool up = st->expert_order[k] >= 0;
+        snprintf(id, sizeof id, "%s.%d", up ? "expert_up" : "expert_down", e);
+        int phase = arp_wl_phase(wl, name(b, prefix, id));
+        if (up)
+            st->expert_up[e] = phase;
+        else
+            st->expert_down[e] = phase;
+    }
+    st->ph[PH_UP] = st->expert_up[0];
+    st->ph[PH_DOWN] = st->expert_down[E - 1];
+}
+
+/* Expert e's planes: its hidden activations (its up-projection's width; up carries the
+ * normalized input and the routes, declares them) and its activated values (its FFN width;
+ * down declares them, carries the hidden activations and the routes). */
+static void declare_expert_planes(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix) {
+    arp_tf_dims_t const *d = &ARP_TF(wl)->dims;
+    char b[48], id[24];
+    for (uint64_t e = 0; e < d->experts; ++e) {
+        int up = st->expert_up[e], down = st->expert_down[e];
+        uint64_t w = d->expert_ffn[e], width = wl->model->gated ? 2 * w : w;
+        arp_wl_plane(wl, up, name(b, prefix, "x_norm2"), 0, true);
+        arp_wl_plane(wl, up, name(b, prefix, "route"), 0, true);
+        snprintf(id, sizeof id, "expert_h.%d", (int)e);
+        st->expert_h[e] =
+            arp_wl_plane(wl, up, name(b, prefix, id), st->rows * width * ARP_WL_BF16, false);
+        arp_wl_plane(wl, down, name(b, prefix, id), 0, true);
+        arp_wl_plane(wl, down, name(b, prefix, "route"), 0, true);
+        snprintf(id, sizeof id, "expert_a.%d", (int)e);
+        st->expert_a[e] =
+            arp_wl_plane(wl, down, name(b, prefix, id), st->rows * w * ARP_WL_BF16, false);
+    }
+}
+
 /* Declare one stage's phases, in program order, and their planes. `train` saves activations in
  * per-layer slices; `kv_layers` keeps a persistent every-layer KV cache; `head` adds the final
  * norm, LM head and sampling. */
@@ -95,10 +142,16 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     static char const *const phase_names[PH_COUNT] = {
         "embed",  "ln1",     "qkv",      "scores", "softmax", "out_proj", "ln2",
         "mlp_up", "mlp_act", "mlp_down", "router", "ln_f",    "lm_head",  "sample"};
+    st->per_expert = moe && wl->expert_skew;
     for (int p = 0; p < PH_COUNT; ++p) {
         if (p == PH_ROUTER) continue;
         if (moe && p == PH_UP) st->ph[PH_ROUTER] = arp_wl_phase(wl, name(b, prefix, "router"));
         if (moe && p == PH_ACT) continue;
+        if (st->per_expert && p == PH_UP) {
+            declare_expert_phases(wl, st, prefix);
+            continue;
+        }
+        if (st->per_expert && p == PH_DOWN) continue;
         if (!head && p >= PH_LNF) continue;
         st->ph[p] = arp_wl_phase(wl, name(b, prefix,
                                           moe && p == PH_UP     ? "experts_up"
@@ -152,7 +205,12 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     arp_wl_plane(wl, st->ph[PH_OUT], name(b, prefix, "ctx"), 0, true);
     st->pl[PL_X2] =
         arp_wl_plane(wl, st->ph[PH_LN2], name(b, prefix, "x_norm2"), SLICE(PL_X2, x_bytes), false);
-    if (moe) {
+    if (st->per_expert) {
+        arp_wl_plane(wl, st->ph[PH_ROUTER], name(b, prefix, "x_norm2"), 0, true);
+        st->pl[PL_ROUTE] = arp_wl_plane(wl, st->ph[PH_ROUTER], name(b, prefix, "route"),
+                                        rows * d->experts * 4, false);
+        declare_expert_planes(wl, st, prefix);
+    } else if (moe) {
         arp_wl_plane(wl, st->ph[PH_ROUTER], name(b, prefix, "x_norm2"), 0, true);
         st->pl[PL_ROUTE] = arp_wl_plane(wl, st->ph[PH_ROUTER], name(b, prefix, "route"),
                                         rows * d->experts * 4, false);
@@ -217,6 +275,36 @@ static void routing_frame(void *context, uint64_t k, ar_shift_t *frame) {
     if (r->down) shift += (int64_t)r->d->expert_down[e] - (int64_t)r->d->expert_down[0];
     frame[0] = (ar_shift_t){r->launch, 1, shift};
     frame[1] = (ar_shift_t){r->launch, r->hidden_word, (int64_t)(k * r->h_slot)};
+}
+
+/* Expert skew: the routed experts, each in its own phases, in the order the phases run (an
+ * expert the batch does not route to is skipped); weights walk the layers of the expert bank. */
+static void emit_routed_experts(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const *experts,
+                                uint64_t rows) {
+    arp_tf_t *tf = ARP_TF(wl);
+    arp_tf_dims_t const *d = &tf->dims;
+    int64_t expert_layer = (int64_t)d->expert_layer;
+    uint64_t bank = arp_wl_g(wl, tf->g_experts, 0), res = arp_wl_g(wl, tf->g_residual, 0);
+    uint64_t route = arp_wl_p(wl, st->pl[PL_ROUTE], 0);
+    for (uint64_t k = 0; k < 2 * d->experts; ++k) {
+        int o = st->expert_order[k];
+        uint64_t e = (uint64_t)(o >= 0 ? o : ~o), w = d->expert_ffn[e];
+        bool routed = false;
+        for (uint64_t j = 0; j < d->top_k; ++j) routed = routed || experts[j] == e;
+        if (!routed) continue;
+        uint64_t h = arp_wl_p(wl, st->expert_h[e], 0), a = arp_wl_p(wl, st->expert_a[e], 0);
+        size_t l;
+        if (o >= 0) {
+            l = LAUNCH("expert_up", st->expert_up[e], arp_wl_p(wl, st->pl[PL_X2], 0),
+                       bank + d->expert_off[e], h, route, rows, d->d, w);
+            per_layer(wl, l, 1, expert_layer);
+        } else {
+            LAUNCH(wl->model->gated ? "silu_mul" : "gelu", st->expert_down[e], h, a, rows * w);
+            l = LAUNCH("expert_down", st->expert_down[e], a,
+                       bank + d->expert_off[e] + d->expert_down[e], res, route, rows, w, d->d);
+            per_layer(wl, l, 1, expert_layer);
+        }
+    }
 }
 
 /* One transformer layer as written (the caller wraps it in the layers repeat). `lengths` are the
@@ -305,7 +393,13 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
     per_layer(wl, l, 1, S);
     per_layer(wl, l, 2, (int64_t)st->slice[PL_X2]);
 
-    if (st->moe) {
+    if (st->per_expert) {
+        l = LAUNCH("router_topk", st->ph[PH_ROUTER], arp_wl_p(wl, st->pl[PL_X2], 0),
+                   bank + d->off_router, arp_wl_p(wl, st->pl[PL_ROUTE], 0), rows, d->experts,
+                   d->top_k);
+        per_layer(wl, l, 1, S);
+        emit_routed_experts(wl, st, experts, rows);
+    } else if (st->moe) {
         l = LAUNCH("router_topk", st->ph[PH_ROUTER], arp_wl_p(wl, st->pl[PL_X2], 0),
                    bank + d->off_router, arp_wl_p(wl, st->pl[PL_ROUTE], 0), rows, d->experts,
                    d->top_k);

@@ -67,6 +67,12 @@ typedef struct arp_tf_stage_t {
      * spans (micro-batch major: layers). */
     uint64_t stash_layer_rows, stash_micro_layers;
     int stash_phase; /* the phase of the stash copy: -1, ln1's; else a micro-batch's own */
+    /* moe with expert skew: each expert's up and down phases and its hidden and activated
+     * planes; the order the phases run in (e for expert e's up, ~e for its down) */
+    int expert_up[ARP_WL_MAX_SKEWED_EXPERTS], expert_down[ARP_WL_MAX_SKEWED_EXPERTS];
+    int expert_h[ARP_WL_MAX_SKEWED_EXPERTS], expert_a[ARP_WL_MAX_SKEWED_EXPERTS];
+    int expert_order[2 * ARP_WL_MAX_SKEWED_EXPERTS];
+    bool per_expert;
 } arp_tf_stage_t;
 
 typedef struct arp_tf_t {

@@ -20,8 +20,9 @@
 #define ARP_WL_MAX_NAMES 96
 #define ARP_WL_MAX_PHASE_PLANES 12
 #define ARP_WL_MAX_LOOPS 16
-#define ARP_WL_MAX_SEGMENTS 34     /* training, recompute: ceil(L / floor(sqrt(L))), L <= 1024 */
-#define ARP_WL_MAX_SKEWED_MICRO 32 /* pipeline, micro skew: two phases a micro-batch */
+#define ARP_WL_MAX_SEGMENTS 34       /* training, recompute: ceil(L / floor(sqrt(L))), L <= 1024 */
+#define ARP_WL_MAX_SKEWED_EXPERTS 16 /* moe, expert skew: two phases an expert a stage */
+#define ARP_WL_MAX_SKEWED_MICRO 32   /* pipeline, micro skew: two phases a micro-batch */
 #define ARP_WL_WINDOW_BASE 0x7f0000000000ull
 #define ARP_WL_ALIGNMENT 256u
 #define ARP_WL_BF16 2u
