@@ -41,10 +41,11 @@ typedef struct ar_workload_options_t {
      * them). recompute (training only): activation recomputation; the forward keeps only each
      * layer's input, and the backward recomputes the layers in segments of floor(sqrt(layers))
      * (the last one holds the rest), each segment's activations its own plane, the next
-     * segment's recompute running before this one's backward. expert_skew (moe only, 1..90):
-     * experts of uneven sizes; expert e's FFN width is the model's less up to expert_skew
-     * percent (drawn from the seed), packed in the expert bank, and the hidden activations'
-     * slots are as wide as the widest expert. kv_page (decoder, moe; tokens a page, 1..seq): a
+     * segment's recompute running before this one's backward. expert_skew (moe only, 1..90, at
+     * most 16 experts): experts of uneven sizes; expert e's FFN width is the model's less up
+     * to expert_skew percent (drawn from the seed), packed in the expert bank, and each expert
+     * runs in its own phases with its own hidden planes, the next expert's up-projection
+     * before this one's down-projection. kv_page (decoder, moe; tokens a page, 1..seq): a
      * paged KV cache; the prompt's pages from prefill on, the decoded tokens' pages (a second
      * persistent plane) from the start of decoding on. micro_skew (pipeline, 1..90, at most 32
      * micro-batches): uneven micro-batches; micro-batch m holds the batch less up to micro_skew
