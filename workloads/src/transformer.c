@@ -4,7 +4,8 @@
  * (the KV cache, saved activations) walk their plane. Attention is ragged: one scores and one
  * softmax-V launch per sequence, so a batch's lengths (jittered by the seed) show in the words.
  * A moe stage replaces the MLP by a router and top-k experts, each expert launch the body of a
- * frames repeat over the routed slots nested in the layers repeat. */
+ * frames repeat over the routed slots nested in the layers repeat; with expert skew, each
+ * expert in its own phases and planes instead, so uneven experts get staggered lifetimes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
