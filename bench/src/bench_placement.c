@@ -1,6 +1,7 @@
 /* Placement strategies on real and generated instances: `placement/INSTANCE/STRATEGY` for
  * MiniMalloc's production instances (workloads/data/minimalloc, posed at 1,048,576 bytes) and
- * for each family preset of the profile (the plan's planes as a problem, ar_place_from_plan).
+ * for each family preset of the profile (the plan's planes as a problem, ar_place_from_plan),
+ * and for the knobs that make lifetimes interleave (pipeline micro skew, moe expert skew).
  * The time is one solve; the search runs once (capacity-fit, time limit 5 s quick, 60 s full),
  * the heuristics as often as the minimum time asks. Counters (bench/README.md): height,
  * lower_bound, height_over_lower_bound, height_over_capacity (instances with a capacity only),
@@ -20,6 +21,7 @@ typedef struct placement_case_t {
     char instance[64];
     char path[600]; /* a CSV, or "" for a family preset */
     char const *family, *preset;
+    uint64_t micro_skew, expert_skew; /* a knob's plan (0: off) */
     ar_place_strategy_t strategy;
     ar_place_csv_t *csv; /* loaded on first run */
     char error[2048];
@@ -35,14 +37,34 @@ static bool load(placement_case_t *c) {
         }
         return true;
     }
-    bench_plan_t *entry = bench_plan_get(c->family, c->preset, NULL);
-    if (!entry->plan) {
-        snprintf(c->error, sizeof c->error, "%s", entry->error);
-        return false;
+    ar_plan_t *own = NULL; /* a knob's plan: generated here, not cached */
+    ar_plan_t const *plan = NULL;
+    if (c->micro_skew || c->expert_skew) {
+        ar_workload_options_t options = {.family = c->family,
+                                         .preset = c->preset,
+                                         .seed = BENCH_WORKLOAD_SEED,
+                                         .micro_skew = c->micro_skew,
+                                         .expert_skew = c->expert_skew};
+        ar_plan_error_t error = {0};
+        if (ar_workload_generate(&options, &own, NULL, &error) != ar_status_success_k || !own) {
+            snprintf(c->error, sizeof c->error, "cannot generate %s: %s", c->instance,
+                     error.message[0] ? error.message : "no message");
+            return false;
+        }
+        plan = own;
+    } else {
+        bench_plan_t *entry = bench_plan_get(c->family, c->preset, NULL);
+        if (!entry->plan) {
+            snprintf(c->error, sizeof c->error, "%s", entry->error);
+            return false;
+        }
+        plan = entry->plan;
     }
     char message[512];
-    if (ar_place_from_plan(entry->plan, &c->csv, message, sizeof message) != ar_status_success_k) {
-        snprintf(c->error, sizeof c->error, "%s/%s: %s", c->family, c->preset, message);
+    ar_status_t status = ar_place_from_plan(plan, &c->csv, message, sizeof message);
+    ar_plan_free(own);
+    if (status != ar_status_success_k) {
+        snprintf(c->error, sizeof c->error, "%s: %s", c->instance, message);
         return false;
     }
     return true;
@@ -109,7 +131,8 @@ static void run_placement(gb_state_t *state, void *data) {
     if (verdict != 0) gb_skip_with_error(state, "the placement's plan is not certified");
 }
 
-static void add(char const *instance, char const *path, char const *family, char const *preset) {
+static void add(char const *instance, char const *path, char const *family, char const *preset,
+                uint64_t micro_skew, uint64_t expert_skew) {
     for (int s = 0; s < ar_place_strategy_count_k; ++s) {
         placement_case_t *c = calloc(1, sizeof *c);
         if (!c) return;
@@ -117,6 +140,8 @@ static void add(char const *instance, char const *path, char const *family, char
         snprintf(c->path, sizeof c->path, "%s", path ? path : "");
         c->family = family;
         c->preset = preset;
+        c->micro_skew = micro_skew;
+        c->expert_skew = expert_skew;
         c->strategy = (ar_place_strategy_t)s;
         char title[160];
         snprintf(title, sizeof title, "placement/%s/%s", instance,
@@ -135,12 +160,20 @@ void bench_register_placement(void) {
         char path[600];
         snprintf(path, sizeof path, "%s/workloads/data/minimalloc/%s.1048576.csv",
                  ARENAREF_BENCH_SOURCE_DIR, instances[i]);
-        add(instances[i], path, NULL, NULL);
+        add(instances[i], path, NULL, NULL, 0, 0);
     }
     for (char const *const *family = ar_workload_families(); *family; ++family)
         for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {
             char instance[64];
             snprintf(instance, sizeof instance, "%s-%s", *family, bench_profile.presets[p]);
-            add(instance, NULL, *family, bench_profile.presets[p]);
+            add(instance, NULL, *family, bench_profile.presets[p], 0, 0);
         }
+    /* The knobs whose lifetimes interleave, at a skew where the strategies differ. */
+    for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {
+        char instance[64];
+        snprintf(instance, sizeof instance, "pipeline-skew30-%s", bench_profile.presets[p]);
+        add(instance, NULL, "pipeline", bench_profile.presets[p], 30, 0);
+        snprintf(instance, sizeof instance, "moe-skew30-%s", bench_profile.presets[p]);
+        add(instance, NULL, "moe", bench_profile.presets[p], 0, 30);
+    }
 }
