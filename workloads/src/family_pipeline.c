@@ -17,7 +17,7 @@ typedef struct pipeline_t {
     uint64_t stash_bytes;
     /* one-forward-one-backward (micro skew): each micro-batch's forward phase (its stash
      * copy), backward phase and stash plane; the order forwards and backwards run in (m for
-     * micro-batch m's forward, ~m for its backward); the backward's gradient plane */
+     * micro-batch m's forward, ~m for its backward); the backwards' shared gradient plane */
     int fwd[ARP_WL_MAX_SKEWED_MICRO], bwd[ARP_WL_MAX_SKEWED_MICRO], stash[ARP_WL_MAX_SKEWED_MICRO];
     int redo[ARP_WL_MAX_SKEWED_MICRO]; /* a backward's recomputed layer, its own size */
     int order[2 * ARP_WL_MAX_SKEWED_MICRO];

@@ -15,10 +15,10 @@ typedef struct training_t {
     int g_grads, g_grads_embed, g_grads_head, g_adam_m, g_adam_v, g_grad_residual;
     int bwd[6]; /* mlp, attn_out, attention, qkv, embed, opt */
     int p_dh, p_dctx, p_dqkv, p_dlogits, p_opt;
-    /* recompute: the layer inputs' plane; per segment (from the first layers up) its first
-     * layer, layer count, recompute and backward phases and activations plane; one layer's
-     * activations in a segment plane (bytes, and each role's offset in them) */
-    int p_inputs, segments;
+    /* recompute: per segment (from the first layers up) its first layer, layer count,
+     * recompute and backward phases and activations plane; one layer's activations in a
+     * segment plane (bytes, and each role's offset in them) */
+    int segments;
     uint64_t seg_first[ARP_WL_MAX_SEGMENTS], seg_layers[ARP_WL_MAX_SEGMENTS];
     int seg_redo[ARP_WL_MAX_SEGMENTS], seg_bwd[ARP_WL_MAX_SEGMENTS], seg_plane[ARP_WL_MAX_SEGMENTS];
     uint64_t act_bytes, act_off[PL_COUNT];
@@ -44,9 +44,9 @@ static void segment(arp_wl_t *wl, training_t *tr) {
 
 /* Recompute: the forward copies each layer's input into fwd.inputs (its own phase, inside the
  * layers loop); the backward then runs, from the last segment down, each segment's recompute
- * (carrying the inputs, declaring the segment's activations) one segment ahead of its
- * backward (carrying them), so a segment's activations live from its recompute, across the
- * next segment's backward, to its own backward. */
+ * (carrying the inputs, declaring the segment's activations) one step ahead of its backward
+ * (carrying them), so a segment's activations live from its recompute, across the backward of
+ * the segment above it, to its own backward. */
 static void declare_recompute(arp_wl_t *wl, training_t *tr) {
     arp_tf_t *tf = &tr->tf;
     arp_tf_dims_t const *d = &tf->dims;
