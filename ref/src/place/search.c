@@ -1,13 +1,12 @@
-/* `search`: anytime branch and bound over canonical solutions (after MiniMalloc, Moffitt,
- * ASPLOS 2023). Time is cut into sections, each with a floor; buffers go in non-decreasing
- * offset order, each on the highest floor it spans, never below the last offset (the base).
- * A node places one buffer at m, the lowest offset any unplaced buffer can take, or skips m;
- * buffers at one offset go in rank order. Inference cuts a node when a section's lowest
- * reachable floor plus its unplaced bytes, or a buffer's floor plus its size, passes the limit.
- * Fast passes (three candidate orders, a gap rule, with and without skip: quick to a fit, not
- * exact) run in turn on doubling slices; then the exact pass (skip, no gap rule) proves or
- * improves. Skip and base keep the exact pass complete: any valid solution falls by
- * gravity to a canonical one no higher. */
+/* `search`: MiniMalloc's ideas (Moffitt, ASPLOS 2023) as a decision procedure, "is there a
+ * placement within this limit?", complete unless it runs out of nodes. A canonical solution
+ * rests every buffer on the highest buffer below it in its lifetime (or on 0) and places them
+ * in non-decreasing offset (ties: rank), so a node branches over the unplaced buffers at their
+ * resting offsets, below the lowest top any unplaced buffer could reach (else a gap stays
+ * open for it). Inference cuts a node when a section's lowest reachable floor plus its unplaced
+ * bytes passes the limit. Once no unplaced buffer spans a time boundary, each side is solved
+ * alone. Three preorders take turns on doubling node budgets. Minimising bisects the height
+ * between the max-live bound and the incumbent with that procedure. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,29 +14,62 @@
 
 #define NONE SIZE_MAX
 
+/* What a node or a partition ends with. */
+typedef enum outcome_t { found_k, not_found_k, stopped_k } outcome_t;
+
+/* The order buffers are ranked in (MiniMalloc's preorders): T is the most bytes live in a
+ * section the buffer spans, W its lifetime, A lifetime times size, each larger first. */
+typedef enum order_t {
+    arp_order_wat_k,
+    arp_order_taw_k,
+    arp_order_twa_k,
+    arp_order_count_k
+} order_t;
+
+typedef struct rank_t {
+    uint64_t a, b, c;
+    size_t index; /* ties: input order */
+    uint32_t who;
+} rank_t;
+
+static int by_rank(void const *x, void const *y) {
+    rank_t const *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    if (p->c != q->c) return p->c < q->c ? -1 : 1;
+    return p->index < q->index ? -1 : p->index > q->index;
+}
+
+typedef struct candidate_t {
+    uint64_t off;
+    uint32_t rank, b;
+} candidate_t;
+
 typedef struct search_t {
     size_t m, sections;
-    size_t *orig; /* problem index of each search buffer (rank order) */
-    uint64_t *size, *align;
-    uint32_t *sl, *su; /* sections [sl, su) */
-    uint64_t *raw, *rem, *infl, *off, *pos;
+    size_t *orig; /* problem index of each search buffer (in rank order) */
+    uint64_t *size, *align, *solution;
+    uint32_t *sl, *su;   /* sections [sl, su) */
+    uint64_t *raw, *rem; /* per section: top of the highest placed buffer; unplaced bytes */
+    uint64_t *infl;      /* per section: lowest offset an unplaced buffer there can take */
+    uint32_t *cuts;      /* per boundary k|k+1: unplaced buffers spanning it */
+    uint64_t *undo;      /* a stack: the floors a placement raised (at most every span once) */
+    size_t undo_count;
     bool *placed;
-    size_t placed_count;
-    uint64_t base;
-    size_t last_rank; /* the buffer placed last at `base`, NONE after a skip */
-    uint64_t limit, best_height, lower_bound;
-    bool minimize, stop, timed_out, found;
-    uint64_t nodes;
+    uint64_t limit;
+    uint64_t nodes, budget; /* nodes explored; the most this run may explore */
     double deadline;
-    uint64_t *offsets; /* the caller's: the best so far */
-    ar_place_buffer_t const *buffers;
-    uint64_t *undo;
-    size_t undo_count, undo_capacity;
-    uint32_t *candidates;
-    size_t candidates_count, candidates_capacity;
-    bool oom;
-    bool gap_rule, skip; /* the fast passes' gap rule; skip branches (always when exact) */
-    uint64_t node_limit; /* nodes to explore at most (tests may cut a run short) */
+    bool timed_out, out_of_nodes, oom;
+    candidate_t *cands; /* a stack: each node's candidates */
+    size_t cands_count, cands_capacity;
+    uint32_t *members; /* a stack: each partition's buffers, in rank order */
+    uint32_t *saved;   /* beside members: the rank each had in the enclosing partition */
+    uint32_t *rank;    /* per buffer: its place in its partition's order */
+    uint64_t *width, *area;
+    order_t order;
+    size_t members_count, members_capacity, saved_capacity;
+    struct rank_t *keys; /* scratch for ranking a partition */
+    size_t keys_capacity;
 } search_t;
 
 static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
@@ -51,189 +83,203 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
     return true;
 }
 
-static void record(search_t *s) {
-    uint64_t height = 0;
-    for (size_t b = 0; b < s->m; ++b)
-        if (s->pos[b] + s->size[b] > height) height = s->pos[b] + s->size[b];
-    if (height >= s->best_height) return;
-    s->best_height = height;
-    s->found = true;
-    for (size_t b = 0; b < s->m; ++b) s->offsets[s->orig[b]] = s->pos[b];
-    if (!s->minimize || height <= s->lower_bound)
-        s->stop = true;
-    else
-        s->limit = height - 1;
+static int by_offset(void const *x, void const *y) {
+    candidate_t const *p = x, *q = y;
+    if (p->off != q->off) return p->off < q->off ? -1 : 1;
+    return p->rank < q->rank ? -1 : p->rank > q->rank;
 }
 
-static void place(search_t *s, size_t b, uint64_t at) {
-    for (uint32_t k = s->sl[b]; k < s->su[b]; ++k) {
-        s->undo[s->undo_count++] = s->raw[k];
-        s->raw[k] = at + s->size[b];
-        s->rem[k] -= s->size[b];
-    }
-    s->pos[b] = at;
-    s->placed[b] = true;
-    ++s->placed_count;
+static outcome_t solve_range(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count);
+
+/* The key of b in the run's order, with T the most unplaced bytes now in a section b spans:
+ * each part split off is ranked afresh, as MiniMalloc does. */
+static rank_t key_of(search_t const *s, uint32_t b) {
+    uint64_t total = 0;
+    for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
+        if (s->rem[k] > total) total = s->rem[k];
+    uint64_t w = ~s->width[b], a = ~s->area[b], t = ~total;
+    if (s->order == arp_order_taw_k) return (rank_t){t, a, w, s->orig[b], b};
+    if (s->order == arp_order_twa_k) return (rank_t){t, w, a, s->orig[b], b};
+    return (rank_t){w, a, t, s->orig[b], b};
 }
 
-static void unplace(search_t *s, size_t b) {
-    for (uint32_t k = s->su[b]; k-- > s->sl[b];) {
-        s->raw[k] = s->undo[--s->undo_count];
-        s->rem[k] += s->size[b];
+/* Sort a partition's members (stack [start, start + count)) in the run's order and give each
+ * its rank there, keeping its enclosing rank beside it. */
+static void rank_partition(search_t *s, size_t start, size_t count) {
+    for (size_t i = 0; i < count; ++i) s->keys[i] = key_of(s, s->members[start + i]);
+    qsort(s->keys, count, sizeof *s->keys, by_rank);
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t b = s->keys[i].who;
+        s->members[start + i] = b;
+        s->saved[start + i] = s->rank[b];
+        s->rank[b] = (uint32_t)i;
     }
-    s->placed[b] = false;
-    --s->placed_count;
 }
 
-/* b at `at` fills a gap: the sections on either side of its lifetime stand at least `at` + its
- * size high, so mostly buffers living within b's lifetime compete for that space. MiniMalloc
- * tries no other buffer there after such a b; it can miss the optimum (a buffer straddling b's
- * top), so only the fast passes use it. */
-static bool fills_gap(search_t const *s, size_t b, uint64_t at) {
-    uint64_t top = at + s->size[b];
-    if (s->sl[b] > 0 && s->raw[s->sl[b] - 1] < top) return false;
-    if (s->su[b] < s->sections && s->raw[s->su[b]] < top) return false;
-    return true;
-}
-
-static void node(search_t *s) {
-    if (s->stop) return;
-    if ((++s->nodes & 1023) == 0 && arp_place_now() > s->deadline) {
-        s->stop = s->timed_out = true;
-        return;
+/* Push the partition's unplaced buffers as candidates at their resting offsets and find the
+ * lowest top any can reach; false when the limit cannot be met: a buffer's top passes it, or a
+ * section's lowest reachable floor (no lower than `base`) plus its unplaced bytes does. */
+static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, uint64_t base,
+                  uint64_t *min_top) {
+    if (!grow((void **)&s->cands, &s->cands_capacity, s->cands_count + count, sizeof *s->cands)) {
+        s->oom = true;
+        return false;
     }
-    if (s->nodes > s->node_limit) {
-        s->stop = s->timed_out = true;
-        return;
-    }
-    if (s->placed_count == s->m) {
-        record(s);
-        return;
-    }
-    for (size_t k = 0; k < s->sections; ++k) s->infl[k] = UINT64_MAX;
-    uint64_t lowest = UINT64_MAX;
-    for (size_t b = 0; b < s->m; ++b) {
+    for (uint32_t k = lo; k < hi; ++k) s->infl[k] = UINT64_MAX;
+    *min_top = UINT64_MAX;
+    for (size_t i = first; i < first + count; ++i) {
+        uint32_t b = s->members[i];
         if (s->placed[b]) continue;
         uint64_t floor = 0;
         for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
             if (s->raw[k] > floor) floor = s->raw[k];
         floor = arp_place_align_up(floor, s->align[b]);
-        /* Dominance: b fits whole below the base on its own sections' floors; every later
-         * placement is at or above the base, so b could drop there in any completion: a
-         * solution with a smaller sum of offsets, and no higher, is explored elsewhere. */
-        if (floor + s->size[b] <= s->base) return;
-        if (floor < s->base) floor = arp_place_align_up(s->base, s->align[b]);
-        if (floor + s->size[b] > s->limit) return;
-        s->off[b] = floor;
-        if (floor < lowest) lowest = floor;
+        if (floor + s->size[b] > s->limit) return false;
+        if (floor + s->size[b] < *min_top) *min_top = floor + s->size[b];
+        uint64_t reach = floor < base ? arp_place_align_up(base, s->align[b]) : floor;
         for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
-            if (floor < s->infl[k]) s->infl[k] = floor;
+            if (reach < s->infl[k]) s->infl[k] = reach;
+        s->cands[s->cands_count++] = (candidate_t){floor, s->rank[b], b};
     }
-    for (size_t k = 0; k < s->sections; ++k)
-        if (s->rem[k] && s->infl[k] + s->rem[k] > s->limit) return;
-    uint64_t next = UINT64_MAX;
-    size_t first = s->candidates_count;
-    if (!grow((void **)&s->candidates, &s->candidates_capacity, first + s->m, sizeof(uint32_t))) {
-        s->stop = s->oom = true;
-        return;
+    for (uint32_t k = lo; k < hi; ++k)
+        if (s->rem[k] && s->infl[k] + s->rem[k] > s->limit) return false;
+    return true;
+}
+
+/* Buffers live in sections [lo, hi), members[first, first + count) (some already placed), all
+ * at or above `base`; the last placed at `base` had rank `last` (NONE: none). */
+static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
+                      uint64_t base, size_t last) {
+    if ((++s->nodes & 1023) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
+    if (s->nodes > s->budget) s->out_of_nodes = true;
+    if (s->timed_out || s->out_of_nodes) return stopped_k;
+    size_t top = s->cands_count;
+    uint64_t min_top;
+    if (!infer(s, lo, hi, first, count, base, &min_top)) {
+        s->cands_count = top;
+        return s->oom ? stopped_k : not_found_k;
     }
-    for (size_t b = 0; b < s->m; ++b) {
-        if (s->placed[b]) continue;
-        if (s->off[b] > lowest) {
-            if (s->off[b] < next) next = s->off[b];
-        } else if (!(s->last_rank != NONE && lowest == s->base && b <= s->last_rank)) {
-            s->candidates[s->candidates_count++] = (uint32_t)b;
+    size_t n = s->cands_count - top;
+    if (n == 0) return found_k;
+    outcome_t out = not_found_k;
+    qsort(s->cands + top, n, sizeof *s->cands, by_offset);
+    for (size_t c = top; c < top + n; ++c) {
+        uint64_t at = s->cands[c].off;
+        uint32_t b = s->cands[c].b, rank = s->cands[c].rank;
+        if (at >= min_top) break; /* a gap below `at` would stay open for some buffer */
+        if (at < base || (at == base && last != NONE && rank <= last)) continue;
+        for (uint32_t k = s->sl[b]; k < s->su[b]; ++k) {
+            s->undo[s->undo_count++] = s->raw[k];
+            s->raw[k] = at + s->size[b];
+            s->rem[k] -= s->size[b];
         }
-    }
-    size_t last = s->candidates_count;
-    uint64_t base = s->base;
-    size_t last_rank = s->last_rank;
-    bool filled = false;
-    for (size_t c = first; c < last && !s->stop; ++c) {
-        size_t b = s->candidates[c];
-        place(s, b, lowest);
-        s->base = lowest;
-        s->last_rank = b;
-        node(s);
-        unplace(s, b);
-        if (s->gap_rule && fills_gap(s, b, lowest)) {
-            filled = true;
-            break;
+        s->placed[b] = true;
+        s->solution[b] = at;
+        bool hatless = true; /* no unplaced buffer lives with b: its offset is forced */
+        for (uint32_t k = s->sl[b]; k < s->su[b] && hatless; ++k) hatless = s->rem[k] == 0;
+        bool cut = false;
+        for (uint32_t k = s->sl[b]; k + 1 < s->su[b]; ++k) cut |= --s->cuts[k] == 0;
+        if (!cut) {
+            out = node(s, lo, hi, first, count, at, rank);
+        } else {
+            /* Check the whole partition from `at` first: the parts start again from 0. */
+            size_t mark = s->cands_count;
+            uint64_t ignored;
+            bool feasible = infer(s, lo, hi, first, count, at, &ignored);
+            s->cands_count = mark;
+            out = s->oom     ? stopped_k
+                  : feasible ? solve_range(s, lo, hi, first, count)
+                             : not_found_k;
         }
+        for (uint32_t k = s->su[b]; k-- > s->sl[b];) {
+            s->raw[k] = s->undo[--s->undo_count];
+            s->rem[k] += s->size[b];
+        }
+        for (uint32_t k = s->sl[b]; k + 1 < s->su[b]; ++k) ++s->cuts[k];
+        s->placed[b] = false;
+        /* A hatless b sits where it must in every completion, and placing it first changed
+         * nothing for the others: if that failed, so does every other candidate here. */
+        if (out != not_found_k || hatless) break;
     }
-    s->candidates_count = first;
-    s->base = base;
-    s->last_rank = last_rank;
-    if (s->stop || filled || !s->skip || next == UINT64_MAX) return;
-    s->base = next;
-    s->last_rank = NONE;
-    node(s);
-    s->base = base;
-    s->last_rank = last_rank;
+    s->cands_count = top;
+    return out;
 }
 
-/* Orders of the candidates: T is the most bytes live in a section the buffer spans, W its
- * lifetime, A lifetime times size (each larger first). */
-typedef enum order_t {
-    arp_order_twa_k, /* these three use the gap rule: fast to a fit, not exact */
-    arp_order_taw_k,
-    arp_order_wat_k,
-    arp_order_width_k, /* lifetime, then size; no gap rule: the exact pass */
-} order_t;
-
-typedef struct rank_t {
-    uint64_t a, b, c;
-    size_t index;
-} rank_t;
-
-static int by_rank(void const *x, void const *y) {
-    rank_t const *p = x, *q = y;
-    if (p->a != q->a) return p->a < q->a ? -1 : 1;
-    if (p->b != q->b) return p->b < q->b ? -1 : 1;
-    if (p->c != q->c) return p->c < q->c ? -1 : 1;
-    return p->index < q->index ? -1 : p->index > q->index;
+/* Split [lo, hi) at every boundary no unplaced buffer spans; solve each side from offset 0
+ * (buffers on either side share no time, so the sides are independent). */
+static outcome_t solve_range(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count) {
+    size_t top = s->members_count;
+    if (!grow((void **)&s->members, &s->members_capacity, top + count, sizeof *s->members) ||
+        !grow((void **)&s->saved, &s->saved_capacity, top + count, sizeof *s->saved) ||
+        !grow((void **)&s->keys, &s->keys_capacity, count, sizeof *s->keys)) {
+        s->oom = true;
+        return stopped_k;
+    }
+    outcome_t out = found_k;
+    for (uint32_t from = lo; from < hi && out == found_k;) {
+        uint32_t to = from + 1;
+        while (to < hi && s->cuts[to - 1] > 0) ++to;
+        size_t start = s->members_count;
+        for (size_t i = first; i < first + count; ++i) {
+            uint32_t b = s->members[i];
+            if (!s->placed[b] && s->sl[b] >= from && s->su[b] <= to)
+                s->members[s->members_count++] = b;
+        }
+        size_t part = s->members_count - start;
+        if (part) {
+            rank_partition(s, start, part);
+            out = node(s, from, to, start, part, 0, NONE);
+            for (size_t i = start; i < start + part; ++i) s->rank[s->members[i]] = s->saved[i];
+        }
+        s->members_count = start;
+        from = to;
+    }
+    s->members_count = top;
+    return out;
 }
 
-static uint32_t section_of(uint64_t const *times, size_t count, uint64_t t) {
-    return (uint32_t)arp_place_count_below(times, count, t);
+/* The problem cut into sections once; each run ranks the buffers in its order. */
+typedef struct prepared_t {
+    ar_place_problem_t const *problem;
+    uint64_t alignment;
+    size_t m, sections;
+    size_t *index;     /* problem index of each buffer that holds bytes */
+    uint32_t *lo, *hi; /* its sections */
+    uint64_t *total;   /* the most bytes live in a section it spans */
+    uint64_t *rem;     /* per section: bytes live */
+    uint64_t grain;    /* the sizes' and alignments' greatest common divisor */
+} prepared_t;
+
+static void prepared_free(prepared_t *p) {
+    free(p->index), free(p->lo), free(p->hi), free(p->total), free(p->rem);
 }
 
-/* Run the search from the incumbent in offsets[]. */
-static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t const *options,
-                       uint64_t *offsets, ar_place_result_t *result, uint64_t incumbent,
-                       double deadline, order_t order, bool skip, bool *exhausted) {
-    search_t s = {0};
+static uint64_t gcd(uint64_t a, uint64_t b) {
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+static ar_status_t prepare(ar_place_problem_t const *problem, uint64_t alignment, prepared_t *p) {
+    *p = (prepared_t){.problem = problem, .alignment = alignment};
     size_t n = problem->count, m = 0;
     for (size_t i = 0; i < n; ++i) m += arp_place_holds(&problem->buffers[i]);
-    s.m = m;
-    s.buffers = problem->buffers;
-    s.offsets = offsets;
-    s.best_height = incumbent;
-    s.lower_bound = ar_place_lower_bound(problem);
-    s.last_rank = NONE;
-    s.minimize = !options->capacity || options->minimize;
-    s.limit = !s.minimize                                          ? options->capacity
-              : options->capacity && incumbent > options->capacity ? options->capacity
-                                                                   : incumbent - 1;
-    s.deadline = deadline;
-    rank_t *ranks = malloc((m + 1) * sizeof *ranks);
     uint64_t *times = malloc((2 * m + 1) * sizeof *times);
-    s.orig = malloc((m + 1) * sizeof *s.orig);
-    s.size = malloc((m + 1) * sizeof *s.size);
-    s.align = malloc((m + 1) * sizeof *s.align);
-    s.sl = malloc((m + 1) * sizeof *s.sl);
-    s.su = malloc((m + 1) * sizeof *s.su);
-    s.off = malloc((m + 1) * sizeof *s.off);
-    s.pos = malloc((m + 1) * sizeof *s.pos);
-    s.placed = calloc(m + 1, sizeof *s.placed);
-    ar_status_t status = ar_status_out_of_memory_k;
-    if (!ranks || !times || !s.orig || !s.size || !s.align || !s.sl || !s.su || !s.off || !s.pos ||
-        !s.placed)
-        goto done;
+    p->m = m;
+    p->index = malloc((m + 1) * sizeof *p->index);
+    p->lo = malloc((m + 1) * sizeof *p->lo);
+    p->hi = malloc((m + 1) * sizeof *p->hi);
+    p->total = calloc(m + 1, sizeof *p->total);
+    if (!times || !p->index || !p->lo || !p->hi || !p->total) goto oom;
     size_t t = 0;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0, k = 0; i < n; ++i) {
         ar_place_buffer_t const *b = &problem->buffers[i];
         if (!arp_place_holds(b)) continue;
+        p->index[k++] = i;
+        p->grain = gcd(p->grain, gcd(b->size, arp_place_alignment(b, alignment)));
         times[t++] = b->lower;
         times[t++] = b->upper;
     }
@@ -241,61 +287,111 @@ static ar_status_t run(ar_place_problem_t const *problem, ar_place_options_t con
     size_t distinct = 0;
     for (size_t k = 0; k < t; ++k)
         if (!distinct || times[k] != times[distinct - 1]) times[distinct++] = times[k];
-    s.sections = distinct ? distinct - 1 : 0;
-    s.raw = calloc(s.sections + 1, sizeof *s.raw);
-    s.rem = calloc(s.sections + 1, sizeof *s.rem);
-    s.infl = calloc(s.sections + 1, sizeof *s.infl);
-    if (!s.raw || !s.rem || !s.infl) goto done;
-    for (size_t i = 0; i < n; ++i) {
-        ar_place_buffer_t const *b = &problem->buffers[i];
-        if (!arp_place_holds(b)) continue;
-        uint32_t lo = section_of(times, distinct, b->lower),
-                 hi = section_of(times, distinct, b->upper);
-        for (uint32_t k = lo; k < hi; ++k) s.rem[k] += b->size;
+    p->sections = distinct ? distinct - 1 : 0;
+    p->rem = calloc(p->sections + 1, sizeof *p->rem);
+    if (!p->rem) goto oom;
+    for (size_t k = 0; k < m; ++k) {
+        ar_place_buffer_t const *b = &problem->buffers[p->index[k]];
+        p->lo[k] = (uint32_t)arp_place_count_below(times, distinct, b->lower);
+        p->hi[k] = (uint32_t)arp_place_count_below(times, distinct, b->upper);
+        for (uint32_t j = p->lo[k]; j < p->hi[k]; ++j) p->rem[j] += b->size;
     }
-    /* Rank: RANKDOC */
-    for (size_t i = 0, k = 0; i < n; ++i) {
-        ar_place_buffer_t const *b = &problem->buffers[i];
-        if (!arp_place_holds(b)) continue;
-        uint32_t lo = section_of(times, distinct, b->lower),
-                 hi = section_of(times, distinct, b->upper);
-        uint64_t total = 0, width = b->upper - b->lower, area = width * b->size;
-        for (uint32_t j = lo; j < hi; ++j)
-            if (s.rem[j] > total) total = s.rem[j];
-        rank_t r = {~width, ~b->size, 0, i};
-        if (order == arp_order_twa_k) r = (rank_t){~total, ~width, ~area, i};
-        if (order == arp_order_taw_k) r = (rank_t){~total, ~area, ~width, i};
-        if (order == arp_order_wat_k) r = (rank_t){~width, ~area, ~total, i};
-        ranks[k++] = r;
+    for (size_t k = 0; k < m; ++k)
+        for (uint32_t j = p->lo[k]; j < p->hi[k]; ++j)
+            if (p->rem[j] > p->total[k]) p->total[k] = p->rem[j];
+    free(times);
+    return ar_status_success_k;
+oom:
+    free(times);
+    prepared_free(p);
+    return ar_status_out_of_memory_k;
+}
+
+/* One run: a placement within `limit` in offsets[] (found_k), none exists (not_found_k), or
+ * the budget or the deadline ran out first (stopped_k). */
+static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_t budget,
+                     double deadline, uint64_t *offsets, uint64_t *nodes, bool *oom) {
+    search_t s = {
+        .m = p->m, .sections = p->sections, .limit = limit, .budget = budget, .deadline = deadline};
+    size_t m = p->m;
+    outcome_t out = stopped_k;
+    rank_t *ranks = malloc((m + 1) * sizeof *ranks);
+    s.order = order;
+    s.rank = malloc((m + 1) * sizeof *s.rank);
+    s.width = malloc((m + 1) * sizeof *s.width);
+    s.area = malloc((m + 1) * sizeof *s.area);
+    s.orig = malloc((m + 1) * sizeof *s.orig);
+    s.size = malloc((m + 1) * sizeof *s.size);
+    s.align = malloc((m + 1) * sizeof *s.align);
+    s.solution = malloc((m + 1) * sizeof *s.solution);
+    s.sl = malloc((m + 1) * sizeof *s.sl);
+    s.su = malloc((m + 1) * sizeof *s.su);
+    s.placed = calloc(m + 1, sizeof *s.placed);
+    s.raw = calloc(p->sections + 1, sizeof *s.raw);
+    s.rem = malloc((p->sections + 1) * sizeof *s.rem);
+    s.infl = malloc((p->sections + 1) * sizeof *s.infl);
+    s.cuts = calloc(p->sections + 1, sizeof *s.cuts);
+    s.members = malloc((m + 1) * sizeof *s.members);
+    size_t spans = 1;
+    for (size_t k = 0; k < m; ++k) spans += p->hi[k] - p->lo[k];
+    s.undo = malloc(spans * sizeof *s.undo);
+    s.members_capacity = m + 1;
+    if (!ranks || !s.orig || !s.size || !s.align || !s.solution || !s.sl || !s.su || !s.placed ||
+        !s.raw || !s.rem || !s.infl || !s.cuts || !s.members || !s.undo || !s.rank || !s.width ||
+        !s.area) {
+        s.oom = true;
+        goto done;
+    }
+    memcpy(s.rem, p->rem, (p->sections + 1) * sizeof *s.rem);
+    for (size_t k = 0; k < m; ++k) {
+        ar_place_buffer_t const *b = &p->problem->buffers[p->index[k]];
+        uint64_t width = b->upper - b->lower, area = width * b->size, total = p->total[k];
+        rank_t r = {~width, ~area, ~total, k, 0};
+        if (order == arp_order_taw_k) r = (rank_t){~total, ~area, ~width, k, 0};
+        if (order == arp_order_twa_k) r = (rank_t){~total, ~width, ~area, k, 0};
+        ranks[k] = r;
     }
     qsort(ranks, m, sizeof *ranks, by_rank);
-    size_t spans = 0;
     for (size_t b = 0; b < m; ++b) {
-        ar_place_buffer_t const *x = &problem->buffers[ranks[b].index];
-        s.orig[b] = ranks[b].index;
+        size_t k = ranks[b].index;
+        ar_place_buffer_t const *x = &p->problem->buffers[p->index[k]];
+        s.orig[b] = p->index[k];
         s.size[b] = x->size;
-        s.align[b] = arp_place_alignment(x, options->alignment);
-        s.sl[b] = section_of(times, distinct, x->lower);
-        s.su[b] = section_of(times, distinct, x->upper);
-        spans += s.su[b] - s.sl[b];
+        s.align[b] = arp_place_alignment(x, p->alignment);
+        s.width[b] = x->upper - x->lower;
+        s.area[b] = s.width[b] * x->size;
+        s.sl[b] = p->lo[k];
+        s.su[b] = p->hi[k];
+        for (uint32_t j = s.sl[b]; j + 1 < s.su[b]; ++j) ++s.cuts[j];
+        s.members[b] = (uint32_t)b;
     }
-    if (!grow((void **)&s.undo, &s.undo_capacity, spans + 1, sizeof *s.undo)) goto done;
-    s.node_limit = UINT64_MAX;
-    s.gap_rule = order != arp_order_width_k;
-    s.skip = skip || !s.gap_rule;
-    node(&s);
-    status = s.oom ? ar_status_out_of_memory_k : ar_status_success_k;
-    result->nodes = s.nodes;
-    result->height = s.best_height;
-    /* Exhausted without a time-out: nothing lower exists (minimising), or nothing within the
-     * capacity (not minimising, nothing found). */
-    result->optimal = (!s.timed_out && s.minimize) || s.best_height <= s.lower_bound;
-    *exhausted = !s.timed_out && !s.oom;
+    s.members_count = m;
+    out = solve_range(&s, 0, (uint32_t)p->sections, 0, m);
+    if (out == found_k)
+        for (size_t b = 0; b < m; ++b) offsets[s.orig[b]] = s.solution[b];
 done:
-    free(ranks), free(times), free(s.orig), free(s.size), free(s.align), free(s.sl), free(s.su);
-    free(s.off), free(s.pos), free(s.placed), free(s.raw), free(s.rem), free(s.infl);
-    free(s.undo), free(s.candidates);
-    return status;
+    *nodes += s.nodes;
+    *oom = s.oom;
+    free(ranks), free(s.orig), free(s.size), free(s.align), free(s.solution), free(s.sl);
+    free(s.su), free(s.placed), free(s.raw), free(s.rem), free(s.infl), free(s.cuts);
+    free(s.members), free(s.cands), free(s.undo);
+    free(s.rank), free(s.width), free(s.area), free(s.saved), free(s.keys);
+    return s.oom ? stopped_k : out;
+}
+
+/* Is there a placement within `limit`? The three orders take turns, each budget twice the
+ * last (MiniMalloc's round robin); a run that ends without running out decides. */
+static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *offsets,
+                        uint64_t *nodes, bool *oom) {
+    for (uint64_t budget = 2 * (p->m + 1);; budget *= 2) {
+        for (int o = 0; o < arp_order_count_k; ++o) {
+            outcome_t out = run(p, (order_t)o, limit, budget, deadline, offsets, nodes, oom);
+            if (*oom) return stopped_k;
+            if (out != stopped_k) return out;
+            if (arp_place_now() > deadline) return stopped_k;
+        }
+        if (budget > UINT64_MAX / 4) return stopped_k;
+    }
 }
 
 /* Keep trial as the incumbent when it is lower than *best. */
@@ -324,13 +420,15 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
         }
         keep_if_lower(problem, trial, offsets, &best);
     }
-    /* Then up to 1024 perturbed orders, within a tenth of the time limit, until one fits. */
     double limit_s =
         options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
-    double start = arp_place_now(), until = start + limit_s / 10;
-    uint64_t goal =
-        options->capacity && !options->minimize ? options->capacity : ar_place_lower_bound(problem);
-    for (uint64_t seed = 1; best > goal && seed <= 1024 && arp_place_now() < until; ++seed) {
+    double start = arp_place_now(), end = start + limit_s;
+    uint64_t bound = ar_place_lower_bound(problem);
+    bool fit_only = options->capacity && !options->minimize;
+    uint64_t goal = fit_only ? options->capacity : bound;
+    /* Then perturbed greedy orders, within a twentieth of the limit, until one meets the goal. */
+    for (uint64_t seed = 1; best > goal && seed <= 1024 && arp_place_now() < start + limit_s / 20;
+         ++seed) {
         ar_status_t status = arp_place_perturbed(problem, options->alignment, seed, trial);
         if (status != ar_status_success_k) {
             free(trial);
@@ -338,63 +436,55 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
         }
         keep_if_lower(problem, trial, offsets, &best);
     }
-    free(trial);
-    /* Then a local search over orders from the best so far: before the tree search when
-     * minimising (200 moves a buffer, within 40% of the limit), in the last tenth of the
-     * limit when only fitting a capacity (the tree fits sooner). */
-    bool fit_only = options->capacity && !options->minimize;
-    if (best > goal && !fit_only) {
-        ar_status_t status = arp_place_improve(problem, options->alignment, goal, 200 * n + 200,
-                                               start + limit_s * 0.4, offsets);
-        if (status != ar_status_success_k) return status;
-        best = ar_place_height(problem, offsets);
-    }
+    result->nodes = 0;
     result->height = best;
-    bool fits = !options->capacity || best <= options->capacity;
-    if ((fits && options->capacity && !options->minimize) || best == 0 ||
-        best <= ar_place_lower_bound(problem)) {
-        result->optimal = best <= ar_place_lower_bound(problem);
-        return ar_status_success_k;
-    }
-    double tree_end = fit_only ? start + limit_s * 0.9 : start + limit_s;
-    bool exhausted = false; /* fitting only: nothing within the capacity exists */
-    /* A portfolio first: the three gap-rule orders in turn, each slice twice the last, over
-     * three quarters of the tree's time; then the exact pass until the end. */
-    double heuristic_end = arp_place_now() + (tree_end - arp_place_now()) * 0.75;
-    uint64_t nodes = 0;
+    result->optimal = best <= bound;
     ar_status_t status = ar_status_success_k;
-    for (double slice = 0.25, all_done = false; !all_done && arp_place_now() < heuristic_end;
-         slice *= 2) {
-        all_done = true; /* every order exhausted its (incomplete) tree: slices would not help */
-        for (int pass = 0; pass < 6; ++pass) {
-            order_t o = (order_t)(pass % 3);
-            bool skip = pass >= 3;
-            double now = arp_place_now(), end = now + slice;
-            if (now >= heuristic_end) break;
-            bool done = false;
-            status = run(problem, options, offsets, result, best,
-                         end < heuristic_end ? end : heuristic_end, o, skip, &done);
-            nodes += result->nodes;
-            best = result->height;
-            all_done = all_done && done;
-            if (status != ar_status_success_k) return status;
-            if ((fit_only && best <= options->capacity) || best <= ar_place_lower_bound(problem)) {
-                result->nodes = nodes;
-                result->optimal = best <= ar_place_lower_bound(problem);
-                return status;
+    prepared_t p;
+    if (best <= goal || best == 0 || (status = prepare(problem, options->alignment, &p))) goto done;
+    bool oom = false;
+    if (fit_only) {
+        /* One question: a placement within the capacity. */
+        outcome_t out =
+            decide(&p, options->capacity, start + limit_s * 0.9, trial, &result->nodes, &oom);
+        if (out == found_k) keep_if_lower(problem, trial, offsets, &best);
+        if (out == stopped_k && !oom) {
+            /* Undecided: the rest of the limit polishes the incumbent instead. */
+            status = arp_place_improve(problem, options->alignment, goal, UINT64_MAX, end, offsets);
+            best = ar_place_height(problem, offsets);
+        }
+    } else {
+        /* Bisect: lo is the least height not yet ruled out, best a height found. Each question
+         * gets an even share of the time left; one not decided in its share is treated as
+         * ruled out, so the result is then not proven optimal. Heights are multiples of the
+         * sizes' and alignments' greatest common divisor, so only those are asked. */
+        uint64_t grain = p.grain, lo = (bound + grain - 1) / grain * grain;
+        bool proven = true;
+        while (lo < best && !oom) {
+            double now = arp_place_now();
+            if (now >= end) {
+                proven = false;
+                break;
+            }
+            uint64_t steps = 1, gap = (best - lo) / grain;
+            while (gap >>= 1) ++steps;
+            uint64_t mid = lo + (best - lo) / grain / 2 * grain;
+            outcome_t out =
+                decide(&p, mid, now + (end - now) / (double)steps, trial, &result->nodes, &oom);
+            if (out == found_k) {
+                keep_if_lower(problem, trial, offsets, &best);
+            } else {
+                proven = proven && out == not_found_k;
+                lo = mid + grain;
             }
         }
+        result->optimal = (proven && lo >= best) || best <= bound;
     }
-    status =
-        run(problem, options, offsets, result, best, tree_end, arp_order_width_k, true, &exhausted);
-    result->nodes += nodes;
-    if (status != ar_status_success_k || !fit_only || result->height <= options->capacity ||
-        result->optimal || exhausted)
-        return status;
-    nodes = result->nodes;
-    status = arp_place_improve(problem, options->alignment, goal, UINT64_MAX, start + limit_s,
-                               offsets); /* the rest of the limit: nothing else is left to do */
-    result->height = ar_place_height(problem, offsets);
-    result->nodes = nodes;
+    prepared_free(&p);
+    if (oom) status = ar_status_out_of_memory_k;
+    result->height = best;
+    if (!result->optimal) result->optimal = best <= bound;
+done:
+    free(trial);
     return status;
 }
