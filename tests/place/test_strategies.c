@@ -3,6 +3,7 @@
  * search finds the optimum on small problems, where the optimum is the least height of
  * lowest-gap placement over every order of the buffers (gravity: any solution, placed in its
  * offset order at lowest gaps, gets no higher). */
+#include <stdio.h>
 #include "expect.h"
 #include "place_test_util.h"
 
@@ -45,6 +46,36 @@ static uint64_t best_over_orders(ar_place_buffer_t const *buffers, size_t *order
         order[k] = t;
     }
     return best;
+}
+
+/* A W x T rectangle cut by random guillotine cuts (in time or in space) into `n` pieces, each
+ * a buffer; base[] gets where each piece was cut from (a placement of height W). */
+static size_t planted_tiling(uint64_t *state, ar_place_buffer_t *buffers, uint64_t *base, size_t n,
+                             uint64_t w, uint64_t t) {
+    buffers[0] = (ar_place_buffer_t){0, t, w, 0};
+    base[0] = 0;
+    size_t count = 1;
+    for (int tries = 0; count < n && tries < 10000; ++tries) {
+        size_t i = place_test_below(state, count);
+        ar_place_buffer_t *b = &buffers[i];
+        bool in_time = place_test_below(state, 2) == 0;
+        uint64_t span = in_time ? b->upper - b->lower : b->size / 16;
+        if (span < 2) continue;
+        uint64_t cut = 1 + place_test_below(state, span - 1);
+        ar_place_buffer_t *c = &buffers[count];
+        *c = *b;
+        base[count] = base[i];
+        if (in_time) {
+            b->upper = b->lower + cut;
+            c->lower = b->upper;
+        } else { /* sizes stay multiples of 16 */
+            b->size = cut * 16;
+            c->size -= b->size;
+            base[count] += b->size;
+        }
+        ++count;
+    }
+    return count;
 }
 
 int main(void) {
@@ -102,5 +133,34 @@ int main(void) {
             expect_true(place_test_valid(buffers, n, offsets, 0));
         }
     }
+    /* Planted tilings, some pieces removed: a placement within W exists, and the search (a
+     * decision with W as the capacity; parts split off as pieces get placed) finds one. Most
+     * rounds need the tree: the heuristics alone miss W. */
+    int trees = 0;
+    for (int round = 0; round < 40; ++round) {
+        uint64_t w = 16 * (64 + place_test_below(&state, 192)),
+                 t = 32 + place_test_below(&state, 200);
+        static uint64_t planted[BIG];
+        size_t n =
+            planted_tiling(&state, buffers, planted, 40 + place_test_below(&state, 60), w, t);
+        for (size_t i = 0; i < n; ++i)
+            if (place_test_below(&state, 25) == 0) buffers[i].size = 0; /* dropped: holds nothing */
+        ar_place_problem_t problem = {buffers, n};
+        expect_true(place_test_valid(buffers, n, planted, 0));
+        expect_u64_le(ar_place_height(&problem, planted), w);
+        ar_place_options_t options;
+        ar_place_options_default(&options);
+        options.strategy = ar_place_search_k;
+        options.capacity = w;
+        options.time_limit_s = 30;
+        ar_place_result_t result;
+        expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
+        expect_true(result.fits);
+        expect_u64_le(result.height, w);
+        expect_true(place_test_valid(buffers, n, offsets, 0));
+        trees += result.nodes > 0;
+    }
+    printf("planted tilings: %d of 40 needed the tree\n", trees);
+    expect_true(trees >= 15);
     return expect_finish();
 }
