@@ -49,6 +49,7 @@ typedef struct search_t {
     size_t m, sections;
     size_t *orig; /* problem index of each search buffer (in rank order) */
     uint64_t *size, *align, *solution;
+    uint64_t *floor;     /* scratch per node: each unplaced buffer's resting offset */
     uint32_t *sl, *su;   /* sections [sl, su) */
     uint64_t *raw, *rem; /* per section: top of the highest placed buffer; unplaced bytes */
     uint64_t *infl;      /* per section: lowest offset an unplaced buffer there can take */
@@ -59,7 +60,8 @@ typedef struct search_t {
     uint64_t limit;
     uint64_t nodes, budget; /* nodes explored; the most this run may explore */
     double deadline;
-    bool timed_out, out_of_nodes, oom;
+    bool timed_out, out_of_nodes, oom, too_deep;
+    size_t depth;
     candidate_t *cands; /* a stack: each node's candidates */
     size_t cands_count, cands_capacity;
     uint32_t *members; /* a stack: each partition's buffers, in rank order */
@@ -116,58 +118,70 @@ static void rank_partition(search_t *s, size_t start, size_t count) {
     }
 }
 
-/* Push the partition's unplaced buffers as candidates at their resting offsets and find the
- * lowest top any can reach; false when the limit cannot be met: a buffer's top passes it, or a
- * section's lowest reachable floor (no lower than `base`) plus its unplaced bytes does. */
+/* The partition's unplaced buffers at their resting offsets (floor[]), the lowest top any
+ * can reach and how many there are; false when the limit cannot be met: a buffer's top passes
+ * it, or a section's lowest reachable floor (no lower than `base`) plus its unplaced bytes
+ * does. With `push`, the candidates (resting at or above `base`, below that lowest top) go on
+ * the stack: only they can be placed next. */
 static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, uint64_t base,
-                  uint64_t *min_top) {
-    if (!grow((void **)&s->cands, &s->cands_capacity, s->cands_count + count, sizeof *s->cands)) {
-        s->oom = true;
-        return false;
-    }
+                  bool push, size_t *unplaced) {
     for (uint32_t k = lo; k < hi; ++k) s->infl[k] = UINT64_MAX;
-    *min_top = UINT64_MAX;
+    uint64_t min_top = UINT64_MAX;
+    *unplaced = 0;
     for (size_t i = first; i < first + count; ++i) {
         uint32_t b = s->members[i];
         if (s->placed[b]) continue;
+        ++*unplaced;
         uint64_t floor = 0;
         for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
             if (s->raw[k] > floor) floor = s->raw[k];
         floor = arp_place_align_up(floor, s->align[b]);
         if (floor + s->size[b] > s->limit) return false;
-        if (floor + s->size[b] < *min_top) *min_top = floor + s->size[b];
+        if (floor + s->size[b] < min_top) min_top = floor + s->size[b];
         uint64_t reach = floor < base ? arp_place_align_up(base, s->align[b]) : floor;
         for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
             if (reach < s->infl[k]) s->infl[k] = reach;
-        s->cands[s->cands_count++] = (candidate_t){floor, s->rank[b], b};
+        s->floor[b] = floor;
     }
     for (uint32_t k = lo; k < hi; ++k)
         if (s->rem[k] && s->infl[k] + s->rem[k] > s->limit) return false;
+    if (!push) return true;
+    if (!grow((void **)&s->cands, &s->cands_capacity, s->cands_count + *unplaced,
+              sizeof *s->cands)) {
+        s->oom = true;
+        return false;
+    }
+    for (size_t i = first; i < first + count; ++i) {
+        uint32_t b = s->members[i];
+        if (!s->placed[b] && s->floor[b] >= base && s->floor[b] < min_top)
+            s->cands[s->cands_count++] = (candidate_t){s->floor[b], s->rank[b], b};
+    }
     return true;
 }
 
 /* Buffers live in sections [lo, hi), members[first, first + count) (some already placed), all
  * at or above `base`; the last placed at `base` had rank `last` (NONE: none). */
 static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
-                      uint64_t base, size_t last) {
-    if ((++s->nodes & 1023) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
+                      uint64_t base, size_t last);
+
+static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
+                           uint64_t base, size_t last) {
+    if ((++s->nodes & 15) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
     if (s->nodes > s->budget) s->out_of_nodes = true;
-    if (s->timed_out || s->out_of_nodes) return stopped_k;
-    size_t top = s->cands_count;
-    uint64_t min_top;
-    if (!infer(s, lo, hi, first, count, base, &min_top)) {
+    if (s->timed_out || s->out_of_nodes || s->too_deep) return stopped_k;
+    size_t top = s->cands_count, unplaced;
+    if (!infer(s, lo, hi, first, count, base, true, &unplaced)) {
         s->cands_count = top;
         return s->oom ? stopped_k : not_found_k;
     }
+    if (unplaced == 0) return found_k;
     size_t n = s->cands_count - top;
-    if (n == 0) return found_k;
     outcome_t out = not_found_k;
     qsort(s->cands + top, n, sizeof *s->cands, by_offset);
     for (size_t c = top; c < top + n; ++c) {
         uint64_t at = s->cands[c].off;
         uint32_t b = s->cands[c].b, rank = s->cands[c].rank;
-        if (at >= min_top) break; /* a gap below `at` would stay open for some buffer */
-        if (at < base || (at == base && last != NONE && rank <= last)) continue;
+        if (at == base && last != NONE && rank <= last) continue; /* that order was explored */
         for (uint32_t k = s->sl[b]; k < s->su[b]; ++k) {
             s->undo[s->undo_count++] = s->raw[k];
             s->raw[k] = at + s->size[b];
@@ -183,10 +197,8 @@ static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_
             out = node(s, lo, hi, first, count, at, rank);
         } else {
             /* Check the whole partition from `at` first: the parts start again from 0. */
-            size_t mark = s->cands_count;
-            uint64_t ignored;
-            bool feasible = infer(s, lo, hi, first, count, at, &ignored);
-            s->cands_count = mark;
+            size_t ignored;
+            bool feasible = infer(s, lo, hi, first, count, at, false, &ignored);
             out = s->oom     ? stopped_k
                   : feasible ? solve_range(s, lo, hi, first, count)
                              : not_found_k;
@@ -202,6 +214,22 @@ static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_
         if (out != not_found_k || hatless) break;
     }
     s->cands_count = top;
+    return out;
+}
+
+/* The tree recurses once per placement: past ARP_SEARCH_DEPTH levels it stops (the best so far
+ * stands) rather than risk the caller's stack. */
+#define ARP_SEARCH_DEPTH 8192
+
+static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
+                      uint64_t base, size_t last) {
+    if (s->depth >= ARP_SEARCH_DEPTH) {
+        s->too_deep = true;
+        return stopped_k;
+    }
+    ++s->depth;
+    outcome_t out = node_body(s, lo, hi, first, count, base, last);
+    --s->depth;
     return out;
 }
 
@@ -310,7 +338,8 @@ oom:
 /* One run: a placement within `limit` in offsets[] (found_k), none exists (not_found_k), or
  * the budget or the deadline ran out first (stopped_k). */
 static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_t budget,
-                     double deadline, uint64_t *offsets, uint64_t *nodes, bool *oom) {
+                     double deadline, uint64_t *offsets, uint64_t *nodes, bool *oom,
+                     bool *too_deep) {
     search_t s = {
         .m = p->m, .sections = p->sections, .limit = limit, .budget = budget, .deadline = deadline};
     size_t m = p->m;
@@ -324,6 +353,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
     s.size = malloc((m + 1) * sizeof *s.size);
     s.align = malloc((m + 1) * sizeof *s.align);
     s.solution = malloc((m + 1) * sizeof *s.solution);
+    s.floor = malloc((m + 1) * sizeof *s.floor);
     s.sl = malloc((m + 1) * sizeof *s.sl);
     s.su = malloc((m + 1) * sizeof *s.su);
     s.placed = calloc(m + 1, sizeof *s.placed);
@@ -336,9 +366,9 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
     for (size_t k = 0; k < m; ++k) spans += p->hi[k] - p->lo[k];
     s.undo = malloc(spans * sizeof *s.undo);
     s.members_capacity = m + 1;
-    if (!ranks || !s.orig || !s.size || !s.align || !s.solution || !s.sl || !s.su || !s.placed ||
-        !s.raw || !s.rem || !s.infl || !s.cuts || !s.members || !s.undo || !s.rank || !s.width ||
-        !s.area) {
+    if (!ranks || !s.orig || !s.size || !s.align || !s.solution || !s.floor || !s.sl || !s.su ||
+        !s.placed || !s.raw || !s.rem || !s.infl || !s.cuts || !s.members || !s.undo || !s.rank ||
+        !s.width || !s.area) {
         s.oom = true;
         goto done;
     }
@@ -372,7 +402,9 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
 done:
     *nodes += s.nodes;
     *oom = s.oom;
-    free(ranks), free(s.orig), free(s.size), free(s.align), free(s.solution), free(s.sl);
+    *too_deep = s.too_deep;
+    free(ranks), free(s.orig), free(s.size), free(s.align), free(s.solution), free(s.floor),
+        free(s.sl);
     free(s.su), free(s.placed), free(s.raw), free(s.rem), free(s.infl), free(s.cuts);
     free(s.members), free(s.cands), free(s.undo);
     free(s.rank), free(s.width), free(s.area), free(s.saved), free(s.keys);
@@ -385,8 +417,10 @@ static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, ui
                         uint64_t *nodes, bool *oom) {
     for (uint64_t budget = 2 * (p->m + 1);; budget *= 2) {
         for (int o = 0; o < arp_order_count_k; ++o) {
-            outcome_t out = run(p, (order_t)o, limit, budget, deadline, offsets, nodes, oom);
-            if (*oom) return stopped_k;
+            bool too_deep = false;
+            outcome_t out =
+                run(p, (order_t)o, limit, budget, deadline, offsets, nodes, oom, &too_deep);
+            if (*oom || too_deep) return stopped_k; /* a larger budget would stop there too */
             if (out != stopped_k) return out;
             if (arp_place_now() > deadline) return stopped_k;
         }
@@ -406,7 +440,8 @@ static void keep_if_lower(ar_place_problem_t const *problem, uint64_t const *tri
 
 ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options_t const *options,
                              uint64_t *offsets, ar_place_result_t *result) {
-    /* The incumbent: the best of the heuristics. */
+    /* The incumbent: the best of the heuristics (within the time limit too). */
+    double start = arp_place_now();
     size_t n = problem->count;
     uint64_t *trial = malloc((n + 1) * sizeof *trial);
     if (!trial) return ar_status_out_of_memory_k;
@@ -422,7 +457,7 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
     }
     double limit_s =
         options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
-    double start = arp_place_now(), end = start + limit_s;
+    double end = start + limit_s;
     uint64_t bound = ar_place_lower_bound(problem);
     bool fit_only = options->capacity && !options->minimize;
     uint64_t goal = fit_only ? options->capacity : bound;
