@@ -2,7 +2,7 @@
  * MiniMalloc's production instances (workloads/data/minimalloc, posed at 1,048,576 bytes) and
  * for each family preset of the profile (the plan's planes as a problem, ar_place_from_plan),
  * and for the knobs that make lifetimes interleave (pipeline micro skew, moe expert skew).
- * The time is one solve; the search runs once (capacity-fit, time limit 5 s quick, 60 s full),
+ * The time is one solve; the search runs once (capacity-fit, time limit 10 s quick, 60 s full),
  * the heuristics as often as the minimum time asks. Counters (bench/README.md): height,
  * lower_bound, height_over_lower_bound, height_over_capacity (instances with a capacity only),
  * fits, solve_s, nodes, and verdict: the certificate's verdict on the placement's plan
@@ -86,7 +86,7 @@ static void run_placement(gb_state_t *state, void *data) {
     ar_place_options_default(&options);
     options.strategy = c->strategy;
     options.capacity = c->path[0] ? PLACEMENT_CAPACITY : 0;
-    options.time_limit_s = strcmp(bench_profile.name, "full") == 0 ? 60.0 : 5.0;
+    options.time_limit_s = strcmp(bench_profile.name, "full") == 0 ? 60.0 : 10.0;
     uint64_t alignment =
         c->csv->has_alignment && problem->count ? problem->buffers[0].alignment : 1;
     ar_place_result_t result;

@@ -58,22 +58,25 @@ typedef enum ar_place_strategy_t {
      * lifetime, then input order), each into the tightest gap between the placed buffers live
      * with it, else on top of them. O(n^2). */
     ar_place_best_fit_k,
-    /* An exact, anytime branch and bound over canonical solutions (after MiniMalloc, Moffitt,
-     * ASPLOS 2023): buffers are placed in non-decreasing offset order, each on the floor of the
-     * sections (time slices) it spans, floors never drop below the last offset; inference raises
-     * a section's floor to the lowest offset any buffer live there can still take; nodes whose
-     * floors plus the bytes still to place overflow the limit (the capacity, a hard bound) are
-     * cut; permutations of buffers placed at one offset are explored once; a buffer that would
-     * fit whole below the current offset cuts the node (it could drop there). Starts from the
-     * best of the other strategies and of up to 1024 perturbed greedy orders. Then fast passes
-     * in turn, on slices of doubling time over three quarters of the tree's time: candidates
-     * in one of MiniMalloc's preorders (most bytes live in a spanned section, lifetime, area;
-     * or their permutations TAW, WAT) and its gap rule (after a buffer that fills a gap no other
-     * is tried there), first without the skip branch, then with it (not exact: MiniMalloc's
-     * no-skip reading fits soonest). Then the exact pass (skip, no gap rule) to the limit. A local
-     * search over placement orders improves the incumbent before the tree when minimising, in
-     * the last tenth of the limit when only fitting a capacity. Returns the best found at its
-     * time limit. Exponential in the worst case. */
+    /* MiniMalloc's search (Moffitt, ASPLOS 2023), written here from the paper's ideas, as a
+     * decision "is there a placement within L?", complete unless a node budget runs out. A
+     * canonical solution rests each buffer on the highest buffer below it in its lifetime (or on
+     * 0) and places buffers in non-decreasing offset; a node branches over the unplaced buffers
+     * at their resting offsets, in offset then rank order, below the lowest top any unplaced
+     * buffer could reach (a lower gap would stay open for it). Inference cuts a node when a
+     * time section's lowest reachable floor plus its unplaced bytes passes L. A buffer with
+     * nothing unplaced beside it is placed where it must be (no alternative is tried); once no
+     * unplaced buffer spans a time boundary, the two sides are solved apart, each re-ranked.
+     * Ranks: three preorders (lifetime, area, most bytes in a spanned section; and two
+     * permutations) take turns on doubling node budgets. Starts from the best of the other
+     * strategies and of up to 1024 perturbed greedy orders (a twentieth of the time limit).
+     * With a capacity, L is the capacity (90% of the limit; an undecided search leaves the rest
+     * to a local search over orders from the incumbent). Minimising bisects L between the
+     * max-live bound and the best height found, in steps of the sizes' and alignments' common
+     * divisor, each question an even share of the time left (one not decided in its share
+     * counts as no: the result is then not proven optimal). The tree goes at most 8,192
+     * placements deep. Returns the best found at its time limit. Exponential in the worst
+     * case; a node costs O(n + sections spanned). */
     ar_place_search_k,
     ar_place_strategy_count_k
 } ar_place_strategy_t;
