@@ -58,7 +58,8 @@ typedef struct search_t {
     size_t undo_count;
     bool *placed;
     uint64_t limit;
-    uint64_t nodes, budget; /* nodes explored; the most this run may explore */
+    uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
+    uint64_t probes;        /* every node entered: the deadline is read every 16 */
     double deadline;
     bool timed_out, out_of_nodes, oom, too_deep;
     size_t depth;
@@ -166,13 +167,17 @@ static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_
 
 static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
                            uint64_t base, size_t last) {
-    if ((++s->nodes & 15) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
-    if (s->nodes > s->budget) s->out_of_nodes = true;
-    if (s->timed_out || s->out_of_nodes || s->too_deep) return stopped_k;
+    if ((++s->probes & 15) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
+    if (s->timed_out || s->too_deep) return stopped_k;
     size_t top = s->cands_count, unplaced;
     if (!infer(s, lo, hi, first, count, base, true, &unplaced)) {
         s->cands_count = top;
         return s->oom ? stopped_k : not_found_k;
+    }
+    if (++s->nodes > s->budget) {
+        s->out_of_nodes = true;
+        s->cands_count = top;
+        return stopped_k;
     }
     if (unplaced == 0) return found_k;
     size_t n = s->cands_count - top;
