@@ -75,10 +75,15 @@ static void declare_waves(arp_wl_t *wl, decoder_t *dc) {
         for (uint64_t from = w + 1 > ARP_WL_KV_SPAN ? w + 1 - ARP_WL_KV_SPAN : 0; from <= w; ++from)
             for (uint64_t to = w + 1; to <= W && to <= from + ARP_WL_KV_SPAN; ++to) {
                 if (!pages[from][to]) continue;
-                uint64_t layer = pages[from][to] * page_bytes;
+                /* past 2^56 bytes (the plane refuses it) stays past it, never wraps */
+                arp_u128_t bytes = (arp_u128_t)pages[from][to] * page_bytes;
+                uint64_t layer =
+                    bytes > ARP_WL_MAX_TENSOR ? ARP_WL_MAX_TENSOR + 1 : (uint64_t)bytes;
+                bytes = (arp_u128_t)layer * wl->layers;
+                uint64_t size = bytes > ARP_WL_MAX_TENSOR ? ARP_WL_MAX_TENSOR + 1 : (uint64_t)bytes;
                 group_name(name, from, to);
                 int k = dc->wave_count[w]++;
-                dc->wave_planes[w][k] = arp_wl_plane(wl, phase, name, layer * wl->layers, from < w);
+                dc->wave_planes[w][k] = arp_wl_plane(wl, phase, name, size, from < w);
                 dc->wave_layer[w][k] = layer;
                 if (from == w) ++wl->kv_groups;
             }
