@@ -36,7 +36,7 @@ static uint64_t request_prompt(arp_wl_t const *wl, uint64_t slot, uint64_t wave)
     return wl->seq / 2 + h % (wl->seq - wl->seq / 2 + 1);
 }
 
-/* The page plane of the requests admitted at `from` that finish at `to` hold. */
+/* The name of the page plane of the requests admitted at wave `from` and done before `to`. */
 static void group_name(char *buffer, uint64_t from, uint64_t to) {
     snprintf(buffer, 32, "kv_pages.%d.%d", (int)from, (int)to);
 }
