@@ -4,7 +4,9 @@
  * family at tiny and small and is no smaller than the lower bound, a named strategy is recorded
  * in meta, and an unknown one is refused. The knobs (recompute, expert/micro skew, KV pages) change
  * the plan, every strategy's knobbed plan certifies 0, every fault gives its verdicts under both
- * checks (the exact oracle agrees), and other families refuse them. */
+ * checks (the exact oracle agrees), and other families refuse them. Knobs that interleave
+ * lifetimes (micro and expert skew, KV pages over epochs) stagger their planes, and there greedy
+ * by size leaves the bound on some preset while the search does no worse. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -193,6 +195,64 @@ int main(void) {
             ar_plan_free(pages);
             check_knob(&options, 8);
         }
+    /* Paged over epochs, request groups come and go: each group's pages are their own plane,
+     * and some two groups' lifetimes overlap only in part (admitted at a < c, finishing at
+     * b < d, c < b); with one epoch, the one page plane of decoded tokens stays. */
+    for (int f = 0; f < 2; ++f)
+        for (uint64_t seed = 0; seed <= 1; ++seed) {
+            ar_workload_options_t options = {
+                .family = paged[f], .preset = "small", .seed = seed, .kv_page = 4, .epochs = 4};
+            ar_plan_t *plan = NULL;
+            expect_int_eq(ar_workload_generate(&options, &plan, NULL, NULL), ar_status_success_k);
+            if (!plan) continue;
+            expect_str_contains(plan->meta_json, "\"kv_page\":4,\"kv_waves\":4,\"kv_groups\":");
+            int staggered = 0;
+            char a_name[32], b_name[32];
+            for (int a = 0; a < 4; ++a)
+                for (int b = a + 1; b <= 4; ++b)
+                    for (int c = a + 1; c < b; ++c)
+                        for (int d = b + 1; d <= 4; ++d) {
+                            ar_place_buffer_t first, second;
+                            snprintf(a_name, sizeof a_name, "kv_pages.%d.%d", a, b);
+                            snprintf(b_name, sizeof b_name, "kv_pages.%d.%d", c, d);
+                            if (!plane_lifetime(plan, a_name, &first) ||
+                                !plane_lifetime(plan, b_name, &second))
+                                continue;
+                            expect_true(first.lower < second.lower && second.lower < first.upper &&
+                                        first.upper < second.upper);
+                            ++staggered;
+                        }
+            expect_true(staggered > 0);
+            ar_place_buffer_t one;
+            expect_false(plane_lifetime(plan, "kv_pages", &one));
+            ar_plan_free(plan);
+            check_knob(&options, 8);
+            options.epochs = 1;
+            plan = NULL;
+            expect_int_eq(ar_workload_generate(&options, &plan, NULL, NULL), ar_status_success_k);
+            if (!plan) continue;
+            expect_true(plane_lifetime(plan, "kv_pages", &one));
+            expect_false(plane_lifetime(plan, "kv_pages.0.1", &one));
+            expect_true(strstr(plan->meta_json, "kv_waves") == NULL);
+            ar_plan_free(plan);
+        }
+    /* There greedy by size leaves the bound (decoder small, seed 0, 4 epochs, pages of 4:
+     * 1.0734 of it) and the search does no worse. */
+    {
+        ar_workload_options_t options = {
+            .family = "decoder", .preset = "small", .seed = 0, .kv_page = 4, .epochs = 4};
+        ar_workload_info_t greedy, search;
+        ar_plan_t *plan = NULL;
+        expect_int_eq(ar_workload_generate(&options, &plan, &greedy, NULL), ar_status_success_k);
+        ar_plan_free(plan);
+        options.strategy = "search";
+        plan = NULL;
+        expect_int_eq(ar_workload_generate(&options, &plan, &search, NULL), ar_status_success_k);
+        ar_plan_free(plan);
+        expect_u64_gt(greedy.workspace_bytes, greedy.lower_bound_bytes);
+        expect_u64_le(search.workspace_bytes, greedy.workspace_bytes);
+        expect_u64_ge(search.workspace_bytes, search.lower_bound_bytes);
+    }
     /* Uneven pipeline micro-batches: a one-forward-one-backward schedule, each micro-batch's
      * stash its own plane, so micro-batch 0's stash and 1's are live together only in part. */
     for (int p = 0; p < 2; ++p) {

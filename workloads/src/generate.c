@@ -69,6 +69,12 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1, ",\"kv_page\":%" PRIu64 "}", wl->kv_page);
     }
+    if (wl->kv_waves) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1,
+                 ",\"kv_waves\":%" PRIu64 ",\"kv_groups\":%" PRIu64 "}", wl->kv_waves,
+                 wl->kv_groups);
+    }
     if (wl->micro_skew) {
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1,

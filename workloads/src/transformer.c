@@ -139,6 +139,8 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     st->moe = moe;
     st->outer_rows = 0;
     st->stash_phase = -1;
+    st->pages_phase = -1;
+    st->pages_count = 0;
     uint64_t rows = st->rows, L = wl->layers;
     static char const *const phase_names[PH_COUNT] = {
         "embed",  "ln1",     "qkv",      "scores", "softmax", "out_proj", "ln2",
@@ -181,8 +183,9 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     snprintf(kv, sizeof kv, "%s", kv_name);
     uint64_t kv_bytes = tf->slot_bytes * wl->batch * (kv_layers ? L : 1);
     /* A paged cache (kv_page tokens a page): the prompt's pages, rounded up to whole pages,
-     * from prefill on; the decoded tokens' pages (per epoch's share of the references) from
-     * the start of decoding on, a second persistent plane that starts later. */
+     * from prefill on. With one epoch, the decoded tokens' pages are a second persistent plane
+     * from the start of decoding on; over epochs, each wave's requests hold their own pages
+     * (family_decoder.c), which the layer appends to in the wave's phase. */
     uint64_t page = wl->kv_page, page_bytes = page * 2 * d->kv_dim * ARP_WL_BF16;
     if (page && kv_layers) {
         tf->slot_bytes = (wl->seq + page - 1) / page * page_bytes;
@@ -190,7 +193,7 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     }
     st->pl[PL_KV] = arp_wl_plane(wl, st->ph[PH_SCORES], kv, kv_bytes, decoding);
     if (kv_layers) arp_wl_persistent(wl, st->pl[PL_KV]);
-    if (page && kv_layers && decoding) {
+    if (page && kv_layers && decoding && wl->epochs <= 1) {
         uint64_t tokens_each = (wl->decode + wl->epochs - 1) / (wl->epochs ? wl->epochs : 1);
         tf->pages_bytes = (tokens_each + page - 1) / page * page_bytes;
         st->pl[PL_PAGES] =
@@ -345,6 +348,13 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
     per_layer(wl, l, 1, S);
     per_layer(wl, l, 2, (int64_t)st->slice[PL_QKV]);
     if (wl->site[ARP_WL_SITE_GHOST] == SIZE_MAX) wl->site[ARP_WL_SITE_GHOST] = l;
+    /* Paged over epochs: the new token's keys and values go to the pages of each request
+     * group live in this wave (the wave's own groups and the older ones still running). */
+    for (int i = 0; i < st->pages_count; ++i) {
+        l = LAUNCH("kv_page_append", st->pages_phase, arp_wl_p(wl, st->pl[PL_QKV], 0),
+                   arp_wl_p(wl, st->pages[i], 0), wl->batch, wl->kv_page, d->kv_dim);
+        per_layer(wl, l, 1, (int64_t)st->pages_layer[i]);
+    }
 
     /* Ragged attention: a scores launch per sequence, then a softmax·V launch per sequence. */
     int64_t kv_layer = st->kv_layers ? (int64_t)(tf->slot_bytes * wl->batch) : 0;

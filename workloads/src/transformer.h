@@ -73,6 +73,11 @@ typedef struct arp_tf_stage_t {
     int expert_h[ARP_WL_MAX_SKEWED_EXPERTS], expert_a[ARP_WL_MAX_SKEWED_EXPERTS];
     int expert_order[2 * ARP_WL_MAX_SKEWED_EXPERTS];
     bool per_expert;
+    /* decoder, paged KV over epochs: the running wave's phase (-1: none) and the page planes
+     * it names, with the bytes one layer of each spans */
+    int pages_phase, pages_count;
+    int pages[2 * ARP_WL_KV_SPAN];
+    uint64_t pages_layer[2 * ARP_WL_KV_SPAN];
 } arp_tf_stage_t;
 
 typedef struct arp_tf_t {

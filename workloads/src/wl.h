@@ -17,16 +17,18 @@
 
 #define ARP_WL_MAX_GLOBALS 16
 #define ARP_WL_MAX_PHASES 96
-#define ARP_WL_MAX_NAMES 96
+#define ARP_WL_MAX_NAMES 120 /* with ARP_WL_MAX_TENSOR, any sum of sizes stays below 2^63 */
 #define ARP_WL_MAX_PHASE_PLANES 12
 #define ARP_WL_MAX_LOOPS 16
 #define ARP_WL_MAX_SEGMENTS 34       /* training, recompute: ceil(L / floor(sqrt(L))), L <= 1024 */
 #define ARP_WL_MAX_SKEWED_EXPERTS 16 /* moe, expert skew: two phases an expert a stage */
 #define ARP_WL_MAX_SKEWED_MICRO 32   /* pipeline, micro skew: two phases a micro-batch */
+#define ARP_WL_MAX_KV_WAVES 16       /* decoder, moe, paged over epochs: a phase a wave */
+#define ARP_WL_KV_SPAN 3             /* ... a request lives 1 to 3 waves */
 #define ARP_WL_WINDOW_BASE 0x7f0000000000ull
 #define ARP_WL_ALIGNMENT 256u
 #define ARP_WL_BF16 2u
-#define ARP_WL_MAX_TENSOR (1ull << 56) /* so sums of a hundred sizes stay below 2^63 */
+#define ARP_WL_MAX_TENSOR (1ull << 56) /* so sums of 120 sizes stay below 2^63 */
 
 typedef struct arp_wl_t arp_wl_t;
 
@@ -176,6 +178,7 @@ struct arp_wl_t {
     int layers_global;
     int probe_phase, probe_a, probe_b; /* a probe's phase and its two planes */
     uint64_t segments;                 /* training with recompute: the backward's segments */
+    uint64_t kv_waves, kv_groups;      /* paged KV over epochs: waves, page planes (0: none) */
     void *family_state;                /* the family's declarations, freed with the state */
 
     /* outcome */

@@ -46,8 +46,11 @@ typedef struct ar_workload_options_t {
      * to expert_skew percent (drawn from the seed), packed in the expert bank, and each expert
      * runs in its own phases with its own hidden planes, the next expert's up-projection
      * before this one's down-projection. kv_page (decoder, moe; tokens a page, 1..seq): a
-     * paged KV cache; the prompt's pages from prefill on, the decoded tokens' pages (a second
-     * persistent plane) from the start of decoding on. micro_skew (pipeline, 1..90, at most 32
+     * paged KV cache; the prompt's pages from prefill on; with one epoch, the decoded tokens'
+     * pages (a second persistent plane) from the start of decoding on; over epochs, requests
+     * come and go in waves (at most 16), each group admitted and finishing together holding its
+     * own pages, live from its wave to its last (a request runs 1 to 3 waves, drawn from the
+     * seed; one admitted after the first wave brings its prompt's pages). micro_skew (pipeline, 1..90, at most 32
      * micro-batches): uneven micro-batches; micro-batch m holds the batch less up to micro_skew
      * percent of its sequences (drawn from the seed), and the stage runs a one-forward-one-
      * backward schedule in which each micro-batch's stash is its own plane, sized by it and
