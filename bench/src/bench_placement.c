@@ -21,7 +21,7 @@ typedef struct placement_case_t {
     char instance[64];
     char path[600]; /* a CSV, or "" for a family preset */
     char const *family, *preset;
-    uint64_t micro_skew, expert_skew; /* a knob's plan (0: off) */
+    uint64_t micro_skew, expert_skew, kv_page, epochs; /* a knob's plan (0: off) */
     ar_place_strategy_t strategy;
     ar_place_csv_t *csv; /* loaded on first run */
     char error[2048];
@@ -39,12 +39,14 @@ static bool load(placement_case_t *c) {
     }
     ar_plan_t *own = NULL; /* a knob's plan: generated here, not cached */
     ar_plan_t const *plan = NULL;
-    if (c->micro_skew || c->expert_skew) {
+    if (c->micro_skew || c->expert_skew || c->kv_page) {
         ar_workload_options_t options = {.family = c->family,
                                          .preset = c->preset,
                                          .seed = BENCH_WORKLOAD_SEED,
+                                         .epochs = c->epochs,
                                          .micro_skew = c->micro_skew,
-                                         .expert_skew = c->expert_skew};
+                                         .expert_skew = c->expert_skew,
+                                         .kv_page = c->kv_page};
         ar_plan_error_t error = {0};
         if (ar_workload_generate(&options, &own, NULL, &error) != ar_status_success_k || !own) {
             snprintf(c->error, sizeof c->error, "cannot generate %s: %s", c->instance,
@@ -131,8 +133,12 @@ static void run_placement(gb_state_t *state, void *data) {
     if (verdict != 0) gb_skip_with_error(state, "the placement's plan is not certified");
 }
 
+typedef struct knobs_t {
+    uint64_t micro_skew, expert_skew, kv_page, epochs;
+} knobs_t;
+
 static void add(char const *instance, char const *path, char const *family, char const *preset,
-                uint64_t micro_skew, uint64_t expert_skew) {
+                knobs_t knobs) {
     for (int s = 0; s < ar_place_strategy_count_k; ++s) {
         placement_case_t *c = calloc(1, sizeof *c);
         if (!c) return;
@@ -140,8 +146,10 @@ static void add(char const *instance, char const *path, char const *family, char
         snprintf(c->path, sizeof c->path, "%s", path ? path : "");
         c->family = family;
         c->preset = preset;
-        c->micro_skew = micro_skew;
-        c->expert_skew = expert_skew;
+        c->micro_skew = knobs.micro_skew;
+        c->expert_skew = knobs.expert_skew;
+        c->kv_page = knobs.kv_page;
+        c->epochs = knobs.epochs;
         c->strategy = (ar_place_strategy_t)s;
         char title[160];
         snprintf(title, sizeof title, "placement/%s/%s", instance,
@@ -160,20 +168,23 @@ void bench_register_placement(void) {
         char path[600];
         snprintf(path, sizeof path, "%s/workloads/data/minimalloc/%s.1048576.csv",
                  ARENAREF_BENCH_SOURCE_DIR, instances[i]);
-        add(instances[i], path, NULL, NULL, 0, 0);
+        add(instances[i], path, NULL, NULL, (knobs_t){0});
     }
     for (char const *const *family = ar_workload_families(); *family; ++family)
         for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {
             char instance[64];
             snprintf(instance, sizeof instance, "%s-%s", *family, bench_profile.presets[p]);
-            add(instance, NULL, *family, bench_profile.presets[p], 0, 0);
+            add(instance, NULL, *family, bench_profile.presets[p], (knobs_t){0});
         }
     /* The knobs whose lifetimes interleave, at a skew where the strategies differ. */
     for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {
         char instance[64];
         snprintf(instance, sizeof instance, "pipeline-skew30-%s", bench_profile.presets[p]);
-        add(instance, NULL, "pipeline", bench_profile.presets[p], 30, 0);
+        add(instance, NULL, "pipeline", bench_profile.presets[p], (knobs_t){.micro_skew = 30});
         snprintf(instance, sizeof instance, "moe-skew30-%s", bench_profile.presets[p]);
-        add(instance, NULL, "moe", bench_profile.presets[p], 0, 30);
+        add(instance, NULL, "moe", bench_profile.presets[p], (knobs_t){.expert_skew = 30});
+        snprintf(instance, sizeof instance, "decoder-kv4x4-%s", bench_profile.presets[p]);
+        add(instance, NULL, "decoder", bench_profile.presets[p],
+            (knobs_t){.kv_page = 4, .epochs = 4});
     }
 }
