@@ -4,6 +4,7 @@ Capture (LiteRT, no delegates): every tensor's real address and size after alloc
 and one invoke, ops in execution order with inputs, outputs and im2col temporaries. Analyse:
 tensors one op shares a buffer between (in-place ops, views) become one plane, and the value an
 in-place op overwrites must have no later reader (checked here: the format cannot say it).
+Rebase: each region moves whole to a fixed base (REGION_BASES), so the plan does not follow ASLR.
 Emit: windows for the arenas, globals for persistent tensors, one phase and launch per op.
 Run with the build venv's python (scripts/tflite-plan does); LiteRT is imported only to capture.
 """
@@ -600,7 +601,38 @@ def problem_csv(an):
     return "\n".join(rows) + "\n"
 
 
+# Where each region lands in the plan. The heap and the model's mapping move with every process
+# (ASLR), and the certificate's work follows the addresses' bits; fixed bases keep a model's plan
+# the same bytes from run to run and tree to tree, so its counts compare. Each region keeps its
+# own layout; the shifts are multiples of 4096, which keeps every alignment below a page.
+REGION_BASES = {"arena": 0x7F0000000000, "persistent": 0x7F4000000000, "constant": 0x7F8000000000}
+
+
+def rebase(trace):
+    """Move each region (arena with its temporaries, persistent arena, constants) to its fixed
+    base; a tensor of no bytes moves with the region whose hull holds its address, if any."""
+    region_of = {"arena": "arena", "temporary": "arena", "persistent": "persistent"}
+    region_of["constant"] = "constant"
+    hulls = {}
+    for t in trace["tensors"]:
+        r = region_of.get(t["kind"])
+        if r is None or t["addr"] is None or t["size"] <= 0:
+            continue
+        lo, hi = hulls.get(r, (t["addr"], t["addr"] + t["size"]))
+        hulls[r] = (min(lo, t["addr"]), max(hi, t["addr"] + t["size"]))
+    shifts = {r: REGION_BASES[r] - (lo - lo % 4096) for r, (lo, _) in hulls.items()}
+    for t in trace["tensors"]:
+        if t["addr"] is None:
+            continue
+        r = region_of.get(t["kind"]) if t["size"] > 0 else None
+        if r is None:
+            r = next((k for k, (lo, hi) in hulls.items() if lo <= t["addr"] <= hi), None)
+        if r is not None:
+            t["addr"] += shifts[r]
+
+
 def export(trace, runs, fault=None, fault_seed=0):
+    rebase(trace)
     an = analyse(trace)
     arena_ts = arena_tensors(trace["tensors"])
     trace["arena_lo"] = min(t["addr"] for t in arena_ts) if arena_ts else 0
