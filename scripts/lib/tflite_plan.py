@@ -604,7 +604,8 @@ def problem_csv(an):
 # Where each region lands in the plan. The heap and the model's mapping move with every process
 # (ASLR), and the certificate's work follows the addresses' bits; fixed bases keep a model's plan
 # the same bytes from run to run and tree to tree, so its counts compare. Each region keeps its
-# own layout; the shifts are multiples of 4096, which keeps every alignment below a page.
+# own layout, its lowest address landing on the base: the arenas' lowest tensors are 64-byte
+# aligned (LiteRT's), so every arena tensor stays so; constants are outside every window.
 REGION_BASES = {"arena": 0x7F0000000000, "persistent": 0x7F4000000000, "constant": 0x7F8000000000}
 
 
@@ -620,7 +621,7 @@ def rebase(trace):
             continue
         lo, hi = hulls.get(r, (t["addr"], t["addr"] + t["size"]))
         hulls[r] = (min(lo, t["addr"]), max(hi, t["addr"] + t["size"]))
-    shifts = {r: REGION_BASES[r] - (lo - lo % 4096) for r, (lo, _) in hulls.items()}
+    shifts = {r: REGION_BASES[r] - lo for r, (lo, _) in hulls.items()}
     for t in trace["tensors"]:
         if t["addr"] is None:
             continue
