@@ -107,7 +107,7 @@ typedef struct ar_place_result_t {
     bool optimal;          /* the height is proven the least possible: it equals the bound,
                               or the search exhausted its tree */
     double seconds;        /* wall time of the solve */
-    uint64_t nodes;        /* search only: nodes explored */
+    uint64_t nodes;        /* search only: nodes explored that passed inference */
     char message[256];     /* why not, when the call fails */
 } ar_place_result_t;
 
