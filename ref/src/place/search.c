@@ -340,6 +340,12 @@ oom:
     return ar_status_out_of_memory_k;
 }
 
+/* Lifetime times size, saturated (times reach 2^63 and sizes 2^56): only an order's key. */
+static uint64_t area_of(uint64_t width, uint64_t size) {
+    uint64_t area;
+    return __builtin_mul_overflow(width, size, &area) ? UINT64_MAX : area;
+}
+
 /* One run: a placement within `limit` in offsets[] (found_k), none exists (not_found_k), or
  * the budget or the deadline ran out first (stopped_k). */
 static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_t budget,
@@ -380,7 +386,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
     memcpy(s.rem, p->rem, (p->sections + 1) * sizeof *s.rem);
     for (size_t k = 0; k < m; ++k) {
         ar_place_buffer_t const *b = &p->problem->buffers[p->index[k]];
-        uint64_t width = b->upper - b->lower, area = width * b->size, total = p->total[k];
+        uint64_t width = b->upper - b->lower, area = area_of(width, b->size), total = p->total[k];
         rank_t r = {~width, ~area, ~total, k, 0};
         if (order == arp_order_taw_k) r = (rank_t){~total, ~area, ~width, k, 0};
         if (order == arp_order_twa_k) r = (rank_t){~total, ~width, ~area, k, 0};
@@ -394,7 +400,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
         s.size[b] = x->size;
         s.align[b] = arp_place_alignment(x, p->alignment);
         s.width[b] = x->upper - x->lower;
-        s.area[b] = s.width[b] * x->size;
+        s.area[b] = area_of(s.width[b], x->size);
         s.sl[b] = p->lo[k];
         s.su[b] = p->hi[k];
         for (uint32_t j = s.sl[b]; j + 1 < s.su[b]; ++j) ++s.cuts[j];
