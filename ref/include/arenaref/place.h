@@ -71,10 +71,11 @@ typedef enum ar_place_strategy_t {
      * permutations) take turns on doubling node budgets. Starts from the best of the other
      * strategies and of up to 1024 perturbed greedy orders (a twentieth of the time limit).
      * With a capacity, L is the capacity (90% of the limit; an undecided search leaves the rest
-     * to a local search over orders from the incumbent). Minimising bisects L between the
-     * max-live bound and the best height found, in steps of the sizes' and alignments' common
-     * divisor, each question an even share of the time left (one not decided in its share
-     * counts as no: the result is then not proven optimal). The tree goes at most 8,192
+     * to a local search over orders from the incumbent). Minimising asks the max-live bound
+     * first (a third of the time: inference is strongest there), then bisects L between it and
+     * the best height found, in steps of the sizes' and alignments' common divisor, each
+     * question an even share of the time left (one not decided in its share counts as no: the
+     * result is then not proven optimal). The tree goes at most 8,192
      * placements deep. Returns the best found at its time limit. Exponential in the worst
      * case; a node costs O(n + sections spanned). */
     ar_place_search_k,
