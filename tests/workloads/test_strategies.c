@@ -71,6 +71,22 @@ static bool plane_lifetime(ar_plan_t const *plan, char const *name, ar_place_buf
     return found;
 }
 
+/* Where the strategies differ: greedy by size leaves the bound, and the search does no worse
+ * (nor better than the bound). */
+static void check_strategies_differ(ar_workload_options_t options) {
+    ar_workload_info_t greedy, search;
+    ar_plan_t *plan = NULL;
+    expect_int_eq(ar_workload_generate(&options, &plan, &greedy, NULL), ar_status_success_k);
+    ar_plan_free(plan);
+    options.strategy = "search";
+    plan = NULL;
+    expect_int_eq(ar_workload_generate(&options, &plan, &search, NULL), ar_status_success_k);
+    ar_plan_free(plan);
+    expect_u64_gt(greedy.workspace_bytes, greedy.lower_bound_bytes);
+    expect_u64_le(search.workspace_bytes, greedy.workspace_bytes);
+    expect_u64_ge(search.workspace_bytes, search.lower_bound_bytes);
+}
+
 int main(void) {
     char const *presets[] = {"tiny", "small"};
     for (char const *const *family = ar_workload_families(); *family; ++family)
@@ -136,19 +152,7 @@ int main(void) {
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     /* There the strategies differ: greedy by size leaves the bound (moe tiny, seed 0, skew 30:
      * 1.1128 of it), and the search does no worse than greedy by size. */
-    {
-        ar_workload_options_t options = {.family = "moe", .seed = 0, .expert_skew = 30};
-        ar_workload_info_t greedy, search;
-        ar_plan_t *plan = NULL;
-        expect_int_eq(ar_workload_generate(&options, &plan, &greedy, NULL), ar_status_success_k);
-        ar_plan_free(plan);
-        options.strategy = "search";
-        plan = NULL;
-        expect_int_eq(ar_workload_generate(&options, &plan, &search, NULL), ar_status_success_k);
-        ar_plan_free(plan);
-        expect_u64_gt(greedy.workspace_bytes, greedy.lower_bound_bytes);
-        expect_u64_le(search.workspace_bytes, greedy.workspace_bytes);
-    }
+    check_strategies_differ((ar_workload_options_t){.family = "moe", .seed = 0, .expert_skew = 30});
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
     expect_ptr_null(refused);
     for (int p = 0; p < 2; ++p)
@@ -238,21 +242,8 @@ int main(void) {
         }
     /* There greedy by size leaves the bound (decoder small, seed 0, 4 epochs, pages of 4:
      * 1.0734 of it) and the search does no worse. */
-    {
-        ar_workload_options_t options = {
-            .family = "decoder", .preset = "small", .seed = 0, .kv_page = 4, .epochs = 4};
-        ar_workload_info_t greedy, search;
-        ar_plan_t *plan = NULL;
-        expect_int_eq(ar_workload_generate(&options, &plan, &greedy, NULL), ar_status_success_k);
-        ar_plan_free(plan);
-        options.strategy = "search";
-        plan = NULL;
-        expect_int_eq(ar_workload_generate(&options, &plan, &search, NULL), ar_status_success_k);
-        ar_plan_free(plan);
-        expect_u64_gt(greedy.workspace_bytes, greedy.lower_bound_bytes);
-        expect_u64_le(search.workspace_bytes, greedy.workspace_bytes);
-        expect_u64_ge(search.workspace_bytes, search.lower_bound_bytes);
-    }
+    check_strategies_differ((ar_workload_options_t){
+        .family = "decoder", .preset = "small", .seed = 0, .kv_page = 4, .epochs = 4});
     /* Uneven pipeline micro-batches: a one-forward-one-backward schedule, each micro-batch's
      * stash its own plane, so micro-batch 0's stash and 1's are live together only in part. */
     for (int p = 0; p < 2; ++p) {
@@ -277,21 +268,8 @@ int main(void) {
     }
     /* There the strategies differ: greedy by size leaves the bound (pipeline small, seed 0,
      * skew 60: 1.0514 of it), and the search does no worse than greedy by size. */
-    {
-        ar_workload_options_t options = {
-            .family = "pipeline", .preset = "small", .seed = 0, .micro_skew = 60};
-        ar_workload_info_t greedy, search;
-        ar_plan_t *plan = NULL;
-        expect_int_eq(ar_workload_generate(&options, &plan, &greedy, NULL), ar_status_success_k);
-        ar_plan_free(plan);
-        options.strategy = "search";
-        plan = NULL;
-        expect_int_eq(ar_workload_generate(&options, &plan, &search, NULL), ar_status_success_k);
-        ar_plan_free(plan);
-        expect_u64_gt(greedy.workspace_bytes, greedy.lower_bound_bytes);
-        expect_u64_le(search.workspace_bytes, greedy.workspace_bytes);
-        expect_u64_ge(search.workspace_bytes, search.lower_bound_bytes);
-    }
+    check_strategies_differ((ar_workload_options_t){
+        .family = "pipeline", .preset = "small", .seed = 0, .micro_skew = 60});
     /* Micro skew unrolls the micro-batches: at most 32, and their bodies within the limit. */
     other = (ar_workload_options_t){.family = "pipeline", .micro = 33, .micro_skew = 10};
     expect_int_eq(ar_workload_generate(&other, &refused, NULL, NULL), ar_status_invalid_argument_k);
