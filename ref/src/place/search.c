@@ -47,10 +47,13 @@ typedef struct candidate_t {
 
 typedef struct search_t {
     size_t m, sections;
-    size_t *orig; /* problem index of each search buffer (in rank order) */
-    uint64_t *size, *align, *solution;
+    /* Per buffer, the same in every run (prepare's): its problem index, size, alignment,
+     * sections [sl, su), lifetime and area. */
+    size_t const *orig;
+    uint64_t const *size, *align, *width, *area;
+    uint32_t const *sl, *su;
+    uint64_t *solution;
     uint64_t *floor;     /* scratch per node: each unplaced buffer's resting offset */
-    uint32_t *sl, *su;   /* sections [sl, su) */
     uint64_t *raw, *rem; /* per section: top of the highest placed buffer; unplaced bytes */
     uint64_t *infl;      /* per section: lowest offset an unplaced buffer there can take */
     uint32_t *cuts;      /* per boundary k|k+1: unplaced buffers spanning it */
@@ -68,7 +71,6 @@ typedef struct search_t {
     uint32_t *members; /* a stack: each partition's buffers, in rank order */
     uint32_t *saved;   /* beside members: the rank each had in the enclosing partition */
     uint32_t *rank;    /* per buffer: its place in its partition's order */
-    uint64_t *width, *area;
     order_t order;
     size_t members_count, members_capacity, saved_capacity;
     struct rank_t *keys; /* scratch for ranking a partition */
@@ -273,18 +275,23 @@ static outcome_t solve_range(search_t *s, uint32_t lo, uint32_t hi, size_t first
 
 /* The problem cut into sections once; each run ranks the buffers in its order. */
 typedef struct prepared_t {
-    ar_place_problem_t const *problem;
-    uint64_t alignment;
     size_t m, sections;
-    size_t *index;     /* problem index of each buffer that holds bytes */
+    size_t *index; /* problem index of each buffer that holds bytes */
+    uint64_t *size, *align, *width, *area;
     uint32_t *lo, *hi; /* its sections */
-    uint64_t *total;   /* the most bytes live in a section it spans */
     uint64_t *rem;     /* per section: bytes live */
     uint64_t grain;    /* the sizes' and alignments' greatest common divisor */
 } prepared_t;
 
 static void prepared_free(prepared_t *p) {
-    free(p->index), free(p->lo), free(p->hi), free(p->total), free(p->rem);
+    free(p->index), free(p->size), free(p->align), free(p->width), free(p->area);
+    free(p->lo), free(p->hi), free(p->rem);
+}
+
+/* Lifetime times size, saturated (times reach 2^63 and sizes 2^56): only an order's key. */
+static uint64_t area_of(uint64_t width, uint64_t size) {
+    uint64_t area;
+    return __builtin_mul_overflow(width, size, &area) ? UINT64_MAX : area;
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b) {
@@ -297,7 +304,7 @@ static uint64_t gcd(uint64_t a, uint64_t b) {
 }
 
 static ar_status_t prepare(ar_place_problem_t const *problem, uint64_t alignment, prepared_t *p) {
-    *p = (prepared_t){.problem = problem, .alignment = alignment};
+    *p = (prepared_t){0};
     size_t n = problem->count, m = 0;
     for (size_t i = 0; i < n; ++i) m += arp_place_holds(&problem->buffers[i]);
     uint64_t *times = malloc((2 * m + 1) * sizeof *times);
@@ -305,14 +312,23 @@ static ar_status_t prepare(ar_place_problem_t const *problem, uint64_t alignment
     p->index = malloc((m + 1) * sizeof *p->index);
     p->lo = malloc((m + 1) * sizeof *p->lo);
     p->hi = malloc((m + 1) * sizeof *p->hi);
-    p->total = calloc(m + 1, sizeof *p->total);
-    if (!times || !p->index || !p->lo || !p->hi || !p->total) goto oom;
+    p->size = malloc((m + 1) * sizeof *p->size);
+    p->align = malloc((m + 1) * sizeof *p->align);
+    p->width = malloc((m + 1) * sizeof *p->width);
+    p->area = malloc((m + 1) * sizeof *p->area);
+    if (!times || !p->index || !p->lo || !p->hi || !p->size || !p->align || !p->width || !p->area)
+        goto oom;
     size_t t = 0;
     for (size_t i = 0, k = 0; i < n; ++i) {
         ar_place_buffer_t const *b = &problem->buffers[i];
         if (!arp_place_holds(b)) continue;
-        p->index[k++] = i;
-        p->grain = gcd(p->grain, gcd(b->size, arp_place_alignment(b, alignment)));
+        p->index[k] = i;
+        p->size[k] = b->size;
+        p->align[k] = arp_place_alignment(b, alignment);
+        p->width[k] = b->upper - b->lower;
+        p->area[k] = area_of(p->width[k], b->size);
+        p->grain = gcd(p->grain, gcd(b->size, p->align[k]));
+        ++k;
         times[t++] = b->lower;
         times[t++] = b->upper;
     }
@@ -329,9 +345,6 @@ static ar_status_t prepare(ar_place_problem_t const *problem, uint64_t alignment
         p->hi[k] = (uint32_t)arp_place_count_below(times, distinct, b->upper);
         for (uint32_t j = p->lo[k]; j < p->hi[k]; ++j) p->rem[j] += b->size;
     }
-    for (size_t k = 0; k < m; ++k)
-        for (uint32_t j = p->lo[k]; j < p->hi[k]; ++j)
-            if (p->rem[j] > p->total[k]) p->total[k] = p->rem[j];
     free(times);
     return ar_status_success_k;
 oom:
@@ -340,33 +353,29 @@ oom:
     return ar_status_out_of_memory_k;
 }
 
-/* Lifetime times size, saturated (times reach 2^63 and sizes 2^56): only an order's key. */
-static uint64_t area_of(uint64_t width, uint64_t size) {
-    uint64_t area;
-    return __builtin_mul_overflow(width, size, &area) ? UINT64_MAX : area;
-}
-
 /* One run: a placement within `limit` in offsets[] (found_k), none exists (not_found_k), or
  * the budget or the deadline ran out first (stopped_k). */
 static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_t budget,
                      double deadline, uint64_t *offsets, uint64_t *nodes, bool *oom,
                      bool *too_deep) {
-    search_t s = {
-        .m = p->m, .sections = p->sections, .limit = limit, .budget = budget, .deadline = deadline};
+    search_t s = {.m = p->m,
+                  .sections = p->sections,
+                  .orig = p->index,
+                  .size = p->size,
+                  .align = p->align,
+                  .width = p->width,
+                  .area = p->area,
+                  .sl = p->lo,
+                  .su = p->hi,
+                  .limit = limit,
+                  .budget = budget,
+                  .deadline = deadline,
+                  .order = order};
     size_t m = p->m;
     outcome_t out = stopped_k;
-    rank_t *ranks = malloc((m + 1) * sizeof *ranks);
-    s.order = order;
-    s.rank = malloc((m + 1) * sizeof *s.rank);
-    s.width = malloc((m + 1) * sizeof *s.width);
-    s.area = malloc((m + 1) * sizeof *s.area);
-    s.orig = malloc((m + 1) * sizeof *s.orig);
-    s.size = malloc((m + 1) * sizeof *s.size);
-    s.align = malloc((m + 1) * sizeof *s.align);
+    s.rank = calloc(m + 1, sizeof *s.rank);
     s.solution = malloc((m + 1) * sizeof *s.solution);
     s.floor = malloc((m + 1) * sizeof *s.floor);
-    s.sl = malloc((m + 1) * sizeof *s.sl);
-    s.su = malloc((m + 1) * sizeof *s.su);
     s.placed = calloc(m + 1, sizeof *s.placed);
     s.raw = calloc(p->sections + 1, sizeof *s.raw);
     s.rem = malloc((p->sections + 1) * sizeof *s.rem);
@@ -374,37 +383,18 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
     s.cuts = calloc(p->sections + 1, sizeof *s.cuts);
     s.members = malloc((m + 1) * sizeof *s.members);
     size_t spans = 1;
-    for (size_t k = 0; k < m; ++k) spans += p->hi[k] - p->lo[k];
+    for (size_t b = 0; b < m; ++b) spans += p->hi[b] - p->lo[b];
     s.undo = malloc(spans * sizeof *s.undo);
     s.members_capacity = m + 1;
-    if (!ranks || !s.orig || !s.size || !s.align || !s.solution || !s.floor || !s.sl || !s.su ||
-        !s.placed || !s.raw || !s.rem || !s.infl || !s.cuts || !s.members || !s.undo || !s.rank ||
-        !s.width || !s.area) {
+    if (!s.rank || !s.solution || !s.floor || !s.placed || !s.raw || !s.rem || !s.infl || !s.cuts ||
+        !s.members || !s.undo) {
         s.oom = true;
         goto done;
     }
     memcpy(s.rem, p->rem, (p->sections + 1) * sizeof *s.rem);
-    for (size_t k = 0; k < m; ++k) {
-        ar_place_buffer_t const *b = &p->problem->buffers[p->index[k]];
-        uint64_t width = b->upper - b->lower, area = area_of(width, b->size), total = p->total[k];
-        rank_t r = {~width, ~area, ~total, k, 0};
-        if (order == arp_order_taw_k) r = (rank_t){~total, ~area, ~width, k, 0};
-        if (order == arp_order_twa_k) r = (rank_t){~total, ~width, ~area, k, 0};
-        ranks[k] = r;
-    }
-    qsort(ranks, m, sizeof *ranks, by_rank);
     for (size_t b = 0; b < m; ++b) {
-        size_t k = ranks[b].index;
-        ar_place_buffer_t const *x = &p->problem->buffers[p->index[k]];
-        s.orig[b] = p->index[k];
-        s.size[b] = x->size;
-        s.align[b] = arp_place_alignment(x, p->alignment);
-        s.width[b] = x->upper - x->lower;
-        s.area[b] = area_of(s.width[b], x->size);
-        s.sl[b] = p->lo[k];
-        s.su[b] = p->hi[k];
         for (uint32_t j = s.sl[b]; j + 1 < s.su[b]; ++j) ++s.cuts[j];
-        s.members[b] = (uint32_t)b;
+        s.members[b] = (uint32_t)b; /* solve_range ranks them */
     }
     s.members_count = m;
     out = solve_range(&s, 0, (uint32_t)p->sections, 0, m);
@@ -414,11 +404,9 @@ done:
     *nodes += s.nodes;
     *oom = s.oom;
     *too_deep = s.too_deep;
-    free(ranks), free(s.orig), free(s.size), free(s.align), free(s.solution), free(s.floor),
-        free(s.sl);
-    free(s.su), free(s.placed), free(s.raw), free(s.rem), free(s.infl), free(s.cuts);
-    free(s.members), free(s.cands), free(s.undo);
-    free(s.rank), free(s.width), free(s.area), free(s.saved), free(s.keys);
+    free(s.rank), free(s.solution), free(s.floor), free(s.placed), free(s.raw), free(s.rem);
+    free(s.infl), free(s.cuts), free(s.members), free(s.cands), free(s.undo), free(s.saved);
+    free(s.keys);
     return s.oom ? stopped_k : out;
 }
 
