@@ -22,6 +22,7 @@ from signal_processing_algorithms.energy_statistics import energy_statistics
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot import colour, draw, log_tics, style, terminal  # noqa: E402
+from report_format import table  # noqa: E402
 from results import BadInput, Results, load_file  # noqa: E402
 
 PROG = "scripts/history"
@@ -251,11 +252,10 @@ def main():
         ),
         "",
     ]
-    lines += (
-        ["| benchmark | series | change of the mean | commit range |", "| --- | --- | --- | --- |"]
-        + ["| " + " | ".join(r) + " |" for r in found_rows]
+    lines.append(
+        table(["benchmark", "series", "change of the mean", "commit range"], found_rows)
         if found_rows
-        else ["No change point found."]
+        else "No change point found."
     )
     lines += [
         "",
@@ -267,11 +267,8 @@ def main():
         ),
         "",
     ]
-    lines += (
-        ["| benchmark | step | commit range |", "| --- | --- | --- |"]
-        + ["| " + " | ".join(r) + " |" for r in step_rows]
-        if step_rows
-        else ["No step."]
+    lines.append(
+        table(["benchmark", "step", "commit range"], step_rows) if step_rows else "No step."
     )
     lines.append("")
     # One plot per judged group: the largest preset of each family (the table has every one).
