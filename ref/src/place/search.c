@@ -522,12 +522,12 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
                 lo = mid + grain;
             }
         }
-        result->optimal = (proven && lo >= best) || best <= bound;
+        result->optimal = proven && lo >= best;
     }
     prepared_free(&p);
     if (oom) status = ar_status_out_of_memory_k;
     result->height = best;
-    if (!result->optimal) result->optimal = best <= bound;
+    result->optimal = result->optimal || best <= bound; /* the incumbent may have come down */
 done:
     free(trial);
     return status;
