@@ -36,6 +36,11 @@ static uint64_t request_prompt(arp_wl_t const *wl, uint64_t slot, uint64_t wave)
     return wl->seq / 2 + h % (wl->seq - wl->seq / 2 + 1);
 }
 
+/* Bytes past 2^56 (the plane refuses them) stay past it, never wrap. */
+static uint64_t capped(arp_u128_t bytes) {
+    return bytes > ARP_WL_MAX_TENSOR ? ARP_WL_MAX_TENSOR + 1 : (uint64_t)bytes;
+}
+
 /* The name of the page plane of the requests admitted at wave `from` and done before `to`. */
 static void group_name(char *buffer, uint64_t from, uint64_t to) {
     snprintf(buffer, 32, "kv_pages.%d.%d", (int)from, (int)to);
@@ -75,12 +80,8 @@ static void declare_waves(arp_wl_t *wl, decoder_t *dc) {
         for (uint64_t from = w + 1 > ARP_WL_KV_SPAN ? w + 1 - ARP_WL_KV_SPAN : 0; from <= w; ++from)
             for (uint64_t to = w + 1; to <= W && to <= from + ARP_WL_KV_SPAN; ++to) {
                 if (!pages[from][to]) continue;
-                /* past 2^56 bytes (the plane refuses it) stays past it, never wraps */
-                arp_u128_t bytes = (arp_u128_t)pages[from][to] * page_bytes;
-                uint64_t layer =
-                    bytes > ARP_WL_MAX_TENSOR ? ARP_WL_MAX_TENSOR + 1 : (uint64_t)bytes;
-                bytes = (arp_u128_t)layer * wl->layers;
-                uint64_t size = bytes > ARP_WL_MAX_TENSOR ? ARP_WL_MAX_TENSOR + 1 : (uint64_t)bytes;
+                uint64_t layer = capped((arp_u128_t)pages[from][to] * page_bytes);
+                uint64_t size = capped((arp_u128_t)layer * wl->layers);
                 group_name(name, from, to);
                 int k = dc->wave_count[w]++;
                 dc->wave_planes[w][k] = arp_wl_plane(wl, phase, name, size, from < w);
