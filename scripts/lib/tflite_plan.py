@@ -612,8 +612,12 @@ REGION_BASES = {"arena": 0x7F0000000000, "persistent": 0x7F4000000000, "constant
 def rebase(trace):
     """Move each region (arena with its temporaries, persistent arena, constants) to its fixed
     base; a tensor of no bytes moves with the region whose hull holds its address, if any."""
-    region_of = {"arena": "arena", "temporary": "arena", "persistent": "persistent"}
-    region_of["constant"] = "constant"
+    region_of = {
+        "arena": "arena",
+        "temporary": "arena",
+        "persistent": "persistent",
+        "constant": "constant",
+    }
     hulls = {}
     for t in trace["tensors"]:
         r = region_of.get(t["kind"])
