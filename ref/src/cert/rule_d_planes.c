@@ -126,25 +126,34 @@ ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_
     }
     memset(slots, 0xff, capacity * sizeof *slots); /* UINT32_MAX: free */
     size_t keys = 0, mask = capacity - 1;
-    for (int pass = 0; pass < (u ? 2 : 1); ++pass) {
-        for (size_t i = 0; i < p; ++i) {
-            ar_plane_t const *plane = &plan->planes[i];
-            if (pass == 1 && !plane->updates) {
-                leave_key[i] = plane_key[i];
-                continue;
-            }
-            char const *name = pass ? plane->becomes : plane->name;
-            size_t at = (size_t)identity_hash(name, plane->base, plane->size) & mask;
-            while (slots[at] != UINT32_MAX && !key_is(plan, key_plane, from_becomes, slots[at],
-                                                      name, plane->base, plane->size))
-                at = (at + 1) & mask;
-            if (slots[at] == UINT32_MAX) {
-                slots[at] = (uint32_t)keys;
-                if (pass) from_becomes[keys] = true;
-                key_plane[keys++] = i;
-            }
-            (pass ? leave_key : plane_key)[i] = (int32_t)slots[at];
+    for (size_t i = 0; i < p; ++i) {
+        ar_plane_t const *plane = &plan->planes[i];
+        size_t at = (size_t)identity_hash(plane->name, plane->base, plane->size) & mask;
+        while (slots[at] != UINT32_MAX &&
+               !arp_cert_same_plane(&plan->planes[key_plane[slots[at]]], plane))
+            at = (at + 1) & mask;
+        if (slots[at] == UINT32_MAX) {
+            slots[at] = (uint32_t)keys;
+            key_plane[keys++] = i;
         }
+        plane_key[i] = (int32_t)slots[at];
+    }
+    for (size_t i = 0; i < p && u; ++i) { /* the values updates leave */
+        ar_plane_t const *plane = &plan->planes[i];
+        if (!plane->updates) {
+            leave_key[i] = plane_key[i];
+            continue;
+        }
+        size_t at = (size_t)identity_hash(plane->becomes, plane->base, plane->size) & mask;
+        while (slots[at] != UINT32_MAX && !key_is(plan, key_plane, from_becomes, slots[at],
+                                                  plane->becomes, plane->base, plane->size))
+            at = (at + 1) & mask;
+        if (slots[at] == UINT32_MAX) {
+            slots[at] = (uint32_t)keys;
+            from_becomes[keys] = true;
+            key_plane[keys++] = i;
+        }
+        leave_key[i] = (int32_t)slots[at];
     }
     *keys_count = keys;
     if (slots != small) free(slots);
