@@ -108,6 +108,10 @@ ar_rule_t arp_rule_ab(arp_cert_t *cert, char *message, size_t size) {
          * lists would find. */
         for (size_t i = 0; i < phase->planes_count; ++i) {
             arp_named_range_t const *p = &planes[i];
+            /* Past the last global's end (the usual workspace), none can meet it. */
+            if (!plan->globals_count ||
+                (arp_u128_t)p->base >= cert->globals[plan->globals_count - 1].end)
+                continue;
             size_t lo = 0, hi = plan->globals_count;
             while (lo < hi) {
                 size_t middle = lo + (hi - lo) / 2;
