@@ -18,10 +18,13 @@ static int compare_named_ranges(void const *a, void const *b) {
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* A phase's planes are a few: insertion sort (the order is total, so the result is qsort's). */
+/* A phase's planes are a few: insertion sort (the order is total, so the result is qsort's).
+ * Many ranges (the globals) mostly come in address order: checked in one pass first. */
 static void sort_ranges(arp_named_range_t *r, size_t count) {
     if (count > 16) {
-        qsort(r, count, sizeof *r, compare_named_ranges);
+        size_t i = 1;
+        while (i < count && compare_named_ranges(&r[i - 1], &r[i]) < 0) ++i;
+        if (i < count) qsort(r, count, sizeof *r, compare_named_ranges);
         return;
     }
     for (size_t i = 1; i < count; ++i) {
