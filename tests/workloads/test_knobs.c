@@ -73,6 +73,7 @@ int main(void) {
                                                      .seed = 11 * l + 3 * b + s};
                     check(&options);
                     for (size_t k = 0; faults[k]; ++k) {
+                        if (!ar_workload_fault_applies(families[f], faults[k])) continue;
                         options.fault = faults[k];
                         check(&options);
                     }

@@ -1,7 +1,9 @@
 /* The tables behind the generators: every family file's entry is listed under its own name, in
  * the documented order (decoder, moe, training, pipeline, encoder, then any other by name),
  * with four presets whose models exist; every fault's entry is found by its name, names a site
- * where its verdict class needs one, and applies to every family; unknown names are refused. */
+ * where its verdict class needs one, and applies to every family that does not list its own
+ * (flat lists the two it takes: it exists in the table, and applies to none other); unknown
+ * names are refused. */
 #include <string.h>
 
 #include "expect.h"
@@ -24,7 +26,10 @@ int main(void) {
         if (count < 5) expect_str_eq(families[count], order[count]);
         if (count > 5) expect_true(strcmp(families[count - 1], families[count]) < 0);
     }
-    expect_true(count >= 5);
+    expect_true(count >= 6);
+    require_true(arp_wl_find_family("flat") != NULL);
+    expect_true(ar_workload_fault_applies("flat", "stray-pointer"));
+    expect_false(ar_workload_fault_applies("flat", "carried-clobbered"));
     expect_ptr_null(arp_wl_find_family("no-such-family"));
     expect_ptr_null(arp_wl_find_family(NULL));
 
@@ -36,8 +41,13 @@ int main(void) {
         expect_true(fault->plant != NULL);
         if (fault->verdict != ARP_WL_RANGES) expect_true(fault->site < ARP_WL_SITE_COUNT);
         if (fault->verdict == ARP_WL_PROBE) expect_int_eq(fault->stage, ARP_WL_EMITTED);
-        for (char const *const *f = families; *f; ++f)
-            expect_true(ar_workload_fault_applies(*f, *name));
+        for (char const *const *f = families; *f; ++f) {
+            arp_wl_family_t const *family = arp_wl_find_family(*f);
+            bool listed = !family->faults;
+            for (char const *const *g = family->faults; g && *g; ++g)
+                listed |= strcmp(*g, *name) == 0;
+            expect_true(ar_workload_fault_applies(*f, *name) == listed);
+        }
     }
     expect_size_eq(faults, 11);
     expect_ptr_null(arp_wl_find_fault("no-such-fault"));

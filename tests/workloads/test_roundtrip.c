@@ -54,6 +54,7 @@ int main(void) {
                                   "two-repeat-word"};
     for (char const *const *f = ar_workload_families(); *f; ++f) {
         for (size_t k = 0; k < sizeof faults / sizeof *faults; ++k) {
+            if (faults[k] && !ar_workload_fault_applies(*f, faults[k])) continue;
             size_t length = 0;
             free(generate_json(*f, "tiny", faults[k], 1, &length));
         }

@@ -127,12 +127,16 @@ uint64_t arp_wl_p(arp_wl_t const *wl, int plane, uint64_t offset) {
 
 size_t arp_wl_launch(arp_wl_t *wl, char const *kernel, int phase, uint64_t const *words,
                      size_t count) {
+    return arp_wl_launch_in(wl, kernel, phase, wl->phases[phase].id, words, count);
+}
+
+size_t arp_wl_launch_in(arp_wl_t *wl, char const *kernel, int phase, char const *id,
+                        uint64_t const *words, size_t count) {
     size_t index = wl->launches_count++;
     wl->words_count += count;
     if (wl->counting || wl->status) return index;
     size_t added = 0;
-    ar_status_t status =
-        ar_plan_add_launch(wl->plan, kernel, wl->phases[phase].id, words, count, &added);
+    ar_status_t status = ar_plan_add_launch(wl->plan, kernel, id, words, count, &added);
     if (status)
         arp_wl_fail(wl, status, "out of memory adding a launch");
     else

@@ -80,6 +80,11 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
         snprintf(text + length - 1, size - length + 1,
                  ",\"micro_skew\":%" PRIu64 ",\"schedule\":\"1f1b\"}", wl->micro_skew);
     }
+    if (wl->family->ranges) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1,
+                 ",\"ops\":%" PRIu64 ",\"globals\":%" PRIu64 "}", wl->ops, wl->globals_wanted);
+    }
     if (wl->strategy_named) { /* only then, so default plans keep their bytes */
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1, ",\"strategy\":\"%s\"}",
@@ -110,6 +115,7 @@ static ar_status_t build_ranges(arp_wl_t *wl, ar_plan_t *plan) {
         ar_plan_reserve(plan, wl->launches_count, wl->words_count, wl->shifts_count);
     if (!status) status = ar_plan_set_alignment(plan, ARP_WL_ALIGNMENT);
     if (!status) status = ar_plan_add_window(plan, wl->window_base, wl->window_size);
+    if (!status && wl->family->ranges) return wl->family->ranges(wl, plan);
     for (int g = 0; !status && g < wl->globals_count; ++g)
         status =
             ar_plan_add_global(plan, wl->globals[g].name, wl->globals[g].base, wl->globals[g].size);
@@ -173,7 +179,7 @@ static void describe(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *
 static void generate(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *info) {
     wl->family->declare(wl);
     if (wl->fault && wl->fault->declare && !wl->status) wl->fault->declare(wl);
-    if (!wl->status) arp_wl_place(wl);
+    if (!wl->status && !wl->family->ranges) arp_wl_place(wl);
     if (planted_at(wl, ARP_WL_PLACED)) wl->fault->plant(wl);
 
     /* Pass 1 counts; pass 2 builds into arrays reserved once. */

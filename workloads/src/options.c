@@ -74,9 +74,14 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     arp_wl_fault_t const *fault = NULL;
     if (options->fault && options->fault[0]) {
         fault = arp_wl_find_fault(options->fault);
-        if (!fault || !ar_workload_fault_applies(family->name, options->fault)) {
+        if (!fault) {
             snprintf(message, sizeof message, "unknown fault '%s' (see `arenacert gen --list`)",
                      options->fault);
+            return refuse(error, "fault", message);
+        }
+        if (!ar_workload_fault_applies(family->name, options->fault)) {
+            snprintf(message, sizeof message, "fault '%s' does not apply to the %s family",
+                     options->fault, family->name);
             return refuse(error, "fault", message);
         }
     }
@@ -118,6 +123,16 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     if (options->micro_skew > 90)
         return refuse(error, "micro_skew", "micro skew is a percent from 0 to 90");
     wl->micro_skew = options->micro_skew;
+    bool flat = family->ranges != NULL;
+    if ((options->ops || options->globals) && !flat)
+        return refuse(error, options->ops ? "ops" : "globals",
+                      "ops and globals apply to the flat family only");
+    wl->ops = options->ops ? options->ops : preset->ops;
+    wl->globals_wanted = options->globals ? options->globals : preset->globals;
+    if (flat && (wl->ops < 1 || wl->ops > (1u << 22)))
+        return refuse(error, "ops", "ops must be from 1 to 4194304");
+    if (flat && wl->globals_wanted > (1u << 20))
+        return refuse(error, "globals", "globals must be at most 1048576");
     wl->strategy = (int)strategy;
     wl->strategy_named = strategy != ar_place_greedy_by_size_k;
     wl->family = family;

@@ -30,10 +30,16 @@ arp_wl_family_t const *arp_wl_find_family(char const *name) {
     return NULL;
 }
 
-/* Every fault applies to every family: each family has a layer bank walked by a repeat, an
+/* Every fault applies to every transformer family: each family has a layer bank walked by a repeat, an
  * embedding phase that declares the "mask" plane every attention-scores phase carries, and
  * phases with planes; the two precision probes bring their own repeats. Whether the plan is
- * big enough (a fault's min_layers) is checked when generating. */
+ * big enough (a fault's min_layers) is checked when generating. A family may list the faults it
+ * takes (flat: those that need only a launch and the window). */
 bool ar_workload_fault_applies(char const *family, char const *fault) {
-    return arp_wl_find_family(family) && arp_wl_find_fault(fault);
+    arp_wl_family_t const *f = arp_wl_find_family(family);
+    if (!f || !arp_wl_find_fault(fault)) return false;
+    if (!f->faults) return true;
+    for (char const *const *name = f->faults; *name; ++name)
+        if (strcmp(*name, fault) == 0) return true;
+    return false;
 }

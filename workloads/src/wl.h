@@ -44,6 +44,7 @@ typedef struct arp_wl_model_t {
 typedef struct arp_wl_preset_t {
     char const *model;
     uint64_t layers, batch, seq, decode, epochs, micro;
+    uint64_t ops, globals; /* the flat family's (0 elsewhere) */
 } arp_wl_preset_t;
 
 enum { ARP_WL_PRESETS = 4 }; /* tiny, small, medium, large */
@@ -55,6 +56,12 @@ typedef struct arp_wl_family_t {
     bool needs_experts;            /* refuse models without experts */
     void (*declare)(arp_wl_t *wl); /* globals, phases, planes, loops, fault sites */
     void (*emit)(arp_wl_t *wl);    /* launches, repeats, references */
+    /* Optional, for a family too large for the declaration tables above (flat): its declare
+     * places its own ranges (and sets the window, workspace and bound), the planner is not
+     * run, and this adds its globals, phases and planes to the plan. */
+    ar_status_t (*ranges)(arp_wl_t *wl, ar_plan_t *plan);
+    /* Optional: the faults that apply (NULL-terminated names); NULL: every fault. */
+    char const *const *faults;
 } arp_wl_family_t;
 
 /* Launch sites a family records for faults (launch indexes as written; SIZE_MAX: none). */
@@ -139,6 +146,7 @@ struct arp_wl_t {
     uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
     uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
     uint64_t micro_skew;  /* pipeline: percent by which micro-batches may fall short (0: even) */
+    uint64_t ops, globals_wanted; /* flat: ops and globals */
 
     /* declaration */
     arp_wl_global_t globals[ARP_WL_MAX_GLOBALS];
@@ -219,6 +227,9 @@ uint64_t arp_wl_g(arp_wl_t const *wl, int global, uint64_t offset);
 uint64_t arp_wl_p(arp_wl_t const *wl, int plane, uint64_t offset);
 size_t arp_wl_launch(arp_wl_t *wl, char const *kernel, int phase, uint64_t const *words,
                      size_t count);
+/* The same for a family that keeps its own phases (`ranges`): phase `phase` named `id`. */
+size_t arp_wl_launch_in(arp_wl_t *wl, char const *kernel, int phase, char const *id,
+                        uint64_t const *words, size_t count);
 void arp_wl_walk(arp_wl_t *wl, int level, size_t launch, size_t word, int64_t delta, int slot);
 /* A deltas repeat over a level's walks (which it then clears), or over a given list. */
 size_t arp_wl_repeat_deltas(arp_wl_t *wl, int level, size_t first, size_t count,

@@ -25,14 +25,15 @@ static void usage(FILE *out) {
             "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
             "                     [--fault NAME] [--strategy NAME] [--recompute]\n"
             "                     [--expert-skew PERCENT] [--kv-page TOKENS]\n"
-            "                     [--micro-skew PERCENT] [--info]\n"
+            "                     [--micro-skew PERCENT] [--ops N] [--globals N] [--info]\n"
             "--recompute: training recomputes its layers in backward, segment by segment;\n"
             "--expert-skew P (moe, 1..90): expert FFN widths fall short of the model's by up\n"
             "to P percent, each expert in its own phases;\n"
             "--kv-page N (decoder, moe; 1..seq): a paged KV cache of N tokens a page; over\n"
             "epochs, requests come and go in waves, each group's pages their own plane;\n"
             "--micro-skew P (pipeline, 1..90): micro-batches fall short by up to P percent,\n"
-            "run one forward, one backward, each with its own stash.\n"
+            "run one forward, one backward, each with its own stash;\n"
+            "--ops N, --globals N (flat): ops (one phase each) and weights (globals).\n"
             "Writes the plan as JSON on standard output; `gen --list` names the families,\n"
             "faults, models and presets.\n");
 }
@@ -132,6 +133,10 @@ int arenacert_gen_main(int argc, char **argv) {
             bad = parse_count(arg, value, &options.kv_page);
         else if (strcmp(arg, "--micro-skew") == 0)
             bad = parse_count(arg, value, &options.micro_skew);
+        else if (strcmp(arg, "--ops") == 0)
+            bad = parse_count(arg, value, &options.ops);
+        else if (strcmp(arg, "--globals") == 0)
+            bad = parse_count(arg, value, &options.globals);
         else {
             fprintf(stderr, "arenacert gen: unknown option '%s'\n", arg);
             usage(stderr);

@@ -238,6 +238,19 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
 char const *arp_cert_leaves_name(ar_plane_t const *plane);
 bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b);
 void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size);
+/* Rule D's state as runs of one key over many cells (rule_d_runs.c): a bit per cell where a
+ * run starts, the key at its first cell. Cells [l, r). */
+typedef struct arp_runs_t {
+    uint64_t *starts;
+    int32_t *key;
+    size_t cells;
+} arp_runs_t;
+ar_status_t arp_runs_init(arp_runs_t *runs, size_t cells, int32_t none);
+void arp_runs_free(arp_runs_t *runs);
+bool arp_runs_uniform(arp_runs_t const *runs, size_t l, size_t r, int32_t value);
+void arp_runs_assign(arp_runs_t *runs, size_t l, size_t r, int32_t value);
+/* The first key (by cell) in [l, r) other than `value`, or `value` when there is none. */
+int32_t arp_runs_other(arp_runs_t const *runs, size_t l, size_t r, int32_t value);
 /* Rule D's naive walker (rule_d_naive.c), the tests' twin of arp_rule_d: every executed
  * launch, one by one; refuses (ar_status_unsupported_k) a plan executing more than
  * `launch_limit` launches. */

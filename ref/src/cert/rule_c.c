@@ -1,9 +1,9 @@
 /* Rule C, the certificate's way (CERTIFICATE.md §3): a word's intervals (points, or a hull in
- * O(naming repeats), never O(iterations)) tested against its phase's table: flat sorted arrays
- * (where a point passes, the allowed ranges, the windows' union) searched branch-free. A launch
- * no repeat names is one tight loop, and so is a run of one phase named by one deltas list.
- * Tables of all phases together stay near 2^20 entries; past that a phase uses the sorted
- * views with a small cache, so memory stays bounded.
+ * O(naming repeats), never O(iterations)) tested against flat sorted arrays: the phase's own
+ * planes, and tables every phase shares (where a point passes among the globals and the
+ * windows' gaps, the globals, the windows' union), so the tables cost planes + globals +
+ * windows, not phases x globals. A launch no repeat names is one tight loop, and so is a run
+ * of one phase named by one deltas list.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,59 +12,8 @@
 
 #include "cert/certify_internal.h"
 
-/* Consecutive words mostly fall in the same window gap, window, plane or global, so the last
- * answers are remembered and tried before any binary search. This is the general path, for a
- * phase whose table (below) was not built. */
-typedef struct lookup_memo_t {
-    bool has_gap, has_span;
-    uint64_t gap_lo, gap_hi;   /* an inclusive stretch no window meets */
-    uint64_t span_lo, span_hi; /* an inclusive stretch inside one window */
-    /* Allowed ranges found lately, direct-mapped by address: words of one launch reach a
-     * handful of planes and globals, and the next launches mostly the same ones. A slot holds
-     * a range and the phase it was found for (-1: a global, allowed to every phase). */
-    arp_named_range_t const *ranges[64];
-    int64_t phases[64];
-} lookup_memo_t;
-
-static inline size_t memo_slot(uint64_t address) {
-    return (size_t)(((address >> 8) * 0x9e3779b97f4a7c15ull) >> 58);
-}
-
-static bool memo_meets_window(arp_cert_t const *cert, lookup_memo_t *memo, uint64_t lo,
-                              uint64_t hi) {
-    if (memo->has_gap && memo->gap_lo <= lo && hi <= memo->gap_hi) return false;
-    if (memo->has_span && memo->span_lo <= hi && lo <= memo->span_hi) return true;
-    /* The first span ending past lo decides; remember it, or the gap before it. */
-    size_t left = arp_cert_span_past(cert, lo);
-    uint64_t gap_lo = left ? (uint64_t)(cert->spans[left - 1].end) : 0;
-    if (left == cert->spans_count || cert->spans[left].base > hi) {
-        memo->has_gap = true;
-        memo->gap_lo = gap_lo;
-        memo->gap_hi = left == cert->spans_count ? UINT64_MAX : cert->spans[left].base - 1;
-        return false;
-    }
-    memo->has_span = true;
-    memo->span_lo = cert->spans[left].base;
-    memo->span_hi = (uint64_t)(cert->spans[left].end - 1);
-    return true;
-}
-
-static bool memo_allowed(arp_cert_t const *cert, lookup_memo_t *memo, int64_t phase, uint64_t lo,
-                         uint64_t hi) {
-    size_t slot = memo_slot(lo);
-    arp_named_range_t const *r = memo->ranges[slot];
-    if (r && (memo->phases[slot] < 0 || memo->phases[slot] == phase) && r->base <= lo &&
-        (arp_u128_t)hi < r->end)
-        return true;
-    r = arp_cert_allowed(cert, phase, lo, hi);
-    if (!r) return false;
-    memo->ranges[slot] = r;
-    memo->phases[slot] = r->is_global ? -1 : phase;
-    return true;
-}
-
 /* Sorted, disjoint inclusive ranges [lo[i], hi[i]] as flat arrays. A set of a few ranges (the
- * usual case: a phase's good set is a handful of pieces) is scanned from the start with plain
+ * usual case: a phase's planes, the globals joined with the gaps) is scanned from the start with plain
  * branches, which the processor learns: words of one kernel fall in the same pieces launch
  * after launch, so this beats any branch-free search (measured: 2.5x). A larger set is binary
  * searched down to a few candidates first. */
@@ -110,14 +59,12 @@ static void set_sentinel(range_set_t *set) {
     set->lo[set->count] = UINT64_MAX, set->hi[set->count] = UINT64_MAX;
 }
 
-/* One phase's lookups:
- *  - good: where a point passes, that is, off every window or in an allowed range; maximal
- *    pieces (touching ones joined, which changes nothing for points), so one search decides;
- *  - allowed: the phase's planes and the globals, disjoint (A and B hold), not joined, since a
- *    hull must lie whole in one of them.
- * The windows' union (spans) is shared by every phase. */
+/* One phase's lookups: its planes, disjoint (B holds), sorted. With the shared tables a point
+ * passes where it lies off every window or in an allowed range, that is, in one of the
+ * phase's planes or in `good` (the globals and the windows' gaps, touching pieces joined,
+ * which changes nothing for points); a hull must lie whole in one plane or one global. */
 typedef struct phase_table_t {
-    range_set_t good, allowed;
+    range_set_t planes;
 } phase_table_t;
 
 typedef struct rule_c_t {
@@ -125,86 +72,51 @@ typedef struct rule_c_t {
     range_set_t spans;         /* the windows' union */
     uint64_t *gap_lo, *gap_hi; /* the stretches between (and around) the spans */
     size_t gaps_count;
-    phase_table_t **tables;     /* per phase, built on first use; NULL until then */
-    unsigned char *table_state; /* 0 not tried, 1 built, 2 not built (over the memory budget) */
-    size_t budget;              /* table entries still allowed */
-    lookup_memo_t memo;         /* the general path's, for phases without a table */
+    range_set_t good;      /* the globals and the gaps, joined */
+    range_set_t globals;   /* the globals, not joined */
+    phase_table_t *tables; /* per phase, over one array (each slice with its sentinel) */
+    uint64_t *space;
 } rule_c_t;
+
+/* A point: `short_sets` when the phase's planes and `good` are short (a compile-time constant
+ * in each copy of the span loop). */
+static inline bool point_passes(rule_c_t const *c, phase_table_t const *t, uint64_t v,
+                                bool short_sets) {
+    if (short_sets) return short_set_holds(&t->planes, v) || short_set_holds(&c->good, v);
+    return set_holds(&t->planes, v) || set_holds(&c->good, v);
+}
+
+static inline bool set_holds_all(range_set_t const *set, uint64_t lo, uint64_t hi) {
+    size_t i = set_first_ending(set, lo); /* the only range that may hold lo */
+    return i < set->count && set->lo[i] <= lo && hi <= set->hi[i];
+}
 
 static inline bool table_passes(rule_c_t const *c, phase_table_t const *t, uint64_t lo,
                                 uint64_t hi) {
-    if (lo == hi) return set_holds(&t->good, lo);
-    size_t i = set_first_ending(&t->allowed, lo); /* the only allowed range that may hold lo */
-    if (i < t->allowed.count && t->allowed.lo[i] <= lo && hi <= t->allowed.hi[i]) return true;
+    if (lo == hi) return point_passes(c, t, lo, false);
+    if (set_holds_all(&t->planes, lo, hi) || set_holds_all(&c->globals, lo, hi)) return true;
     size_t j = set_first_ending(&c->spans, lo); /* the first span that may meet [lo, hi] */
     return j == c->spans.count || c->spans.lo[j] > hi;
-}
-
-/* The table of `phase`, built on first use; NULL when over the budget (phases x globals can be
- * large: such phases take the general path). */
-static phase_table_t const *phase_table(rule_c_t *c, int64_t phase) {
-    if (c->table_state[phase] == 1) return c->tables[phase];
-    if (c->table_state[phase] == 2) return NULL;
-    arp_cert_t const *cert = c->cert;
-    ar_plan_t const *plan = cert->plan;
-    ar_phase_t const *p = &plan->phases[phase];
-    size_t allowed = p->planes_count + plan->globals_count + 1;
-    size_t good = p->planes_count + plan->globals_count + c->gaps_count + 1;
-    size_t entries = 2 * (allowed + good);
-    c->table_state[phase] = 2;
-    if (entries > c->budget) return NULL;
-    phase_table_t *t = malloc(sizeof *t + entries * sizeof(uint64_t));
-    if (!t) return NULL; /* the general path needs no memory */
-    c->budget -= entries;
-    uint64_t *space = (uint64_t *)(t + 1);
-    t->allowed.lo = space, t->allowed.hi = space + allowed;
-    t->good.lo = space + 2 * allowed, t->good.hi = t->good.lo + good;
-    /* Allowed: merge the phase's sorted planes with the sorted globals. */
-    arp_named_range_t const *planes = cert->planes + p->planes_first;
-    size_t i = 0, j = 0, n = 0;
-    while (i < p->planes_count || j < plan->globals_count) {
-        arp_named_range_t const *r;
-        if (j == plan->globals_count ||
-            (i < p->planes_count && planes[i].base < cert->globals[j].base))
-            r = &planes[i++];
-        else
-            r = &cert->globals[j++];
-        t->allowed.lo[n] = r->base, t->allowed.hi[n] = (uint64_t)(r->end - 1), ++n;
-    }
-    t->allowed.count = n;
-    /* Good: the gaps between the windows merged with the allowed ranges, both sorted by lo;
-     * overlapping or touching pieces are joined. */
-    size_t g = 0, a = 0, k = 0;
-    while (a < t->allowed.count || k < c->gaps_count) {
-        uint64_t lo, hi;
-        if (k == c->gaps_count || (a < t->allowed.count && t->allowed.lo[a] < c->gap_lo[k]))
-            lo = t->allowed.lo[a], hi = t->allowed.hi[a], ++a;
-        else
-            lo = c->gap_lo[k], hi = c->gap_hi[k], ++k;
-        if (g && (t->good.hi[g - 1] == UINT64_MAX || lo <= t->good.hi[g - 1] + 1)) {
-            if (hi > t->good.hi[g - 1]) t->good.hi[g - 1] = hi;
-        } else
-            t->good.lo[g] = lo, t->good.hi[g] = hi, ++g;
-    }
-    t->good.count = g;
-    set_sentinel(&t->allowed);
-    set_sentinel(&t->good);
-    c->tables[phase] = t;
-    c->table_state[phase] = 1;
-    return t;
 }
 
 static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
     ar_plan_t const *plan = cert->plan;
     memset(c, 0, sizeof *c);
     c->cert = cert;
-    size_t s = cert->spans_count, padded = s + 1;
-    c->spans.lo = malloc((2 * padded + 2 * (s + 1)) * sizeof *c->spans.lo);
-    c->tables = calloc(plan->phases_count + 1, sizeof *c->tables);
-    c->table_state = calloc(plan->phases_count + 1, 1);
-    if (!c->spans.lo || !c->tables || !c->table_state) return ar_status_out_of_memory_k;
-    c->spans.hi = c->spans.lo + padded;
-    c->gap_lo = c->spans.hi + padded, c->gap_hi = c->gap_lo + s + 1;
+    size_t s = cert->spans_count, padded = s + 1, G = plan->globals_count;
+    size_t P = plan->planes_count, phases = plan->phases_count;
+    /* spans, gaps, good (globals + gaps + sentinel), globals (+ sentinel), the phases' planes
+     * (each phase's slice with its sentinel) */
+    size_t good = G + s + 2,
+           entries = 2 * padded + 2 * (s + 1) + 2 * good + 2 * (G + 1) + 2 * (P + phases);
+    c->space = malloc(entries * sizeof *c->space);
+    c->tables = malloc((phases + 1) * sizeof *c->tables);
+    if (!c->space || !c->tables) return ar_status_out_of_memory_k;
+    uint64_t *at = c->space;
+    c->spans.lo = at, c->spans.hi = at + padded, at += 2 * padded;
+    c->gap_lo = at, c->gap_hi = at + s + 1, at += 2 * (s + 1);
+    c->good.lo = at, c->good.hi = at + good, at += 2 * good;
+    c->globals.lo = at, c->globals.hi = at + G + 1, at += 2 * (G + 1);
     c->spans.count = s;
     uint64_t next = 0; /* the first address not yet covered */
     bool done = false;
@@ -219,23 +131,50 @@ static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
     }
     if (!done) c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = UINT64_MAX;
     set_sentinel(&c->spans);
-    /* Tables for every phase fit unless phases x (globals + windows) is large. */
-    c->budget = ((size_t)1 << 20) + 16 * (plan->planes_count + plan->globals_count + s);
+    for (size_t j = 0; j < G; ++j)
+        c->globals.lo[j] = cert->globals[j].base,
+        c->globals.hi[j] = (uint64_t)(cert->globals[j].end - 1);
+    c->globals.count = G;
+    set_sentinel(&c->globals);
+    /* Good: the gaps merged with the globals, both sorted by lo; overlapping or touching
+     * pieces joined. */
+    size_t g = 0, a = 0, k = 0;
+    while (a < G || k < c->gaps_count) {
+        uint64_t lo, hi;
+        if (k == c->gaps_count || (a < G && c->globals.lo[a] < c->gap_lo[k]))
+            lo = c->globals.lo[a], hi = c->globals.hi[a], ++a;
+        else
+            lo = c->gap_lo[k], hi = c->gap_hi[k], ++k;
+        if (g && (c->good.hi[g - 1] == UINT64_MAX || lo <= c->good.hi[g - 1] + 1)) {
+            if (hi > c->good.hi[g - 1]) c->good.hi[g - 1] = hi;
+        } else
+            c->good.lo[g] = lo, c->good.hi[g] = hi, ++g;
+    }
+    c->good.count = g;
+    set_sentinel(&c->good);
+    /* Each phase's sorted planes (rule B left them sorted), in one array. */
+    uint64_t *lo = at, *hi = at + P + phases;
+    for (size_t ph = 0; ph < phases; ++ph) {
+        ar_phase_t const *phase = &plan->phases[ph];
+        size_t first = phase->planes_first + ph, n = phase->planes_count;
+        range_set_t *set = &c->tables[ph].planes;
+        set->lo = lo + first, set->hi = hi + first, set->count = n;
+        for (size_t i = 0; i < n; ++i) {
+            arp_named_range_t const *r = &cert->planes[phase->planes_first + i];
+            set->lo[i] = r->base, set->hi[i] = (uint64_t)(r->end - 1);
+        }
+        set_sentinel(set);
+    }
     return ar_status_success_k;
 }
 
-static void rule_c_end(rule_c_t *c, size_t phases) {
-    if (c->tables)
-        for (size_t p = 0; p < phases; ++p) free(c->tables[p]);
-    free(c->tables), free(c->table_state), free(c->spans.lo);
-}
+static void rule_c_end(rule_c_t *c) { free(c->tables), free(c->space); }
 
 /* An interval passes when it meets no window or lies whole in one allowed range. */
 static inline bool interval_passes(rule_c_t *c, phase_table_t const *t, int64_t phase, uint64_t lo,
                                    uint64_t hi) {
-    if (t) return table_passes(c, t, lo, hi);
-    return !memo_meets_window(c->cert, &c->memo, lo, hi) ||
-           memo_allowed(c->cert, &c->memo, phase, lo, hi);
+    (void)phase;
+    return table_passes(c, t, lo, hi);
 }
 
 /* Intervals tested, as the report counts them. */
@@ -326,20 +265,20 @@ static inline bool launch_passes(rule_c_t *c, phase_table_t const *t, int64_t ph
         size_t at = g->word;
         arp_site_naming_t const *first = g;
         while (g < end && g->word == at) ++g;
-        for (; w < at; ++w) all &= set_holds(&t->good, words[w]);
+        for (; w < at; ++w) all &= point_passes(c, t, words[w], false);
         uint64_t lo, hi;
         all &= site_passes(c, t, phase, words[at], first, (size_t)(g - first), tally, &lo, &hi,
                            NULL, 0);
         w = at + 1, ++named_words;
     }
-    for (; w < count; ++w) all &= set_holds(&t->good, words[w]);
+    for (; w < count; ++w) all &= point_passes(c, t, words[w], false);
     tally->points += count - named_words;
     return all;
 }
 
 /* site_passes for a site one deltas repeat names, shift `delta`, without the generic loops;
- * `points` when the repeat has at most `few` iterations. `short_good`: the phase's good set is
- * short (a compile-time constant in each copy of the span loop). */
+ * `points` when the repeat has at most `few` iterations. `short_good`: the phase's planes and the
+ * shared good set are short (a compile-time constant in each copy of the span loop). */
 static inline __attribute__((always_inline)) bool
 delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64_t word, int64_t delta,
                   uint64_t iterations, bool points, bool short_good, tally_t *tally) {
@@ -347,8 +286,7 @@ delta_site_passes(rule_c_t *c, phase_table_t const *t, uint64_t word, int64_t de
         for (uint64_t i = 0; i < iterations; ++i) {
             ++tally->points;
             uint64_t value = word + i * (uint64_t)delta;
-            if (!(short_good ? short_set_holds(&t->good, value) : set_holds(&t->good, value)))
-                return false;
+            if (!point_passes(c, t, value, short_good)) return false;
         }
         return true;
     }
@@ -373,14 +311,12 @@ launch_passes_deltas(rule_c_t *c, phase_table_t const *t, uint64_t const *words,
     size_t w = 0;
     for (size_t e = 0; e < k && all; ++e) {
         size_t at = named[e].word;
-        for (; w < at; ++w)
-            all &= short_good ? short_set_holds(&t->good, words[w]) : set_holds(&t->good, words[w]);
+        for (; w < at; ++w) all &= point_passes(c, t, words[w], short_good);
         all &= delta_site_passes(c, t, words[at], named[e].shift, iterations, points, short_good,
                                  tally);
         w = at + 1;
     }
-    for (; w < count; ++w)
-        all &= short_good ? short_set_holds(&t->good, words[w]) : set_holds(&t->good, words[w]);
+    for (; w < count; ++w) all &= point_passes(c, t, words[w], short_good);
     tally->points += count - k;
     return all;
 }
@@ -434,7 +370,8 @@ static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase
 
 static size_t fast_span(rule_c_t *c, phase_table_t const *t, size_t li, size_t limit,
                         span_t *span) {
-    if (t->good.count <= SCAN_RANGES) return span_loop(c, t, li, limit, span, true);
+    if (t->planes.count <= SCAN_RANGES && c->good.count <= SCAN_RANGES)
+        return span_loop(c, t, li, limit, span, true);
     return span_loop(c, t, li, limit, span, false);
 }
 
@@ -459,7 +396,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
         bool phaseless = phase < 0 || (size_t)phase >= plan->phases_count;
         uint64_t const *words = plan->words + launch->words_first;
         size_t count = launch->words_count;
-        phase_table_t const *table = phaseless ? NULL : phase_table(&c, phase);
+        phase_table_t const *table = phaseless ? NULL : &c.tables[phase];
         /* The usual case first: at most one deltas list open, read in place, no copies; the
          * launches that follow in the same phase are taken in the same tight loop (span). */
         bool in_place =
@@ -541,7 +478,7 @@ ar_status_t arp_rule_c(arp_cert_t const *cert, ar_certify_report_t *report, size
         }
         if (!launch_ok && !cert->options.all_sites) break;
     }
-    rule_c_end(&c, plan->phases_count);
+    rule_c_end(&c);
     arp_namings_stream_end(&stream);
     if (status) return status;
     report->sites_checked = sites_checked, report->sites_accepted = sites_accepted;

@@ -1,5 +1,5 @@
 /* Rule D (CERTIFICATE.md §3), the fixed-point walker: a "last declared key" per elementary
- * interval, a flat array or a segment tree. Painting is idempotent and last-writer-wins, so
+ * interval, a flat array, runs (rule_d_runs.c) or a segment tree. Painting is idempotent and last-writer-wins, so
  * from its third pass on a repeat body behaves like its second (with rule B holding): two
  * passes are walked and the rest counted, and so are runs of identical schedule references. A
  * unit met again (a reference, or a repeat's whole run) replays a summary of its first walk,
@@ -18,8 +18,10 @@
 #define KEY_MIXED INT32_MIN
 #define NO_PHASE INT64_MIN
 #define BLOCK_PERIOD_MAX 8
-/* Up to this many elementary intervals the state is a flat array, not a segment tree. */
+/* Up to this many elementary intervals the state is a flat array; up to RUNS_CELLS, runs
+ * (rule_d_runs.c); past that a segment tree, whose cost per plane stays logarithmic. */
 #define FLAT_CELLS 256
+#define RUNS_CELLS ((size_t)1 << 16)
 /* Up to this many, units are summarised (recording marks cells one by one). */
 #define SUMMARY_CELLS_MAX 4096
 /* A repeat with no repeat inside it and up to this many launches is always walked: its walk (two
@@ -131,6 +133,8 @@ typedef struct walker_t {
     size_t cells;
     int32_t *tree;
     bool flat; /* few cells: tree[c] is cell c's key, painted and read directly */
+    bool use_runs;
+    arp_runs_t runs;
     int64_t current;
     arp_u128_t instances, executed;
     int32_t *log;
@@ -204,6 +208,7 @@ static inline bool state_uniform(walker_t const *w, size_t l, size_t r, int32_t 
             if (w->tree[c] != value) return false;
         return true;
     }
+    if (w->use_runs) return arp_runs_uniform(&w->runs, l, r, value);
     return tree_uniform(w->tree, 1, 0, w->cells, l, r, value);
 }
 
@@ -211,6 +216,10 @@ static inline void state_assign(walker_t *w, size_t l, size_t r, int32_t value) 
     if (!w->cells) return;
     if (w->flat) {
         for (size_t c = l; c < r; ++c) w->tree[c] = value;
+        return;
+    }
+    if (w->use_runs) {
+        arp_runs_assign(&w->runs, l, r, value);
         return;
     }
     tree_assign(w->tree, 1, 0, w->cells, l, r, value);
@@ -223,6 +232,7 @@ static int32_t state_other(walker_t const *w, size_t l, size_t r, int32_t value)
             if (w->tree[c] != value) return w->tree[c];
         return value;
     }
+    if (w->use_runs) return arp_runs_other(&w->runs, l, r, value);
     return tree_other(w->tree, 1, 0, w->cells, l, r, value);
 }
 
@@ -316,7 +326,9 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             int32_t key = w->leave_key[i];
             if (w->sums.top) record_paint(w, i);
-            state_assign(w, w->plane_lo[i], w->plane_hi[i], key);
+            /* A carried plane that leaves its own key was just found holding it. */
+            if (!w->plan->planes[i].carried || key != w->plane_key[i])
+                state_assign(w, w->plane_lo[i], w->plane_hi[i], key);
             w->declared[key] = true;
             w->stamp[key] = w->instances;
             w->stamp_phase[key] = phase;
@@ -770,7 +782,9 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;
     w.flat = w.cells <= FLAT_CELLS;
-    size_t nodes = w.flat ? w.cells + 1 : 4 * w.cells + 4;
+    w.use_runs = !w.flat && w.cells <= RUNS_CELLS;
+    if (w.use_runs && arp_runs_init(&w.runs, w.cells, KEY_NONE)) goto out;
+    size_t nodes = w.flat || w.use_runs ? w.cells + 1 : 4 * w.cells + 4;
     w.tree = malloc(nodes * sizeof *w.tree);
     if (!w.tree) goto out;
     for (size_t i = 0; i < nodes; ++i) w.tree[i] = KEY_NONE;
@@ -804,6 +818,7 @@ out:
     free(w.plane_key);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords);
+    arp_runs_free(&w.runs);
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);
     free(w.sums.painted), free(w.sums.needed), free(w.sums.cell_seen), free(w.sums.key_seen);
     free(w.sums.pending), free(w.memo_rule), free(w.met), free(w.pass_mark);

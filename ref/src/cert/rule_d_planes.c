@@ -9,17 +9,9 @@
 
 #include "cert/certify_internal.h"
 
-static int compare_u128(void const *a, void const *b) {
-    arp_u128_t x = *(arp_u128_t const *)a, y = *(arp_u128_t const *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Sorts in place: insertion sort (comparisons inline) for the few endpoints of a small plan. */
+/* Sorts in place: insertion sort (comparisons inline) for the few endpoints of a small plan
+ * (compress_many sorts the rest). */
 static void sort_u128(arp_u128_t *values, size_t count) {
-    if (count > 64) {
-        qsort(values, count, sizeof *values, compare_u128);
-        return;
-    }
     for (size_t i = 1; i < count; ++i) {
         arp_u128_t value = values[i];
         size_t j = i;
@@ -47,6 +39,63 @@ bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
            strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0;
 }
 
+/* Many endpoints: each tagged with its key and end (2k base, 2k + 1 end), sorted by a radix
+ * sort on the low 64 bits (bytes all endpoints share skipped), those at 2^64 last; then one
+ * walk gives the unique endpoints and each key's range. Returns false out of memory. */
+static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t keys_count,
+                          arp_u128_t *coords, size_t *unique_out, uint32_t *key_lo,
+                          uint32_t *key_hi) {
+    size_t n = 2 * keys_count;
+    uint64_t *value = malloc(2 * n * sizeof *value);
+    uint32_t *tag = malloc(2 * n * sizeof *tag);
+    uint32_t *tops = malloc((keys_count + 1) * sizeof *tops);
+    size_t(*counts)[256] = calloc(8, sizeof *counts);
+    if (!value || !tag || !tops || !counts) {
+        free(value), free(tag), free(tops), free(counts);
+        return false;
+    }
+    size_t m = 0, top = 0; /* endpoints below 2^64; those at 2^64 are tagged from the end */
+    for (size_t k = 0; k < keys_count; ++k) {
+        ar_plane_t const *plane = &plan->planes[key_plane[k]];
+        arp_u128_t end = (arp_u128_t)plane->base + plane->size;
+        value[m] = plane->base, tag[m++] = (uint32_t)(2 * k);
+        if (end >> 64)
+            tops[top++] = (uint32_t)(2 * k + 1);
+        else
+            value[m] = (uint64_t)end, tag[m++] = (uint32_t)(2 * k + 1);
+    }
+    for (size_t i = 0; i < m; ++i)
+        for (int b = 0; b < 8; ++b) ++counts[b][(value[i] >> (8 * b)) & 255];
+    uint64_t *v = value, *v2 = value + n;
+    uint32_t *t = tag, *t2 = tag + n;
+    for (int b = 0; b < 8; ++b) {
+        if (counts[b][(v[0] >> (8 * b)) & 255] == m) continue; /* one digit: the order stands */
+        size_t at = 0;
+        for (int d = 0; d < 256; ++d) {
+            size_t c = counts[b][d];
+            counts[b][d] = at, at += c;
+        }
+        for (size_t i = 0; i < m; ++i) {
+            size_t to = counts[b][(v[i] >> (8 * b)) & 255]++;
+            v2[to] = v[i], t2[to] = t[i];
+        }
+        uint64_t *sv = v;
+        uint32_t *st = t;
+        v = v2, t = t2, v2 = sv, t2 = st;
+    }
+    size_t unique = 0;
+    for (size_t i = 0; i < n; ++i) {
+        bool past = i >= m; /* at 2^64 */
+        arp_u128_t c = past ? (arp_u128_t)1 << 64 : v[i];
+        uint32_t which = past ? tops[i - m] : t[i];
+        if (!unique || coords[unique - 1] != c) coords[unique++] = c;
+        (which & 1 ? key_hi : key_lo)[which / 2] = (uint32_t)(unique - 1);
+    }
+    *unique_out = unique;
+    free(value), free(tag), free(tops), free(counts);
+    return true;
+}
+
 /* Sorted unique endpoints of every key's plane, and each plane's elementary index range (its
  * key's: planes of one key have one range). */
 ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
@@ -58,6 +107,22 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
     if (!coords || !lo || !hi) {
         free(coords), free(lo), free(hi);
         return ar_status_out_of_memory_k;
+    }
+    if (2 * keys_count > 64) {
+        uint32_t *key_lo = malloc((2 * keys_count + 1) * sizeof *key_lo);
+        size_t unique = 0;
+        bool ok = key_lo && compress_many(plan, key_plane, keys_count, coords, &unique, key_lo,
+                                          key_lo + keys_count);
+        if (ok)
+            for (size_t i = 0; i < p; ++i)
+                lo[i] = key_lo[plane_key[i]], hi[i] = key_lo[keys_count + (size_t)plane_key[i]];
+        free(key_lo);
+        if (!ok) {
+            free(coords), free(lo), free(hi);
+            return ar_status_out_of_memory_k;
+        }
+        *coords_out = coords, *count_out = unique, *lo_out = lo, *hi_out = hi;
+        return ar_status_success_k;
     }
     for (size_t k = 0; k < keys_count; ++k) {
         ar_plane_t const *plane = &plan->planes[key_plane[k]];

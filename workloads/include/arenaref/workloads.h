@@ -23,7 +23,7 @@ extern "C" {
 
 /* Zero or NULL fields take the family's (or preset's) default. */
 typedef struct ar_workload_options_t {
-    char const *family; /* required: "decoder", "moe", "training", "pipeline", "encoder" */
+    char const *family; /* required: "decoder", "moe", "training", "pipeline", "encoder", "flat" */
     char const *preset; /* "tiny", "small", "medium", "large"; NULL: "tiny" */
     char const *model;  /* a model name from ar_workload_models(); NULL: the preset's */
     uint64_t layers, batch, seq, decode; /* override the preset; 0 keeps it */
@@ -59,6 +59,9 @@ typedef struct ar_workload_options_t {
     uint64_t expert_skew;
     uint64_t kv_page;
     uint64_t micro_skew;
+    /* The flat family (one phase per op, weights as globals): its ops and its globals; 0 keeps
+     * the preset's. Refused for the other families. */
+    uint64_t ops, globals;
 } ar_workload_options_t;
 
 typedef struct ar_workload_info_t {
