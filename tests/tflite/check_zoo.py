@@ -13,7 +13,7 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-FAULT_RULES = ("B", "D")
+FAULT_RULES = ("B", "D", "inplace")
 REQ = os.path.join(ROOT, "scripts", "lib", "requirements", "tflite-zoo.txt")
 
 
