@@ -10,6 +10,7 @@ Run with the build venv's python (scripts/tflite-plan does); LiteRT is imported 
 """
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -513,7 +514,11 @@ def export_all(directory, runs_list=(1,)):
     """Every shipped model: clean plan, a rule-B and a rule-D fault, and the placement problem,
     cached under DIRECTORY by model digest and exporter; DIRECTORY/index.tsv lists them."""
     os.makedirs(directory, exist_ok=True)
-    me = sha256_file(os.path.abspath(__file__))[:12]
+    import litert.capture as capture_module  # the cache follows the capture's code too
+
+    me = hashlib.sha256(
+        (sha256_file(os.path.abspath(__file__)) + sha256_file(capture_module.__file__)).encode()
+    ).hexdigest()[:12]
     index = ["model\tvariant\tplan\tproblem"]
     models = shipped_models()
     if not models:
