@@ -6,8 +6,13 @@
  *  3. rule D's walker equals its naive twin: same break, k and counts;
  *  4. monotone in `few`: raising it never rejects an accepted site;
  *  5. precise where it should be: no word named twice and few >= every repeat's iterations
- *     gives the exact oracle's verdict.
- * A failure prints the seed; `test_property SEED` reruns one plan. */
+ *     gives the exact oracle's verdict;
+ *  6. in-place updates (`becomes`): on plans built for rule D (values updated in place inside
+ *     and across nested repeats, read under the old name or the new), the walker equals its
+ *     naive twin (break, k, counts, whether the value there came from an update), and the
+ *     certificate's and the exact oracle's verdicts are 2 + n + k.
+ * A failure prints the seed; `test_property SEED` reruns one plan (`test_property u SEED`, one
+ * plan of part 6). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -270,8 +275,145 @@ static int check_one(uint64_t seed, size_t *finished, size_t *stats) {
     return 0;
 }
 
+/* ---- 6: in-place updates -------------------------------------------------------------- */
+
+#define UPDATE_PLANS 20000
+
+/* Values at the same bytes under three names, the same name elsewhere and at another size, and
+ * a bystander: updates chain, and reading the old name (or a name from elsewhere) breaks D. */
+static slot_t const update_slots[] = {
+    {"x", 0x2000, 0x100}, {"y", 0x2000, 0x100}, {"z", 0x2000, 0x100}, {"x", 0x2100, 0x100},
+    {"y", 0x2100, 0x100}, {"t", 0x2200, 0x100}, {"x", 0x2000, 0x80},
+};
+#define UPDATE_SLOTS (sizeof update_slots / sizeof update_slots[0])
+
+typedef struct update_stats_t {
+    size_t plans, with_becomes, becomes_in_repeat, broken, broken_by_update;
+} update_stats_t;
+
+static bool valid_repeat(size_t first, size_t count, size_t const (*ranges)[2], size_t n) {
+    for (size_t r = 0; r < n; ++r) {
+        size_t f = ranges[r][0], e = f + ranges[r][1], g = first + count;
+        bool disjoint = g <= f || e <= first;
+        bool inside = f <= first && g <= e && count < ranges[r][1];
+        bool around = first <= f && e <= g && ranges[r][1] < count;
+        if (!disjoint && !inside && !around) return false;
+    }
+    return true;
+}
+
+static ar_plan_t *generate_updates(bool *in_repeat) {
+    ar_plan_t *plan = NULL;
+    require_true(ar_plan_create(&plan) == ar_status_success_k);
+    ar_plan_set_alignment(plan, 16);
+    size_t phases = 2 + below(3);
+    bool updates[4] = {false};
+    for (size_t p = 0; p < phases; ++p) {
+        ar_plan_add_phase(plan, phase_ids[p]);
+        size_t planes = 1 + below(3);
+        uint64_t used[3][2];
+        size_t used_count = 0;
+        for (size_t k = 0; k < planes; ++k) {
+            /* Mostly the three names over one range, where the first phase declares x. */
+            slot_t const *s = &update_slots[p == 0 && k == 0 ? 0
+                                            : chance(60)     ? below(3)
+                                                             : below(UPDATE_SLOTS)];
+            bool clash = false;
+            for (size_t u = 0; u < used_count; ++u)
+                if (s->base < used[u][0] + used[u][1] && used[u][0] < s->base + s->size)
+                    clash = true;
+            if (clash) continue;
+            used[used_count][0] = s->base, used[used_count][1] = s->size, ++used_count;
+            bool carried = p > 0 && chance(65);
+            char const *becomes = NULL;
+            if (carried && chance(55)) becomes = (char const *[]){"x", "y", "z"}[below(3)];
+            updates[p] |= becomes && strcmp(becomes, s->name) != 0;
+            ar_plan_add_plane_becomes(plan, s->name, s->base, s->size, carried, becomes);
+        }
+    }
+    size_t launches = 2 + below(7);
+    for (size_t l = 0; l < launches; ++l)
+        ar_plan_add_launch(plan, "k", phase_ids[l == 0 ? 0 : below(phases)], NULL, 0, NULL);
+    /* Up to three repeats, disjoint or strictly nested. */
+    size_t ranges[3][2], repeats = 0;
+    for (size_t tries = 0; tries < 6 && repeats < 3; ++tries) {
+        if (!chance(60)) continue;
+        size_t first = below(launches), count = 1 + below(launches - first);
+        if (!valid_repeat(first, count, (size_t const(*)[2])ranges, repeats)) continue;
+        ranges[repeats][0] = first, ranges[repeats][1] = count, ++repeats;
+        ar_plan_add_repeat_deltas(plan, first, count, 1 + below(5), NULL, 0);
+        for (size_t l = first; l < first + count; ++l)
+            *in_repeat |= updates[plan->launches[l].phase_name[1] - '0'];
+    }
+    size_t references = 1 + below(4);
+    for (size_t s = 0; s < references; ++s) {
+        size_t a, b, tries = 0;
+        do {
+            a = s == 0 && chance(70) ? 0 : below(launches), b = a + 1 + below(launches - a);
+        } while ((!cuttable(a, (size_t const(*)[2])ranges, repeats) ||
+                  !cuttable(b, (size_t const(*)[2])ranges, repeats)) &&
+                 ++tries < 50);
+        if (tries >= 50) a = 0, b = launches;
+        size_t copies = chance(30) ? 2 + below(3) : 1;
+        for (size_t c = 0; c < copies; ++c) ar_plan_add_reference(plan, a, b - a);
+    }
+    return plan;
+}
+
+static int check_updates(uint64_t seed, update_stats_t *stats) {
+    rng_state = seed;
+    int before = expect_failures_;
+    bool in_repeat = false;
+    ar_plan_t *plan = generate_updates(&in_repeat);
+    ar_plan_error_t error;
+    if (ar_plan_finish(plan, &error) != ar_status_success_k) {
+        fprintf(stderr, "seed %" PRIu64 ": %s\n", seed, error.message);
+        expect_true(false); /* the generator builds well-formed plans */
+        ar_plan_free(plan);
+        return 1;
+    }
+    ++stats->plans;
+    stats->with_becomes += plan->updates_count > 0;
+    stats->becomes_in_repeat += in_repeat;
+    arp_rule_d_t fast, naive;
+    require_true(arp_rule_d(plan, &fast) == ar_status_success_k);
+    require_true(arp_rule_d_naive(plan, ARP_NAIVE_D_LAUNCH_LIMIT, &naive) == ar_status_success_k);
+    expect_int_eq(fast.broken, naive.broken);
+    expect_u64_eq((uint64_t)fast.instances, (uint64_t)naive.instances);
+    if (!fast.broken)
+        expect_u64_eq((uint64_t)fast.executed_launches, (uint64_t)naive.executed_launches);
+    char expected[64] = "0";
+    if (fast.broken && naive.broken) {
+        expect_u64_eq((uint64_t)fast.instance, (uint64_t)naive.instance);
+        expect_size_eq(fast.plane, naive.plane);
+        /* The value over the carried plane came from updating that very value in place. */
+        bool direct =
+            strstr(fast.message, "updated in place into") && strstr(fast.message, "which instance");
+        expect_int_eq(direct, strstr(naive.message, "it was updated in place") != NULL);
+        ++stats->broken;
+        stats->broken_by_update += strstr(fast.message, "updated in place") != NULL;
+        decimal((u128)fast.instance + 2 + plan->launches_count, expected);
+    }
+    ar_certify_report_t cert = run(plan, 16, false, false), exact = run(plan, 16, true, false);
+    expect_str_eq(cert.verdict_text, expected);
+    expect_str_eq(exact.verdict_text, expected);
+    if (fast.broken) expect_str_eq(cert.message, fast.message);
+    ar_plan_free(plan);
+    if (expect_failures_ != before) {
+        fprintf(stderr, "update property failed for seed %" PRIu64 ": fast [%s] naive [%s]\n", seed,
+                fast.message, naive.message);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     size_t finished = 0, stats[6] = {0};
+    update_stats_t updates = {0};
+    if (argc > 2 && strcmp(argv[1], "u") == 0) {
+        check_updates(strtoull(argv[2], NULL, 0), &updates);
+        return expect_finish();
+    }
     if (argc > 1) {
         check_one(strtoull(argv[1], NULL, 0), &finished, stats);
         return expect_finish();
@@ -285,5 +427,17 @@ int main(int argc, char **argv) {
     /* The generator must exercise every rule, or the properties say little. */
     expect_true(finished > PLANS / 2);
     for (int rule = 0; rule <= 5; ++rule) expect_u64_gt(stats[rule], 10);
+
+    failed = 0;
+    for (uint64_t seed = 1; seed <= UPDATE_PLANS && failed < 5; ++seed)
+        failed += check_updates(seed * 104729, &updates);
+    printf("in-place updates: %zu plans, %zu with becomes (%zu updating inside a repeat), %zu "
+           "break D, %zu of them through an update; %d failed a property\n",
+           updates.plans, updates.with_becomes, updates.becomes_in_repeat, updates.broken,
+           updates.broken_by_update, failed);
+    expect_u64_gt(updates.with_becomes, UPDATE_PLANS / 4);
+    expect_u64_gt(updates.becomes_in_repeat, UPDATE_PLANS / 10);
+    expect_u64_gt(updates.broken_by_update, UPDATE_PLANS / 20);
+    expect_u64_gt(updates.plans - updates.broken, UPDATE_PLANS / 20); /* some pass */
     return expect_finish();
 }
