@@ -17,7 +17,6 @@ sys.path.insert(0, os.path.join(ROOT, "workloads", "runtimes"))
 import common  # noqa: E402
 
 ARENACERT = None
-BECOMES = False
 TMP = tempfile.mkdtemp(prefix="arenaref-runtimes-")
 
 
@@ -39,30 +38,11 @@ def certify(plan, exact=False):
     return int(first.split()[1]), r.stdout
 
 
-def becomes_supported():
-    """Whether this arenacert's rule D reads `becomes` (the smallest update certifies 0)."""
-    plan = {"format": "arena-plan/1", "alignment": 1, "windows": [{"base": 4096, "size": 16}],
-            "phases": [{"id": "a", "planes": [{"name": "x", "base": 4096, "size": 16}]},
-                       {"id": "b", "planes": [{"name": "x", "base": 4096, "size": 16,
-                                               "carried": True, "becomes": "y"}]},
-                       {"id": "c", "planes": [{"name": "y", "base": 4096, "size": 16,
-                                               "carried": True}]}],
-            "launches": [{"phase": "a"}, {"phase": "b"}, {"phase": "c"}],
-            "schedule": [{"first": 0, "count": 3}]}
-    return certify(plan)[0] == 0
-
-
 def verdict_class(v, n):
     return "0" if v == 0 else "B" if v == 1 else "C" if v < 2 + n else "D"
 
 
-class NeedsBecomes(unittest.TestCase):
-    def setUp(self):
-        if not BECOMES:
-            self.skipTest("this arenacert's rule D does not read becomes yet")
-
-
-class Clean(NeedsBecomes):
+class Clean(unittest.TestCase):
     def test_certifies_at_every_loop_count(self):
         for it in (1, 2, 3, 16, 17, 1000):
             raw = small()
@@ -111,7 +91,7 @@ class Clean(NeedsBecomes):
         self.assertEqual(t.executed, 2 + 3 * (2 + 2 * 20))
 
 
-class Faults(NeedsBecomes):
+class Faults(unittest.TestCase):
     def check(self, rule, kind, seed, want):
         plan, _ = common.export(small(), rule, seed, kind)
         n = len(plan["launches"])
@@ -243,12 +223,11 @@ class Validation(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("6 ops (22 executed)", r.stderr)
         with open(out) as f:
-            self.assertEqual(certify(json.load(f))[0], 0 if BECOMES else 11)
+            self.assertEqual(certify(json.load(f))[0], 0)
         with open(csv) as f:
             self.assertTrue(f.read().startswith("id,lower,upper,size\n"))
 
 
 if __name__ == "__main__":
     ARENACERT = sys.argv.pop(1)
-    BECOMES = becomes_supported()
     unittest.main(verbosity=1)
