@@ -393,11 +393,15 @@ def main(argv):
     print()
     for label, names in (("skipped in base", base_skipped), ("skipped in new", new_skipped)):
         if names:
-            print(
-                f"{label} ({len(names)}): "
-                + ", ".join(sorted(names)[:8])
-                + (" ..." if len(names) > 8 else "")
-            )
+            print(f"{label} ({len(names)}): " + ", ".join(sorted(names)))
+            for name in sorted(names):
+                print(f"  left out {name}: skipped: {names[name]}")
+    for label, names in (
+        ("only in base", sorted(set(base_runs) - set(new_runs) - set(new_skipped))),
+        ("only in new", sorted(set(new_runs) - set(base_runs) - set(base_skipped))),
+    ):
+        for name in names:
+            print(f"  left out {name}: {label}")
 
     if failures:
         print(f"REGRESSION ({len(failures)}):")
