@@ -3,8 +3,8 @@
 Both runs must give every run an instruction count, the same counts (deterministic), and a
 record of what reproduction needs; the files and scripts/export's output for both trackers
 must parse with a strict reader (NaN/Infinity refused). results_post.py on a made-up Google
-Benchmark file with NaN counters and a skipped benchmark must drop the NaNs, mark the skipped
-one and remove its times.
+Benchmark file with NaN counters and a skipped benchmark must drop the NaNs and move the skipped
+one, without times, into "arenaref_skipped".
 """
 
 import json
@@ -156,16 +156,18 @@ with tempfile.TemporaryDirectory() as tmp:
         text = handle.read()
     try:
         data = strict(text, path)
-        cv, skipped = data["benchmarks"]
+        (cv,) = data["benchmarks"]
+        (skipped,) = data["arenaref_skipped"]
         expect(
             "numa_node" not in cv and "verdict" not in cv and cv["cpu_time"] == 0.01,
             "NaN fields dropped",
         )
         expect(
             skipped.get("skipped") is True
+            and skipped.get("error_message") == "over the limit"
             and "real_time" not in skipped
             and "cpu_time" not in skipped,
-            "a skipped benchmark is marked and has no time",
+            "a skipped benchmark is apart in arenaref_skipped, with its reason and no time",
         )
     except ValueError as error:
         expect(False, f"strict parse: {error}")

@@ -72,9 +72,11 @@ collect_commit() {
     n=$(collect_instructions "$bld/bin/arenacert" "$COLLECT_WORK/plans/$family-$preset.json")
     [ -n "$n" ] && printf '%s\t%s\n' "$name" "$n" >> "$json.instructions"
   done
-  /usr/bin/python3 - "$raw" "$json.instructions" "$json" "$sha" "$filter" <<'EOF'
+  /usr/bin/python3 - "$raw" "$json.instructions" "$json" "$sha" "$filter" "$_collect_root/scripts/lib" <<'EOF'
 import json, sys
-raw, counts, out, sha, filt = sys.argv[1:]
+raw, counts, out, sha, filt, lib = sys.argv[1:]
+sys.path.insert(0, lib)
+from results_post import set_skipped_apart, write_strict
 data = json.load(open(raw))
 instructions = dict(line.split("\t") for line in open(counts).read().split("\n") if line)
 context = data.setdefault("context", {})
@@ -88,12 +90,10 @@ for entry in data.get("benchmarks", []):
     name = entry.get("run_name", entry["name"]).split("/repeats:")[0]
     if name in instructions:
         entry["instructions"] = int(instructions[name])
-# Strict JSON, as scripts/bench writes now: old binaries wrote NaN (e.g. a CV of zeros).
-finite = lambda v: not isinstance(v, float) or v == v and abs(v) != float("inf")
-for entry in data.get("benchmarks", []):
-    for key in [k for k, v in entry.items() if not finite(v)]:
-        del entry[key]
-json.dump(data, open(out, "w"), indent=1, allow_nan=False)
+# As scripts/bench writes: strict JSON (old binaries wrote NaN, e.g. a CV of zeros), skipped
+# runs apart in "arenaref_skipped".
+data.setdefault("benchmarks", [])
+write_strict(set_skipped_apart(data), out)
 EOF
   rm -f "$raw" "$json.instructions"
   git -C "$_collect_root" worktree remove --force "$wt"

@@ -18,8 +18,12 @@ import argparse
 import json
 import math
 import re
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import entries, is_skipped  # noqa: E402
 
 MUST_NOT_DROP = (
     "site_precision",
@@ -56,7 +60,7 @@ def load(path):
         raise BadInput(f"{path} is not JSON: {error}")
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise BadInput(f"{path} is not a results file of scripts/bench (no 'benchmarks' list)")
-    for i, entry in enumerate(data["benchmarks"]):
+    for i, entry in enumerate(entries(data)):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise BadInput(f"{path}: benchmarks[{i}] has no name")
     return data
@@ -75,12 +79,12 @@ def metric(name):
 
 
 def runs_by_name(data):
-    """Per benchmark name: its plain runs and its aggregates by kind (skipped runs left out)."""
-    runs, aggregates, skipped = {}, {}, set()
-    for entry in data["benchmarks"]:
+    """Per benchmark name: its plain runs, its aggregates by kind, and {skipped name: reason}."""
+    runs, aggregates, skipped = {}, {}, {}
+    for entry in entries(data):
         name = entry.get("run_name", entry["name"])
-        if entry.get("error_occurred") or entry.get("skipped"):
-            skipped.add(name)
+        if is_skipped(entry):
+            skipped[name] = entry.get("error_message", "skipped")
             continue
         if entry.get("run_type") == "aggregate":
             aggregates.setdefault(name, {})[entry.get("aggregate_name", "")] = entry
@@ -159,8 +163,8 @@ def mismatches(base, new):
         a, b = cb.get(key), cn.get(key)
         if a != b and not (key == "arenaref_filter" and (a is None or b is None)):
             out.append(f"{key}: {a!r} vs {b!r}")
-    names_b = {e.get("run_name", e["name"]) for e in base["benchmarks"]}
-    names_n = {e.get("run_name", e["name"]) for e in new["benchmarks"]}
+    names_b = {e.get("run_name", e["name"]) for e in entries(base)}
+    names_n = {e.get("run_name", e["name"]) for e in entries(new)}
     if names_b != names_n:
         only_b, only_n = sorted(names_b - names_n), sorted(names_n - names_b)
         text = "benchmark set differs"
@@ -389,11 +393,15 @@ def main(argv):
     print()
     for label, names in (("skipped in base", base_skipped), ("skipped in new", new_skipped)):
         if names:
-            print(
-                f"{label} ({len(names)}): "
-                + ", ".join(sorted(names)[:8])
-                + (" ..." if len(names) > 8 else "")
-            )
+            print(f"{label} ({len(names)}): " + ", ".join(sorted(names)))
+            for name in sorted(names):
+                print(f"  left out {name}: skipped: {names[name]}")
+    for label, names in (
+        ("only in base", sorted(set(base_runs) - set(new_runs) - set(new_skipped))),
+        ("only in new", sorted(set(new_runs) - set(base_runs) - set(base_skipped))),
+    ):
+        for name in names:
+            print(f"  left out {name}: {label}")
 
     if failures:
         print(f"REGRESSION ({len(failures)}):")

@@ -37,7 +37,9 @@ def load_results(path):
 def runs_by_name(results):
     """name -> list of per-repetition entries (iterations only), plus skipped reasons."""
     runs, skipped = {}, {}
-    for b in (results or {}).get("benchmarks", []):
+    # skipped ones apart in "arenaref_skipped" (results_post.py), or in "benchmarks" (older files)
+    results = results or {}
+    for b in results.get("benchmarks", []) + (results.get("arenaref_skipped") or []):
         if b.get("run_type", "iteration") != "iteration":
             continue
         # gpu/STREAM/STRATEGY, without the "/manual_time" or "/repeats:N" Google Benchmark adds

@@ -173,10 +173,20 @@ def main():
     except BadInput as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
+    # Every file left out is said, with the reason, in every run (the report repeats it).
+    for path, why in left_out:
+        shown = os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+        print(f"{PROG}: left out {shown}: {why}", file=sys.stderr)
     if len(commits) < 2:
         print(
-            f"{PROG}: results of {len(commits)} commit(s) of HEAD's history found; a history needs"
-            " two or more (scripts/history --collect REV adds one)",
+            f"{PROG}: results of {len(commits)} commit(s) of HEAD's history found"
+            + (
+                f" ({len(left_out)} file(s) left out, listed above: no option keeps them; a file"
+                " of another CPU model counts only where it is the most common one)"
+                if left_out
+                else ""
+            )
+            + "; a history needs two or more (scripts/history --collect REV adds one)",
             file=sys.stderr,
         )
         return 2

@@ -18,7 +18,14 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import DETERMINISTIC, BadInput, Results, deterministic_digest, load_file  # noqa: E402
+from results import (  # noqa: E402
+    DETERMINISTIC,
+    BadInput,
+    Results,
+    deterministic_digest,
+    entries,
+    load_file,
+)
 
 PROG = "scripts/reproduce"
 CHECKED = (
@@ -62,7 +69,7 @@ def filter_of(data, context):
                 "",
                 b.get("run_name", b.get("name", "")),
             )
-            for b in data["benchmarks"]
+            for b in entries(data)
         }
     )
     escaped = [re.sub(r"([][.*^$+?(){}|\\])", r"\\\1", n) for n in names]

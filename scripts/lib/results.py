@@ -59,6 +59,22 @@ DETERMINISTIC = (
 )
 
 
+# Skipped benchmarks live in their own list beside "benchmarks" (bench/README.md, "What each
+# results file records"): Google Benchmark's readers take every entry of "benchmarks" as a
+# measurement. Files written before that hold them in "benchmarks", marked "skipped": true.
+SKIPPED = "arenaref_skipped"
+
+
+def entries(data):
+    """Every benchmark entry of a results file: its runs, then its skipped ones."""
+    skipped = data.get(SKIPPED)
+    return list(data["benchmarks"]) + [e for e in skipped or [] if isinstance(e, dict)]
+
+
+def is_skipped(entry):
+    return bool(entry.get("error_occurred") or entry.get("skipped"))
+
+
 class BadInput(Exception):
     """A results file that cannot be used, or files that cannot be merged: exit 2."""
 
@@ -121,14 +137,14 @@ class Results:
             if context.get("instructions_per"):
                 self.instructions_per = self.instructions_per or context["instructions_per"]
             runs, errors, counts = {}, {}, {}
-            for entry in data["benchmarks"]:
+            for entry in entries(data):
                 raw = entry.get("run_name", entry.get("name", ""))
                 name = base_name(raw)
                 if "manual_time" in raw:
                     self.manual.add(name)
                 if entry.get("run_type") == "aggregate":
                     continue  # recomputed from the runs (medians and quartiles)
-                if entry.get("error_occurred") or entry.get("skipped"):
+                if is_skipped(entry):
                     errors[name] = entry.get("error_message", "skipped")
                     continue
                 if isinstance(entry.get("instructions"), (int, float)):

@@ -1,7 +1,9 @@
 """scripts/bench's last step: turns the JSON arenaref_bench wrote into a strict results file.
 
-Strict: no NaN or Infinity anywhere (such fields are dropped), skipped benchmarks carry
-"skipped": true and no times. Reproduction: the command line, filter, mode and profile go into
+Strict: no NaN or Infinity anywhere (such fields are dropped). Skipped benchmarks leave
+"benchmarks" for a list of their own, "arenaref_skipped" (name, error_message, no times), so that
+every reader of Google Benchmark's format sees measurements only (bench/README.md says why).
+--reformat FILE... applies only that and the strictness to files written before. Reproduction: the command line, filter, mode and profile go into
 the context. Noise: the load average and CPU steal sampled through the run (scripts/bench's
 sampler file) and each repeated benchmark's CV of CPU time go into "arenaref_noise". With
 --callgrind DIR (scripts/bench --instructions), every run gets "instructions": the callgrind
@@ -18,6 +20,7 @@ import statistics
 import sys
 
 TIME_FIELDS = ("real_time", "cpu_time")
+SKIPPED = "arenaref_skipped"  # the name scripts/lib/results.py reads
 
 
 def strip_nonfinite(value):
@@ -35,6 +38,49 @@ def strip_nonfinite(value):
     if isinstance(value, list):
         return [strip_nonfinite(item) for item in value]
     return value
+
+
+def set_skipped_apart(data):
+    """Moves skipped runs (Google Benchmark's error_occurred; older files' "skipped": true) out of
+    "benchmarks" into "arenaref_skipped", without times; the list is always written."""
+    kept, skipped = [], [e for e in data.get(SKIPPED) or [] if isinstance(e, dict)]
+    for entry in data["benchmarks"]:
+        if isinstance(entry, dict) and (entry.get("error_occurred") or entry.get("skipped")):
+            entry = {k: v for k, v in entry.items() if k not in TIME_FIELDS + ("instructions",)}
+            entry.update(error_occurred=True, skipped=True)
+            entry.setdefault("error_message", "skipped")
+            skipped.append(entry)
+        else:
+            kept.append(entry)
+    data["benchmarks"] = kept
+    data[SKIPPED] = skipped
+    return data
+
+
+def write_strict(data, path, indent=2):
+    text = json.dumps(strip_nonfinite(data), indent=indent, allow_nan=False)
+    with open(path + ".tmp", "w") as handle:
+        handle.write(text + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def reformat(paths):
+    """Old results files to today's format: skipped runs apart, no NaN; nothing re-measured."""
+    for path in paths:
+        try:
+            with open(path) as handle:
+                text = handle.read()
+            data = json.loads(text)
+        except (OSError, ValueError) as error:
+            sys.exit(f"scripts/lib/results_post.py: cannot read {path}: {error}")
+        second = text.split("\n", 2)[1] if text.count("\n") > 1 else ""
+        indent = len(second) - len(second.lstrip(" ")) or 2  # kept, so the diff is the change
+        if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+            sys.exit(f"scripts/lib/results_post.py: {path} is not a Google Benchmark JSON file")
+        before = sum(1 for e in data["benchmarks"] if e.get("error_occurred") or e.get("skipped"))
+        write_strict(set_skipped_apart(data), path, indent)
+        print(f"{path}: {before} skipped entries moved to {SKIPPED}; NaN/Infinity fields dropped")
+    return 0
 
 
 def read_dumps(directory):
@@ -141,7 +187,12 @@ def main():
     parser = argparse.ArgumentParser(
         prog="scripts/lib/results_post.py", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("json")
+    parser.add_argument("json", nargs="+", help="the file arenaref_bench wrote (--reformat: files)")
+    parser.add_argument(
+        "--reformat",
+        action="store_true",
+        help="only move skipped entries apart and drop NaN in existing results files",
+    )
     parser.add_argument("--mode", choices=("time", "instructions"), default="time")
     parser.add_argument(
         "--callgrind", help="the directory of callgrind's dumps (instructions mode)"
@@ -151,6 +202,11 @@ def main():
     parser.add_argument("--filter", default="", help="the --filter given")
     parser.add_argument("--valgrind", default="", help="valgrind --version")
     args = parser.parse_args()
+    if args.reformat:
+        return reformat(args.json)
+    if len(args.json) != 1:
+        parser.error("one results file (or --reformat FILE...)")
+    args.json = args.json[0]
     try:
         with open(args.json) as handle:
             data = json.load(handle)  # Python's reader takes NaN; the file written will not have it
@@ -158,13 +214,9 @@ def main():
         sys.exit(f"scripts/bench: cannot read {args.json}: {error}")
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         sys.exit(f"scripts/bench: {args.json} is not a Google Benchmark JSON file")
-    for entry in data["benchmarks"]:
-        if entry.get("error_occurred"):
-            entry["skipped"] = True
-            for key in TIME_FIELDS:
-                entry.pop(key, None)
     if args.mode == "instructions":
-        attach_instructions(data, args.callgrind, args.json)
+        attach_instructions(data, args.callgrind, args.json)  # matched in order: skipped ones too
+    set_skipped_apart(data)
     context = data.setdefault("context", {})
     context["arenaref_mode"] = args.mode
     context["arenaref_command"] = args.command
@@ -179,11 +231,7 @@ def main():
     if args.mode == "time":
         noise["cv"] = benchmark_cv(data)
     data["arenaref_noise"] = noise
-    data = strip_nonfinite(data)
-    text = json.dumps(data, indent=2, allow_nan=False)
-    with open(args.json + ".tmp", "w") as handle:
-        handle.write(text + "\n")
-    os.replace(args.json + ".tmp", args.json)
+    write_strict(data, args.json)
     return 0
 
 

@@ -83,6 +83,15 @@ with tempfile.TemporaryDirectory() as repo:
         "dirty tree" in text and "not in HEAD's history" in text and "another CPU" in text,
         "a dirty tree, a stranger commit and another CPU are left out, with the reason",
     )
+    for name, why in (
+        ("dirty.json", "made from a dirty tree"),
+        ("stranger.json", "not in HEAD's history"),
+        ("other-cpu.json", "another CPU (Other CPU"),
+    ):
+        check(
+            any(f"left out results/{name}: " in l and why in l for l in done.stderr.splitlines()),
+            f"the run that succeeds says it left out {name} ({why}): {done.stderr}",
+        )
     check(os.path.exists(os.path.join(out, "certify.png")), "the group's plot is drawn")
     for name in os.listdir(os.path.join(repo, "results")):
         if name.startswith("r") and name != "r0.json":
@@ -94,6 +103,11 @@ with tempfile.TemporaryDirectory() as repo:
         alone.returncode == 2 and "two or more" in alone.stderr,
         "one commit is not a history: exit 2",
     )
+    check(
+        "left out results/other-cpu.json: another CPU" in alone.stderr
+        and "3 file(s) left out" in alone.stderr,
+        f"the failing run names the files it left out and why: {alone.stderr}",
+    )
 
-print(f"{7 - len(failures)} passed, {len(failures)} failed")
+print(f"{9 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
