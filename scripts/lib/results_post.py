@@ -163,7 +163,7 @@ def main():
             entry["skipped"] = True
             for key in TIME_FIELDS:
                 entry.pop(key, None)
-    if args.mode == "instructions":
+    if args.mode == "instructions" and args.callgrind:  # scripts/bench attaches them itself
         attach_instructions(data, args.callgrind, args.json)
     context = data.setdefault("context", {})
     context["arenaref_mode"] = args.mode

@@ -62,22 +62,56 @@ def baseline_weights(folder, mode, profile):
     return {}, None
 
 
-def split(names, count, weights):
-    """names -> list of count lists; deterministic, heaviest first onto the lightest shard."""
+def group_of(name):
+    """The instruction profile's process group: PREFIX/SECOND (certify/decoder, arena/small)."""
+    return "/".join(name.split("/")[:2])
+
+
+def split(names, count, weights, groups=False):
+    """names -> list of count lists; deterministic, heaviest first onto the lightest shard.
+    groups: whole groups (group_of) are the units, never split between shards."""
     default = statistics.median(weights.values()) if weights else 1.0
-    weight = {n: weights.get(base_name(n), default) for n in names}
+    units = {}
+    for name in names:
+        units.setdefault(group_of(name) if groups else name, []).append(name)
+    weight = {u: sum(weights.get(base_name(n), default) for n in ns) for u, ns in units.items()}
     loads = [0.0] * count
     shards = [[] for _ in range(count)]
-    for name in sorted(names, key=lambda n: (-weight[n], n)):
+    for unit in sorted(units, key=lambda u: (-weight[u], u)):
         lightest = min(range(count), key=lambda i: (loads[i], i))
-        loads[lightest] += weight[name]
-        shards[lightest].append(name)
+        loads[lightest] += weight[unit]
+        shards[lightest].extend(units[unit])
     order = {n: i for i, n in enumerate(names)}  # each shard keeps the listing's order
     return [sorted(s, key=order.get) for s in shards], loads
 
 
 def selection_digest(names):
     return hashlib.sha256("\n".join(sorted(base_name(n) for n in names)).encode()).hexdigest()[:16]
+
+
+def join_parts(path, callgrind):
+    """JSON.part001... (raw Google Benchmark files) with their dumps CALLGRIND/001... -> JSON."""
+    from results_post import attach_instructions
+
+    parts = sorted(glob.glob(glob.escape(path) + ".part[0-9][0-9][0-9]"))
+    if not parts:
+        print(f"scripts/bench: no part of {path} was written", file=sys.stderr)
+        return 1
+    joined = None
+    for part in parts:
+        with open(part) as handle:
+            data = json.load(handle)  # Python's reader takes NaN; the post step drops it
+        attach_instructions(data, os.path.join(callgrind, part[-3:]), part)
+        if joined is None:
+            joined = data
+        else:
+            joined["benchmarks"] += data["benchmarks"]
+    with open(path + ".tmp", "w") as handle:
+        json.dump(joined, handle)
+    os.replace(path + ".tmp", path)
+    for part in parts:
+        os.remove(part)
+    return 0
 
 
 def main():
@@ -89,6 +123,10 @@ def main():
     pick.add_argument("--profile", default="quick")
     pick.add_argument("--baseline", required=True, help="the baseline folder")
     pick.add_argument("--record", required=True, help="write the shard's record (JSON) here")
+    pick.add_argument("--groups", action="store_true", help="split whole PREFIX/SECOND groups")
+    join = sub.add_parser("join", help="the instruction profile's parts (one per group) as one file")
+    join.add_argument("json", help="JSON.partNNN are the parts, CALLGRIND/NNN their dumps")
+    join.add_argument("callgrind")
     put = sub.add_parser("record", help="put a record into a results file's context")
     put.add_argument("results")
     put.add_argument("record")
@@ -100,15 +138,17 @@ def main():
             print(f"scripts/bench: {error}", file=sys.stderr)
             return 2
         names = [line.strip() for line in sys.stdin if line.strip()]
-        if len(names) < count:
+        units = len({group_of(n) for n in names}) if args.groups else len(names)
+        what = "group(s) of benchmarks (one callgrind process each)" if args.groups else "benchmark(s)"
+        if units < count:
             print(
-                f"scripts/bench: --shard {args.shard}: only {len(names)} benchmark(s) selected,"
-                f" so at most {len(names)} shard(s)",
+                f"scripts/bench: --shard {args.shard}: only {units} {what} selected,"
+                f" so at most {units} shard(s)",
                 file=sys.stderr,
             )
             return 2
         weights, source = baseline_weights(args.baseline, args.mode, args.profile)
-        shards, loads = split(names, count, weights)
+        shards, loads = split(names, count, weights, args.groups)
         record = {
             "index": index,
             "count": count,
@@ -120,12 +160,15 @@ def main():
                 else f"equal weights (no {args.mode} {args.profile} baseline in {args.baseline})"
             ),
             "balance_source": source or "",
+            "unit": "group" if args.groups else "benchmark",
             "benchmarks": [base_name(n) for n in shards[index - 1]],
         }
         with open(args.record, "w") as handle:
             json.dump(record, handle)
         print("\n".join(shards[index - 1]))
         return 0
+    if args.command == "join":
+        return join_parts(args.json, args.callgrind)
     with open(args.record) as handle:
         record = json.load(handle)
     with open(args.results) as handle:
