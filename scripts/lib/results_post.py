@@ -214,7 +214,7 @@ def main():
         sys.exit(f"scripts/bench: cannot read {args.json}: {error}")
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         sys.exit(f"scripts/bench: {args.json} is not a Google Benchmark JSON file")
-    if args.mode == "instructions":
+    if args.mode == "instructions" and args.callgrind:  # scripts/bench attaches them itself
         attach_instructions(data, args.callgrind, args.json)  # matched in order: skipped ones too
     set_skipped_apart(data)
     context = data.setdefault("context", {})
