@@ -20,7 +20,8 @@ static char const good_plan[] =
     "  \"phases\":   [ { \"id\": \"attn\", \"planes\": [ { \"name\": \"qkv\", \"base\": "
     "\"0x7f0000100000\", \"size\": 4096, \"carried\": false },\n"
     "                                               { \"name\": \"kv\", \"base\": "
-    "\"0x7f0000200000\", \"size\": \"0x10\", \"carried\": true } ] },\n"
+    "\"0x7f0000200000\", \"size\": \"0x10\", \"carried\": true, \"becomes\": \"kv_next\" } ] "
+    "},\n"
     "                  { \"id\": \"mlp\", \"planes\": [] } ],\n"
     "  \"launches\": [ { \"kernel\": \"gemm\", \"phase\": \"attn\", \"words\": [ "
     "\"0x7f0000000000\", 4096, \"0x7f0000100000\" ] },\n"
@@ -51,6 +52,11 @@ static void test_good(void) {
     expect_size_eq(plan->planes_count, 2);
     expect_true(plan->planes[1].carried);
     expect_false(plan->planes[0].carried);
+    expect_ptr_null(plan->planes[0].becomes);
+    expect_str_eq(plan->planes[1].becomes, "kv_next");
+    expect_true(plan->planes[1].updates);
+    expect_false(plan->planes[0].updates);
+    expect_size_eq(plan->updates_count, 1);
     expect_size_eq(plan->launches_count, 3);
     expect_str_eq(plan->launches[1].kernel, "");
     expect_ptr_null(plan->launches[1].phase_name);
@@ -147,6 +153,16 @@ static void test_refused(void) {
     expect_refused("\"alignment\": 256", "\"alignment\": 3", "$.alignment", "power of two", 0);
     expect_refused("\"carried\": true", "\"carried\": 1", "$.phases[0].planes[1].carried",
                    "true or false", 0);
+    expect_refused("\"becomes\": \"kv_next\"", "\"becomes\": 3", "$.phases[0].planes[1].becomes",
+                   "expected a string, found an integer", 0);
+    expect_refused("\"becomes\": \"kv_next\"", "\"becomes\": true", "$.phases[0].planes[1].becomes",
+                   "expected a string", 0);
+    expect_refused("4096, \"carried\": false }", "4096, \"carried\": false, \"becomes\": \"q2\" }",
+                   "$.phases[0].planes[0].becomes", "fresh plane \"qkv\"", 0);
+    expect_refused("4096, \"carried\": false }", "4096, \"becomes\": \"q2\" }",
+                   "$.phases[0].planes[0].becomes", "only a carried plane", 0);
+    expect_refused("\"becomes\": \"kv_next\"", "\"becomes\": \"kv_next\", \"becomes\": \"z\"",
+                   "$.phases[0]", "duplicate object key", 9);
     expect_refused("\"kernel\": \"gemm\"", "\"kernel\": 7", "$.launches[0].kernel",
                    "expected a string", 0);
     expect_refused("\"phase\": \"attn\"", "\"phase\": 1", "$.launches[0].phase",
@@ -221,7 +237,7 @@ static void test_null_is_absent(void) {
     char const *text =
         "{\"format\":\"arena-plan/1\",\"alignment\":1,\"windows\":[],\"globals\":[],"
         "\"phases\":[{\"id\":\"p\",\"planes\":[{\"name\":\"x\",\"base\":0,\"size\":1,\"carried\":"
-        "null}]}],"
+        "null,\"becomes\":null}]}],"
         "\"launches\":[{\"kernel\":null,\"phase\":null,\"words\":[1]}],\"repeats\":[],"
         "\"schedule\":[{\"first\":0,\"count\":1}],\"meta\":null}";
     ar_plan_t *plan = NULL;
@@ -232,6 +248,8 @@ static void test_null_is_absent(void) {
     expect_ptr_null(plan->launches[0].phase_name);
     expect_i64_eq(plan->launches[0].phase, -1);
     expect_false(plan->planes[0].carried);
+    expect_ptr_null(plan->planes[0].becomes);
+    expect_size_eq(plan->updates_count, 0);
     expect_ptr_null(plan->meta_json);
     ar_plan_free(plan);
 }
@@ -271,6 +289,9 @@ static void test_built_round_trip(void) {
     ar_plan_add_global(plan, "quote\" back\\ nl\n tab\t ctl\x01 utf8 \xc3\xa9", 0, UINT64_MAX);
     ar_plan_add_phase(plan, "");
     ar_plan_add_plane(plan, "/", (uint64_t)1 << 63, 1, true);
+    ar_plan_add_phase(plan, "in place");
+    ar_plan_add_plane_becomes(plan, "/", (uint64_t)1 << 63, 1, true, "after \"/\"");
+    ar_plan_add_plane_becomes(plan, "same", 0, 1, true, "same");
     uint64_t words[3] = {0, UINT64_MAX, (uint64_t)1 << 63};
     ar_plan_add_launch(plan, "k\"", "", words, 3, NULL);
     ar_plan_add_launch(plan, NULL, NULL, NULL, 0, NULL);
@@ -293,6 +314,11 @@ static void test_built_round_trip(void) {
     if (!again) fprintf(stderr, "%s\n%s\n", error.message, text);
     expect_true(ar_plan_equal(plan, again));
     expect_str_contains(text, "\"iterations\": \"0xffffffffffffffff\"");
+    expect_str_contains(text, "\"becomes\": \"after \\\"/\\\"\"");
+    expect_str_contains(text, "\"becomes\": \"same\"");
+    expect_size_eq(again->updates_count, 1); /* becomes equal to the name changes nothing */
+    expect_false(again->planes[2].updates);
+    expect_true(again->planes[1].updates);
     expect_str_contains(text, "\"alignment\": \"0x8000000000000000\"");
     free(text);
     ar_plan_free(again);

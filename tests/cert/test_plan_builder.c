@@ -327,7 +327,52 @@ static void test_big_build(void) {
     ar_plan_free(plan);
 }
 
+/* `becomes`: on a carried plane it is kept (and compared by equality); equal to the plane's
+ * own name it changes nothing; on a fresh plane finish refuses it at its JSON path. */
+static void test_becomes(void) {
+    ar_plan_t *plans[2] = {NULL, NULL};
+    for (int v = 0; v < 2; ++v) {
+        require_true(ar_plan_create(&plans[v]) == ar_status_success_k);
+        ar_plan_t *plan = plans[v];
+        ar_plan_set_alignment(plan, 16);
+        ar_plan_add_phase(plan, "a");
+        ar_plan_add_plane(plan, "x", 0, 16, false);
+        ar_plan_add_phase(plan, "b");
+        expect_int_eq(ar_plan_add_plane_becomes(plan, "x", 0, 16, true, v ? "z" : "y"),
+                      ar_status_success_k);
+        expect_int_eq(ar_plan_add_plane_becomes(plan, "s", 32, 16, true, "s"), ar_status_success_k);
+        ar_plan_add_launch(plan, "k", "a", NULL, 0, NULL);
+        ar_plan_add_reference(plan, 0, 1);
+        ar_plan_error_t error;
+        expect_int_eq(ar_plan_finish(plan, &error), ar_status_success_k);
+        expect_str_eq(plan->planes[1].becomes, v ? "z" : "y");
+        expect_true(plan->planes[1].updates);
+        expect_false(plan->planes[2].updates);
+        expect_size_eq(plan->updates_count, 1);
+    }
+    expect_false(ar_plan_equal(plans[0], plans[1]));
+    ar_plan_free(plans[0]), ar_plan_free(plans[1]);
+
+    ar_plan_t *plan = NULL;
+    require_true(ar_plan_create(&plan) == ar_status_success_k);
+    ar_plan_set_alignment(plan, 16);
+    ar_plan_add_phase(plan, "a");
+    ar_plan_add_plane(plan, "w", 64, 16, false);
+    ar_plan_add_phase(plan, "b");
+    ar_plan_add_plane(plan, "v", 0, 16, true);
+    ar_plan_add_plane_becomes(plan, "x", 32, 16, false, "y");
+    ar_plan_add_launch(plan, "k", "a", NULL, 0, NULL);
+    ar_plan_add_reference(plan, 0, 1);
+    ar_plan_error_t error;
+    expect_int_eq(ar_plan_finish(plan, &error), ar_status_invalid_argument_k);
+    expect_str_eq(error.path, "$.phases[1].planes[1].becomes");
+    expect_str_contains(error.message, "fresh plane \"x\"");
+    expect_false(plan->finished);
+    ar_plan_free(plan);
+}
+
 int main(void) {
+    test_becomes();
     test_good_plan();
     test_out_of_order();
     test_malformed();

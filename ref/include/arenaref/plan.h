@@ -44,6 +44,11 @@ typedef struct ar_plane_t {
     char const *name; /* the plane's identity: the same name in two phases is one tensor */
     uint64_t base, size;
     bool carried; /* holds a value an earlier phase left; false: fresh */
+    /* `becomes` as written: the value a carried plane's phase leaves over its bytes (an in-place
+     * update), or NULL when absent. `updates`, set by ar_plan_finish: becomes names a value other
+     * than `name` (becomes equal to the plane's own name changes nothing). */
+    char const *becomes;
+    bool updates;
 } ar_plane_t;
 
 typedef struct ar_phase_t {
@@ -117,7 +122,8 @@ typedef struct ar_plan_t {
     size_t *repeat_order, *repeat_parent;
     size_t *run_starts;
     size_t run_starts_count;
-    bool finished; /* set by ar_plan_finish; the certificate refuses an unfinished plan */
+    size_t updates_count; /* planes with `updates` set: 0 means rule (D) reads no in-place update */
+    bool finished;        /* set by ar_plan_finish; the certificate refuses an unfinished plan */
     struct ar_plan_internals_t *internals; /* capacities, the string pool, the intern table */
 } ar_plan_t;
 
@@ -143,6 +149,11 @@ ar_status_t ar_plan_add_global(ar_plan_t *plan, char const *name, uint64_t base,
 ar_status_t ar_plan_add_phase(ar_plan_t *plan, char const *id);
 ar_status_t ar_plan_add_plane(ar_plan_t *plan, char const *name, uint64_t base, uint64_t size,
                               bool carried);
+/* The same with `becomes` (NULL: absent): the phase updates the carried value `name` in place and
+ * leaves `becomes` over the same bytes. `becomes` on a fresh plane is accepted here and refused by
+ * ar_plan_finish (malformed, at `$.phases[p].planes[j].becomes`), as the loader reads it. */
+ar_status_t ar_plan_add_plane_becomes(ar_plan_t *plan, char const *name, uint64_t base,
+                                      uint64_t size, bool carried, char const *becomes);
 /* `phase_name` may be NULL (absent). `words` may be NULL when words_count is 0. The index of the
  * new launch goes to *index when index is not NULL. */
 ar_status_t ar_plan_add_launch(ar_plan_t *plan, char const *kernel, char const *phase_name,

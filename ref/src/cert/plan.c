@@ -262,6 +262,11 @@ ar_status_t ar_plan_add_phase(ar_plan_t *plan, char const *id) {
 
 ar_status_t ar_plan_add_plane(ar_plan_t *plan, char const *name, uint64_t base, uint64_t size,
                               bool carried) {
+    return ar_plan_add_plane_becomes(plan, name, base, size, carried, NULL);
+}
+
+ar_status_t ar_plan_add_plane_becomes(ar_plan_t *plan, char const *name, uint64_t base,
+                                      uint64_t size, bool carried, char const *becomes) {
     if (!arp_plan_building(plan) || !name || plan->phases_count == 0)
         return ar_status_invalid_argument_k;
     ar_phase_t *phase = &plan->phases[plan->phases_count - 1];
@@ -271,8 +276,10 @@ ar_status_t ar_plan_add_plane(ar_plan_t *plan, char const *name, uint64_t base, 
     ar_status_t status = GROW(plan, planes, 1);
     if (status) return status;
     char const *pooled = ar_plan_intern(plan, name);
-    if (!pooled) return ar_status_out_of_memory_k;
-    plan->planes[plan->planes_count++] = (ar_plane_t){pooled, base, size, carried};
+    char const *pooled_becomes = becomes ? ar_plan_intern(plan, becomes) : NULL;
+    if (!pooled || (becomes && !pooled_becomes)) return ar_status_out_of_memory_k;
+    plan->planes[plan->planes_count++] =
+        (ar_plane_t){pooled, base, size, carried, pooled_becomes, false};
     ++phase->planes_count;
     return ar_status_success_k;
 }
@@ -452,7 +459,7 @@ bool ar_plan_equal(ar_plan_t const *a, ar_plan_t const *b) {
             ar_plane_t const *u = &a->planes[x->planes_first + j],
                              *v = &b->planes[y->planes_first + j];
             if (!same_text(u->name, v->name) || u->base != v->base || u->size != v->size ||
-                u->carried != v->carried)
+                u->carried != v->carried || !same_text(u->becomes, v->becomes))
                 return false;
         }
     }

@@ -321,6 +321,7 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
     for (size_t i = 0; i < capacity; ++i) table.slots[i] = -1;
     char path[256];
     ar_status_t status = ar_status_success_k;
+    plan->updates_count = 0;
     for (size_t p = 0; p < plan->phases_count && !status; ++p) {
         ar_phase_t const *phase = &plan->phases[p];
         uint64_t hash = arp_plan_hash_text(phase->id, strlen(phase->id));
@@ -336,9 +337,19 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
         while (table.slots[at] >= 0) at = (at + 1) & table.mask;
         table.slots[at] = (int64_t)p;
         for (size_t j = 0; j < phase->planes_count && !status; ++j) {
-            ar_plane_t const *plane = &plan->planes[phase->planes_first + j];
+            ar_plane_t *plane = &plan->planes[phase->planes_first + j];
             snprintf(path, sizeof path, "$.phases[%zu].planes[%zu].size", p, j);
             status = check_range(error, path, "plane", plane->base, plane->size);
+            if (!status && plane->becomes && !plane->carried) {
+                snprintf(path, sizeof path, "$.phases[%zu].planes[%zu].becomes", p, j);
+                status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
+                                       "\"becomes\" on fresh plane \"%.200s\": only a carried "
+                                       "plane is updated in place",
+                                       plane->name);
+            }
+            /* Pooled strings: the same text is the same pointer. */
+            plane->updates = plane->becomes && strcmp(plane->becomes, plane->name) != 0;
+            plan->updates_count += plane->updates;
         }
     }
     if (!status) {

@@ -76,8 +76,8 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
     for (size_t j = 0; j < json_array_size(planes) && !status; ++j) {
         json_t const *plane = json_array_get(planes, j);
         breach_t inner;
-        char const *name;
-        size_t name_length;
+        char const *name, *becomes = NULL;
+        size_t name_length, becomes_length = 0;
         uint64_t base, size;
         bool carried = false;
         status = arp_json_expect_object(plane, &inner);
@@ -95,12 +95,17 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
             }
             carried = flag && json_is_true(flag);
         }
+        if (!status)
+            status = arp_json_member_string(plane, "becomes", false, NULL, &becomes,
+                                            &becomes_length, &inner);
         if (status == ar_status_invalid_argument_k) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);
             return arp_json_breach(where, ".planes[%zu]%s", j, inner.field);
         }
         if (!status) status = pooled(loader, name, name_length, &name);
-        if (!status) status = ar_plan_add_plane(loader->plan, name, base, size, carried);
+        if (!status && becomes) status = pooled(loader, becomes, becomes_length, &becomes);
+        if (!status)
+            status = ar_plan_add_plane_becomes(loader->plan, name, base, size, carried, becomes);
     }
     return status;
 }

@@ -191,7 +191,12 @@ static void write_plan(writer_t *writer, ar_plan_t const *plan) {
             put_string(writer, plane->name);
             put_text(writer, ", ");
             put_range(writer, plane->base, plane->size);
-            put_text(writer, plane->carried ? ", \"carried\": true}" : ", \"carried\": false}");
+            put_text(writer, plane->carried ? ", \"carried\": true" : ", \"carried\": false");
+            if (plane->becomes) {
+                put_text(writer, ", \"becomes\": ");
+                put_string(writer, plane->becomes);
+            }
+            put_text(writer, "}");
         }
         put_text(writer, "]}");
     }

@@ -1,0 +1,254 @@
+"""The shared trace-to-plan layer (workloads/runtimes/common) on small hand-made traces: clean
+plans certify 0 at every loop count (and the exact oracle agrees), each planted fault gets its
+class, the placement problem is what the lifetimes say, and every validation rule refuses a bad
+trace with exit 2 naming the op or value. Usage: test_common.py ARENACERT"""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "workloads", "runtimes"))
+import common  # noqa: E402
+
+ARENACERT = None
+BECOMES = False
+TMP = tempfile.mkdtemp(prefix="arenaref-runtimes-")
+
+
+def small():
+    with open(os.path.join(HERE, "small.trace.json")) as f:
+        return json.load(f)
+
+
+def certify(plan, exact=False):
+    path = os.path.join(TMP, "plan.json")
+    with open(path, "w") as f:
+        json.dump(plan, f)
+    r = subprocess.run([ARENACERT, "certify", path] + (["--exact"] if exact else []),
+                       capture_output=True, text=True)
+    if r.returncode == 2:
+        raise AssertionError(f"arenacert refused the plan: {r.stderr}")
+    first = r.stdout.splitlines()[0]
+    assert first.startswith("verdict: "), r.stdout
+    return int(first.split()[1]), r.stdout
+
+
+def becomes_supported():
+    """Whether this arenacert's rule D reads `becomes` (the smallest update certifies 0)."""
+    plan = {"format": "arena-plan/1", "alignment": 1, "windows": [{"base": 4096, "size": 16}],
+            "phases": [{"id": "a", "planes": [{"name": "x", "base": 4096, "size": 16}]},
+                       {"id": "b", "planes": [{"name": "x", "base": 4096, "size": 16,
+                                               "carried": True, "becomes": "y"}]},
+                       {"id": "c", "planes": [{"name": "y", "base": 4096, "size": 16,
+                                               "carried": True}]}],
+            "launches": [{"phase": "a"}, {"phase": "b"}, {"phase": "c"}],
+            "schedule": [{"first": 0, "count": 3}]}
+    return certify(plan)[0] == 0
+
+
+def verdict_class(v, n):
+    return "0" if v == 0 else "B" if v == 1 else "C" if v < 2 + n else "D"
+
+
+class NeedsBecomes(unittest.TestCase):
+    def setUp(self):
+        if not BECOMES:
+            self.skipTest("this arenacert's rule D does not read becomes yet")
+
+
+class Clean(NeedsBecomes):
+    def test_certifies_at_every_loop_count(self):
+        for it in (1, 2, 3, 16, 17, 1000):
+            raw = small()
+            raw["loops"][0]["iterations"] = it
+            plan, t = common.export(raw)
+            self.assertEqual(certify(plan)[0], 0, it)
+            self.assertEqual(certify(plan, exact=True)[0], 0, it)
+            self.assertEqual(plan["meta"]["counts"]["ops_executed"], 2 + 4 * it)
+
+    def test_plan_shape(self):
+        plan, _ = common.export(small())
+        self.assertEqual(plan["windows"][0], {"base": "0x100000000000", "size": 1024})
+        self.assertEqual(plan["globals"], [{"name": "w0", "base": "0x200000000000", "size": 256}])
+        relu = plan["phases"][2]
+        self.assertEqual(relu["planes"], [{"name": "h", "base": "0x100000000080", "size": 128,
+                                           "carried": True, "becomes": "h2"}])
+        acc = plan["phases"][4]["planes"]
+        self.assertIn({"name": "acc", "base": "0x100000000200", "size": 64, "carried": True}, acc)
+        self.assertEqual(plan["launches"][3]["words"],
+                         ["0x100000000080", "0x200000000040", "0x100000000100", 7])
+        self.assertEqual(plan["repeats"], [{"first": 1, "count": 4, "iterations": 5, "deltas": []}])
+        self.assertEqual(plan["meta"]["counts"]["in_place_updates"], 2)
+
+    def test_same_bytes_whatever_the_recorded_bases(self):
+        a = small()
+        b = small()
+        b["regions"][0]["base"] += 4096 * 77
+        pa, pb = common.export(a)[0], common.export(b)[0]
+        for p in (pa, pb):
+            del p["meta"]
+        self.assertEqual(json.dumps(pa), json.dumps(pb))
+
+    def test_nested_loops_and_back_edge(self):
+        raw = small()
+        raw["loops"] = [{"first": 1, "count": 4, "iterations": 3},
+                        {"first": 2, "count": 2, "iterations": 20}]
+        # h2 is read by mm2 then relu updates h (not h2) again: inner loop rereads h: invalid.
+        with self.assertRaises(common.TraceError) as e:
+            common.export(raw)
+        self.assertIn("op 2 (relu) reads value 'h'", str(e.exception))
+        raw["loops"] = [{"first": 1, "count": 4, "iterations": 3},
+                        {"first": 3, "count": 2, "iterations": 20}]
+        plan, t = common.export(raw)
+        self.assertEqual(certify(plan)[0], 0)
+        self.assertEqual(certify(plan, exact=True)[0], 0)
+        self.assertEqual(t.executed, 2 + 3 * (2 + 2 * 20))
+
+
+class Faults(NeedsBecomes):
+    def check(self, rule, kind, seed, want):
+        plan, _ = common.export(small(), rule, seed, kind)
+        n = len(plan["launches"])
+        v, out = certify(plan)
+        ve, _ = certify(plan, exact=True)
+        self.assertEqual(plan["meta"]["fault"]["expect_class"], want, plan["meta"]["fault"])
+        self.assertEqual(verdict_class(v, n), want, out)
+        self.assertEqual(verdict_class(ve, n), want)
+        if want == "C":
+            self.assertEqual(v, plan["meta"]["expect"])
+        return plan
+
+    def test_move_b(self):
+        for seed in range(4):
+            self.check("B", None, seed, "B")
+
+    def test_move_d(self):
+        for seed in range(4):
+            self.check("D", "move", seed, "D")
+
+    def test_inplace_d(self):
+        plan = self.check("D", None, 0, "D")
+        f = plan["meta"]["fault"]
+        self.assertEqual(f["kind"], "inplace")
+        planes = plan["phases"][f["op"]]["planes"]
+        self.assertTrue(any(p.get("becomes") == f["output"] for p in planes))
+
+    def test_word_c(self):
+        for seed in range(6):
+            self.check("C", None, seed, "C")
+
+    def test_any_is_a_move(self):
+        plan = common.export(small(), "any", 1)[0]
+        self.assertEqual(plan["meta"]["fault"]["kind"], "move")
+        self.assertIn(plan["meta"]["fault"]["expect_class"], ("B", "D"))
+
+    def test_seed_is_deterministic(self):
+        a = common.export(small(), "B", 3)[0]
+        b = common.export(small(), "B", 3)[0]
+        self.assertEqual(a, b)
+
+
+class Placement(unittest.TestCase):
+    def test_problem(self):
+        t = common.validate(small())
+        p = common.problem(t)
+        # x and acc live over everything; h/h2 one in-place class (ops 1..3); y ops 3..4.
+        self.assertEqual(p["csv"], "id,lower,upper,size\n0,0,6,128\n1,0,6,64\n2,1,4,128\n3,3,5,128\n")
+        self.assertEqual(p["rows"][2]["values"], ["h", "h2"])
+        self.assertEqual(p["planned_size"], 1024)
+        self.assertEqual(p["max_live"], 128 + 64 + 128 + 128)
+
+    def test_place_reads_it(self):
+        t = common.validate(small())
+        path = os.path.join(TMP, "p.csv")
+        with open(path, "w") as f:
+            f.write(common.problem(t)["csv"])
+        r = subprocess.run([ARENACERT, "place", path, "--strategy", "greedy-by-size"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+def cli(args, stdin=None):
+    return subprocess.run([os.path.join(ROOT, "scripts", "trace-plan")] + args,
+                          capture_output=True, text=True, input=stdin)
+
+
+BAD = [
+    # (what to break, message that must be in the error)
+    (lambda r: r.update(format="arena-trace/0"), "trace.format"),
+    (lambda r: r.pop("ops"), "trace.ops: missing"),
+    (lambda r: r.update(alignment=48), "not a power of two"),
+    (lambda r: r["regions"].append(dict(r["regions"][0])), "region 'temp' declared twice"),
+    (lambda r: r["regions"][0].update(kind="heap"), "trace.regions[0].kind"),
+    (lambda r: r["values"].append(dict(r["values"][1])), "value 'x' (trace.values[6]): id declared twice"),
+    (lambda r: r["values"][1].update(region="nowhere"), "value 'x' (trace.values[1]).region"),
+    (lambda r: r["values"][4].update(offset=960), "value 'y' (trace.values[4]): bytes [960, 1088)"),
+    (lambda r: r["values"][4].update(offset=260), "value 'y' (trace.values[4]).offset: 260"),
+    (lambda r: r["values"][4].update(size="big"), "value 'y' (trace.values[4]).size: expected an integer"),
+    (lambda r: r["ops"][1]["reads"].append("ghost"), "op 1 (mm).reads[2]: unknown value 'ghost'"),
+    (lambda r: r["ops"][2]["updates"][0].update(to="y"), "op 2 (relu).updates[0]: in-place update from 'h' to 'y' on different bytes"),
+    (lambda r: r["ops"][1]["writes"].append("x"), "op 1 (mm): value 'x' is both read and written"),
+    (lambda r: r["ops"][3]["words"].append({"value": "h2", "offset": 128}), "op 3 (mm2).words[4]: offset 128 lies outside value 'h2'"),
+    (lambda r: r["ops"][3]["words"].append({"value": "x"}), "op 3 (mm2).words[4]: names value 'x', which the op neither reads nor writes"),
+    (lambda r: r["ops"][0]["writes"].remove("acc"), "op 4 (acc) reads value 'acc', which is never written"),
+    (lambda r: r["ops"][5]["reads"].append("h"), "op 5 (readback) reads value 'h', which is updated in place into 'h2' by op 2"),
+    (lambda r: r["values"][4].update(offset=0), "values 'x' and 'y' share bytes while both live (op 3 (mm2)"),
+    (lambda r: [r["values"][i].update(offset=0) for i in (2, 3)], "values 'x' and 'h' share bytes while both live (op 1 (mm)"),
+    (lambda r: r["values"].append({"id": "w1", "region": "w", "offset": 128, "size": 64, "whole_program": True}), "whole-program values 'w0' and 'w1' share bytes"),
+    (lambda r: r["loops"].append({"first": 3, "count": 3, "iterations": 2}), "loop 0 (ops [1, 5)) and loop 1 (ops [3, 6)) overlap without nesting"),
+    (lambda r: r["loops"].append({"first": 5, "count": 3, "iterations": 2}), "loop 1 (trace.loops[1]): ops [5, 8) run past the 6 ops"),
+    (lambda r: r["loops"][0].update(iterations=0), "loop 0 (trace.loops[0]): count 4 and iterations 0"),
+    (lambda r: r.update(ops=[]), "trace.ops: no ops"),
+]
+
+
+class Validation(unittest.TestCase):
+    def test_each_rule_exits_2_naming_where(self):
+        for i, (edit, message) in enumerate(BAD):
+            raw = small()
+            edit(raw)
+            r = cli(["-"], json.dumps(raw))
+            self.assertEqual(r.returncode, 2, (i, message, r.stderr))
+            self.assertIn(message, r.stderr, i)
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertEqual(r.stdout, "")
+
+    def test_not_json_and_missing_file(self):
+        r = cli(["-"], "{nope")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not JSON", r.stderr)
+        r = cli([os.path.join(TMP, "missing.json")])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cannot read it", r.stderr)
+
+    def test_fault_without_candidates(self):
+        raw = small()
+        raw["ops"][5]["reads"] = ["acc"]  # x is then read by nobody after mm: no in-place fault
+        raw["loops"] = []
+        r = cli(["-", "--plant-fault", "--fault-rule", "D", "--fault-kind", "inplace"],
+                json.dumps(raw))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no candidate for a inplace fault", r.stderr)
+
+    def test_cli_writes_plan_and_problem(self):
+        out, csv = os.path.join(TMP, "cli.json"), os.path.join(TMP, "cli.csv")
+        path = os.path.join(HERE, "small.trace.json")
+        r = cli([path, "--out", out, "--problem-out", csv])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("6 ops (22 executed)", r.stderr)
+        with open(out) as f:
+            self.assertEqual(certify(json.load(f))[0], 0 if BECOMES else 11)
+        with open(csv) as f:
+            self.assertTrue(f.read().startswith("id,lower,upper,size\n"))
+
+
+if __name__ == "__main__":
+    ARENACERT = sys.argv.pop(1)
+    BECOMES = becomes_supported()
+    unittest.main(verbosity=1)
