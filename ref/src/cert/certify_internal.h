@@ -201,7 +201,9 @@ typedef struct arp_rule_d_t {
     arp_u128_t executed_launches; /* launches executed, up to the break when broken */
     size_t phase, plane;          /* the breaking instance's phase and its carried plane */
     bool plane_declared;          /* the carried plane's key was declared before */
-    size_t other_plane;           /* a plane declared over the carried one's bytes, or SIZE_MAX */
+    size_t other_plane;           /* the plane of the instance that declared the value now over
+                                     the carried one's bytes (its becomes, when it updates in
+                                     place), or SIZE_MAX */
     int64_t other_phase;          /* the phase of the instance that declared it last */
     arp_u128_t other_stamp;       /* that instance */
     char instance_text[AR_VERDICT_TEXT_SIZE]; /* k exactly, in decimal */
@@ -223,14 +225,17 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result);
 /* The diagnostic of a broken result, given k and the clobbering instance in decimal. */
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
                         char const *j_text);
-/* Planes for rule D (rule_d_planes.c): keys (plane_key and key_plane hold planes_count + 1
- * entries), then elementary intervals (sorted distinct endpoints into *coords, each plane's
- * cell range into lo/hi), identity and text. */
+/* Planes for rule D (rule_d_planes.c): keys (plane_key holds planes_count + 1 entries,
+ * key_plane planes_count + updates_count + 1; leave_key, NULL or planes_count + 1 entries, is
+ * filled only when the plan has updates: the key of the value each plane leaves), then
+ * elementary intervals (sorted distinct endpoints into *coords, each plane's cell range into
+ * lo/hi), identity and text. */
 ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_t *key_plane,
-                                size_t *keys_count);
+                                int32_t *leave_key, size_t *keys_count);
 ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
                               size_t const *key_plane, size_t keys_count, arp_u128_t **coords,
                               size_t *count, uint32_t **lo, uint32_t **hi);
+char const *arp_cert_leaves_name(ar_plane_t const *plane);
 bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b);
 void arp_cert_describe_plane(ar_plane_t const *plane, char *text, size_t size);
 /* Rule D's naive walker (rule_d_naive.c), the tests' twin of arp_rule_d: every executed

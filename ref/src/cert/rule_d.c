@@ -119,7 +119,10 @@ typedef struct walker_t {
     bool *met;
     size_t events;
     int32_t *plane_key;
-    size_t *key_plane; /* a plane with that key */
+    /* The key each plane leaves: its becomes' (same base and size) when it updates in place,
+     * else its own (then this is plane_key itself). */
+    int32_t *leave_key;
+    size_t *key_plane; /* a plane with that key (for a becomes' key, the updating plane) */
     size_t keys_count;
     bool *declared;
     arp_u128_t *stamp; /* the instance that last declared the key */
@@ -235,6 +238,13 @@ static void report_break(walker_t *w, int64_t phase, size_t plane) {
     result->other_plane = other >= 0 ? w->key_plane[other] : SIZE_MAX;
     result->other_phase = other >= 0 ? w->stamp_phase[other] : -1;
     result->other_stamp = other >= 0 ? w->stamp[other] : 0;
+    /* The plane that declared it: the one of that phase that leaves its key. */
+    int64_t op = result->other_phase;
+    if (other >= 0 && op >= 0 && (size_t)op < w->plan->phases_count) {
+        ar_phase_t const *p = &w->plan->phases[op];
+        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i)
+            if (w->leave_key[i] == other) result->other_plane = i;
+    }
 }
 
 static bool log_key(walker_t *w, int32_t key) {
@@ -304,7 +314,7 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
             }
         }
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
-            int32_t key = w->plane_key[i];
+            int32_t key = w->leave_key[i];
             if (w->sums.top) record_paint(w, i);
             state_assign(w, w->plane_lo[i], w->plane_hi[i], key);
             w->declared[key] = true;
@@ -684,27 +694,31 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
                   .result = result,
                   .status = ar_status_success_k,
                   .modulus = modulus};
-    size_t n = plan->launches_count, p = plan->planes_count, r = plan->repeats_count;
+    size_t n = plan->launches_count, r = plan->repeats_count;
+    size_t p = plan->planes_count, most_keys = p + plan->updates_count;
     arp_u128_t *coords = NULL;
     size_t coords_count = 0;
     ar_status_t status = ar_status_out_of_memory_k;
-    if (p >= (size_t)INT32_MAX) {
+    if (most_keys >= (size_t)INT32_MAX) {
         status = ar_status_unsupported_k;
-        snprintf(result->message, sizeof result->message, "rule D: %zu planes is too many", p);
+        snprintf(result->message, sizeof result->message,
+                 "rule D: %zu planes and in-place updates is too many", most_keys);
         goto out;
     }
     w.order = plan->repeat_order;
     w.after_end = malloc((r + 1) * sizeof *w.after_end);
     w.plane_key = malloc((p + 1) * sizeof *w.plane_key);
-    w.key_plane = malloc((p + 1) * sizeof *w.key_plane);
-    w.declared = calloc(p + 1, sizeof *w.declared);
-    w.stamp = malloc((p + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
-    w.stamp_phase = malloc((p + 1) * sizeof *w.stamp_phase);
+    w.leave_key = plan->updates_count ? malloc((p + 1) * sizeof *w.leave_key) : w.plane_key;
+    w.key_plane = malloc((most_keys + 1) * sizeof *w.key_plane);
+    w.declared = calloc(most_keys + 1, sizeof *w.declared);
+    w.stamp = malloc((most_keys + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
+    w.stamp_phase = malloc((most_keys + 1) * sizeof *w.stamp_phase);
     if (modulus || wide) {
-        w.pass_mark = calloc(p + 1, sizeof *w.pass_mark);
+        w.pass_mark = calloc(most_keys + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
     }
-    if (!w.after_end || !w.plane_key || !w.key_plane || !w.declared || !w.stamp || !w.stamp_phase)
+    if (!w.after_end || !w.plane_key || !w.leave_key || !w.key_plane || !w.declared || !w.stamp ||
+        !w.stamp_phase)
         goto out;
 
     /* Events: the phase runs' starts merged with the repeats' (outer first), from finish. */
@@ -744,8 +758,10 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.after_end[q] = lo;
     }
 
-    /* Keys: distinct (name, base, size). */
-    if (arp_cert_plane_keys(plan, w.plane_key, w.key_plane, &w.keys_count) != ar_status_success_k)
+    /* Keys: distinct (name, base, size), of the planes and of the values updates leave. */
+    if (arp_cert_plane_keys(plan, w.plane_key, w.key_plane,
+                            plan->updates_count ? w.leave_key : NULL,
+                            &w.keys_count) != ar_status_success_k)
         goto out;
 
     status = arp_cert_compress(plan, w.plane_key, w.key_plane, w.keys_count, &coords, &coords_count,
@@ -783,7 +799,9 @@ out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
     free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
-        free(w.start_event), free(w.plane_key), free(w.key_plane);
+        free(w.start_event), free(w.key_plane);
+    if (w.leave_key != w.plane_key) free(w.leave_key);
+    free(w.plane_key);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords);
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);

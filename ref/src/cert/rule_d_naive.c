@@ -62,6 +62,13 @@ typedef struct naive_t {
     arp_rule_d_t *result;
 } naive_t;
 
+/* Whether plane `last`, declared over a cell, left there the value carried plane c holds: the
+ * value it leaves (its becomes when it updates in place) is c's name, at c's base and size. */
+static bool leaves_value(ar_plane_t const *last, ar_plane_t const *c) {
+    return last->base == c->base && last->size == c->size &&
+           strcmp(arp_cert_leaves_name(last), c->name) == 0;
+}
+
 static bool naive_launch(naive_t *v, size_t launch) {
     ar_plan_t const *plan = v->plan;
     int64_t phase = plan->launches[launch].phase;
@@ -73,9 +80,8 @@ static bool naive_launch(naive_t *v, size_t launch) {
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             if (!plan->planes[i].carried) continue;
             for (uint32_t c = v->lo[i]; c < v->hi[i]; ++c) {
-                if (v->last[c] != SIZE_MAX &&
-                    arp_cert_same_plane(&plan->planes[v->last[c]], &plan->planes[i]))
-                    continue;
+                ar_plane_t const *last = v->last[c] != SIZE_MAX ? &plan->planes[v->last[c]] : NULL;
+                if (last && leaves_value(last, &plan->planes[i])) continue;
                 char k_text[48], c_text[200];
                 arp_u128_decimal(v->instances, k_text, sizeof k_text);
                 arp_cert_describe_plane(&plan->planes[i], c_text, sizeof c_text);
@@ -89,8 +95,10 @@ static bool naive_launch(naive_t *v, size_t launch) {
                          "rule D: instance %s (phase \"%s\") starts with carried plane %s, "
                          "which does not hold its value: %s",
                          k_text, p->id ? p->id : "", c_text,
-                         v->last[c] == SIZE_MAX ? "never declared there"
-                                                : "another plane was declared over it");
+                         !last ? "never declared there"
+                         : last->updates && arp_cert_same_plane(last, &plan->planes[i])
+                             ? "it was updated in place"
+                             : "another plane was declared over it");
                 ++v->instances;
                 return false;
             }
@@ -158,7 +166,7 @@ ar_status_t arp_rule_d_naive(ar_plan_t const *plan, uint64_t launch_limit, arp_r
     size_t *key_plane = malloc((p + 1) * sizeof *key_plane);
     status = ar_status_out_of_memory_k;
     if (plane_key && key_plane)
-        status = arp_cert_plane_keys(plan, plane_key, key_plane, &keys_count);
+        status = arp_cert_plane_keys(plan, plane_key, key_plane, NULL, &keys_count);
     if (!status)
         status = arp_cert_compress(plan, plane_key, key_plane, keys_count, &coords, &coords_count,
                                    &v.lo, &v.hi);

@@ -28,13 +28,12 @@ static void sort_u128(arp_u128_t *values, size_t count) {
     }
 }
 
-/* A plane's identity (name, base, size) hashed: FNV-1a over the name, then mixed. */
-static uint64_t plane_hash(ar_plane_t const *plane) {
+/* A value's identity (name, base, size) hashed: FNV-1a over the name, then mixed. */
+static uint64_t identity_hash(char const *name, uint64_t base, uint64_t size) {
     uint64_t h = 1469598103934665603ull;
-    for (char const *c = plane->name ? plane->name : ""; *c; ++c)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    h = (h ^ plane->base) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 31) ^ plane->size) * 0x94d049bb133111ebull;
+    for (char const *c = name ? name : ""; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h = (h ^ base) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 31) ^ size) * 0x94d049bb133111ebull;
     return h ^ (h >> 29);
 }
 
@@ -95,46 +94,105 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
     return ar_status_success_k;
 }
 
+/* The name a plane leaves over its bytes: its `becomes` when it updates in place. */
+char const *arp_cert_leaves_name(ar_plane_t const *plane) {
+    return plane->updates ? plane->becomes : plane->name;
+}
+
+/* Key k's identity: its first plane's, or (from_becomes[k]) the value that plane leaves. */
+static bool key_is(ar_plan_t const *plan, size_t const *key_plane, bool const *from_becomes,
+                   size_t k, char const *name, uint64_t base, uint64_t size) {
+    ar_plane_t const *plane = &plan->planes[key_plane[k]];
+    char const *own = from_becomes && from_becomes[k] ? plane->becomes : plane->name;
+    return plane->base == base && plane->size == size &&
+           strcmp(own ? own : "", name ? name : "") == 0;
+}
+
 /* Each plane's key (distinct name, base and size, numbered in order of first appearance) into
- * plane_key, and the first plane of each key into key_plane; the number of keys goes to
+ * plane_key, and the first plane of each key into key_plane; with leave_key (plans with
+ * updates), the key of the value each plane leaves (its becomes, same base and size), numbered
+ * after the planes' keys, its key_plane the updating plane. The number of keys goes to
  * *keys_count. An open-addressing table of key numbers, on the stack for a small plan. */
 ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_t *key_plane,
-                                size_t *keys_count) {
-    size_t p = plan->planes_count, capacity = 256;
-    while (capacity < 2 * p) capacity *= 2;
+                                int32_t *leave_key, size_t *keys_count) {
+    size_t p = plan->planes_count, u = leave_key ? plan->updates_count : 0, capacity = 256;
+    while (capacity < 2 * (p + u)) capacity *= 2;
     uint32_t small[256], *slots = capacity == 256 ? small : malloc(capacity * sizeof *slots);
-    if (!slots) return ar_status_out_of_memory_k;
+    bool *from_becomes = u ? calloc(p + u + 1, sizeof *from_becomes) : NULL;
+    if (!slots || (u && !from_becomes)) {
+        if (slots != small) free(slots);
+        free(from_becomes);
+        return ar_status_out_of_memory_k;
+    }
     memset(slots, 0xff, capacity * sizeof *slots); /* UINT32_MAX: free */
     size_t keys = 0, mask = capacity - 1;
-    for (size_t i = 0; i < p; ++i) {
-        ar_plane_t const *plane = &plan->planes[i];
-        size_t at = (size_t)plane_hash(plane) & mask;
-        while (slots[at] != UINT32_MAX &&
-               !arp_cert_same_plane(&plan->planes[key_plane[slots[at]]], plane))
-            at = (at + 1) & mask;
-        if (slots[at] == UINT32_MAX) {
-            slots[at] = (uint32_t)keys;
-            key_plane[keys++] = i;
+    for (int pass = 0; pass < (u ? 2 : 1); ++pass) {
+        for (size_t i = 0; i < p; ++i) {
+            ar_plane_t const *plane = &plan->planes[i];
+            if (pass == 1 && !plane->updates) {
+                leave_key[i] = plane_key[i];
+                continue;
+            }
+            char const *name = pass ? plane->becomes : plane->name;
+            size_t at = (size_t)identity_hash(name, plane->base, plane->size) & mask;
+            while (slots[at] != UINT32_MAX && !key_is(plan, key_plane, from_becomes, slots[at],
+                                                      name, plane->base, plane->size))
+                at = (at + 1) & mask;
+            if (slots[at] == UINT32_MAX) {
+                slots[at] = (uint32_t)keys;
+                if (pass) from_becomes[keys] = true;
+                key_plane[keys++] = i;
+            }
+            (pass ? leave_key : plane_key)[i] = (int32_t)slots[at];
         }
-        plane_key[i] = (int32_t)slots[at];
     }
     *keys_count = keys;
     if (slots != small) free(slots);
+    free(from_becomes);
     return ar_status_success_k;
 }
 
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
                         char const *j_text) {
     char c_text[200], other_text[200] = "", when[96 + AR_VERDICT_TEXT_SIZE] = "";
-    arp_cert_describe_plane(&plan->planes[result->plane], c_text, sizeof c_text);
-    if (result->other_plane != SIZE_MAX) {
-        arp_cert_describe_plane(&plan->planes[result->other_plane], other_text, sizeof other_text);
-        int64_t op = result->other_phase;
-        snprintf(when, sizeof when, " by instance %s (phase \"%s\")", j_text,
-                 op >= 0 ? plan->phases[op].id : "");
-    }
+    ar_plane_t const *c = &plan->planes[result->plane];
+    ar_plane_t const *other =
+        result->other_plane != SIZE_MAX ? &plan->planes[result->other_plane] : NULL;
+    arp_cert_describe_plane(c, c_text, sizeof c_text);
     char const *pid = plan->phases[result->phase].id ? plan->phases[result->phase].id : "";
-    if (!result->plane_declared && result->other_plane == SIZE_MAX)
+    int64_t op = result->other_phase;
+    char const *other_pid = op >= 0 && plan->phases[op].id ? plan->phases[op].id : "";
+    if (other) {
+        arp_cert_describe_range(arp_cert_leaves_name(other), other->base,
+                                (arp_u128_t)other->base + other->size, other_text,
+                                sizeof other_text);
+        snprintf(when, sizeof when, " by instance %s (phase \"%s\")", j_text, other_pid);
+    }
+    /* A phase that updates c's value in place into the value now there, when the last to
+     * declare it was not that update (a reader carried it on since). */
+    size_t updater = SIZE_MAX;
+    for (size_t q = 0; other && !(other->updates && arp_cert_same_plane(other, c)) &&
+                       updater == SIZE_MAX && q < plan->phases_count;
+         ++q) {
+        ar_phase_t const *phase = &plan->phases[q];
+        for (size_t i = phase->planes_first; i < phase->planes_first + phase->planes_count; ++i) {
+            ar_plane_t const *u = &plan->planes[i];
+            if (u->updates && arp_cert_same_plane(u, c) && u->base == other->base &&
+                u->size == other->size && strcmp(u->becomes, arp_cert_leaves_name(other)) == 0)
+                updater = q;
+        }
+    }
+    if (other && other->updates && arp_cert_same_plane(other, c))
+        snprintf(result->message, sizeof result->message,
+                 "rule D: instance %s (phase \"%s\") carries %s, which instance %s (phase \"%s\") "
+                 "updated in place into \"%s\"",
+                 k_text, pid, c_text, j_text, other_pid, other->becomes);
+    else if (updater != SIZE_MAX)
+        snprintf(result->message, sizeof result->message,
+                 "rule D: instance %s (phase \"%s\") carries %s, which phase \"%s\" updated in "
+                 "place into \"%s\" (declared over its bytes last%s)",
+                 k_text, pid, c_text, plan->phases[updater].id, arp_cert_leaves_name(other), when);
+    else if (!result->plane_declared && !other)
         snprintf(result->message, sizeof result->message,
                  "rule D: instance %s (phase \"%s\") starts with carried plane %s, which no "
                  "earlier instance declared",
