@@ -273,17 +273,21 @@ static counts emit_step(const step *s, const char *prefix, vtab *local, int *fir
                 }
             }
         fprintf(out, ",\n{\"kernel\":\"%s\",\"reads\":[", n->op);
-        int first = 1;
+        int first = 1, self_update = 0;
         for (int k = 0; k < n->nsrc; k++) {
             value *sv = lookup(local, &n->src[k], prefix, NULL);
             int dup = 0;
             for (int q = 0; q < k; q++) dup |= lookup(local, &n->src[q], prefix, NULL) == sv;
-            if (dup) continue;
+            if (dup || (sv == dst && dst->global))
+                continue; /* a global written in place: words only */
+            if (sv == dst) self_update = 1;
             fprintf(out, "%s\"%s\"", first ? "" : ",", sv->id);
             first = 0;
         }
         fprintf(out, "],\"writes\":[\"%s\"]", dst->id);
-        if (from) {
+        if (self_update)
+            fprintf(out, ",\"updates\":[{\"from\":\"%s\",\"to\":\"%s\"}]", dst->id, dst->id);
+        else if (from) {
             fprintf(out, ",\"updates\":[{\"from\":\"%s\",\"to\":\"%s\"}]", from->id, dst->id);
             c.inplace++;
         }
