@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# llama.cpp's decode plans: tiny random models (llama and qwen2; GQA, F16, tied) export and
+# certify 0 at T=1 and T=16 (flash attention on and off); planted faults get their class, with
+# `certify --exact` agreeing; a hand-edited trace and a bad file are refused with exit 2.
+#   test_llama.sh ROOT ARENACERT
+set -u
+root=$1 cert=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+verdict() { "$cert" certify "$@" | sed -n 's/^verdict: //p;q'; }
+mk() { "$root/scripts/llama-model" --out "$tmp/$1.gguf" "${@:2}" || bad "llama-model $*"; }
+mk llama-gqa --arch llama --layers 2 --width 64 --heads 4 --kv-heads 2
+mk qwen2-f16-tied --arch qwen2 --layers 3 --width 64 --heads 4 --kv-heads 2 --type f16 --tied
+mk llama-f16 --arch llama --layers 3 --width 128 --heads 8 --type f16 --ffn 160 --vocab 96
+for m in llama-gqa qwen2-f16-tied llama-f16; do
+  for T in 1 16; do for fa in on off; do
+    p=$tmp/$m-$T-$fa.json
+    "$root/scripts/llama-plan" "$tmp/$m.gguf" --tokens $T --flash-attn $fa --out "$p" 2>"$tmp/err" \
+      || { bad "$m T=$T fa=$fa: export failed: $(cat "$tmp/err")"; continue; }
+    v=$(verdict "$p"); e=$(verdict --exact "$p")
+    [ "$v" = 0 ] && [ "$e" = 0 ] || bad "$m T=$T fa=$fa: verdict $v, exact $e"
+  done; done
+  for r in B C D; do for s in 0 1; do
+    p=$tmp/$m-fault-$r-$s.json
+    "$root/scripts/llama-plan" "$tmp/$m.gguf" --tokens 16 --out "$p" --plant-fault --fault-rule $r \
+      --fault-seed $s 2>/dev/null || { bad "$m fault $r seed $s: export failed"; continue; }
+    v=$(verdict "$p"); e=$(verdict --exact "$p")
+    got=$(/usr/bin/python3 -c "
+import json,sys; p=json.load(open(sys.argv[1])); v=int(sys.argv[2]); n=len(p['launches'])
+print('B' if v==1 else 'C' if 2<=v<2+n else 'D' if v>=2+n else '0', p['meta']['fault']['expect_class'])" "$p" "$v")
+    set -- $got
+    [ "$1" = "$r" ] && [ "$2" = "$r" ] && [ "$v" = "$e" ] || bad "$m fault $r seed $s: verdict $v ($1), expected $2, exact $e"
+  done; done
+done
+# a recorded trace edited by hand: a value moved onto another's bytes
+"$root/scripts/llama-plan" "$tmp/llama-gqa.gguf" --tokens 2 --out /dev/null --trace-out "$tmp/t.json" 2>/dev/null
+/usr/bin/python3 - "$tmp/t.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1])); d = {v["id"]: v for v in t["values"]}
+d["p.n1:norm-0"]["offset"] = d["p.n0:embd"]["offset"]
+json.dump(t, open(sys.argv[1], "w"))
+PY
+"$root/scripts/trace-plan" "$tmp/t.json" --out /dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "norm-0" "$tmp/err" || bad "edited trace: exit $rc: $(cat "$tmp/err")"
+# a bad file
+echo "not a model" >"$tmp/bad.gguf"
+"$root/scripts/llama-plan" "$tmp/bad.gguf" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "cannot load it as a GGUF" "$tmp/err" || bad "bad file: exit $rc"
+"$root/scripts/llama-plan" "$tmp/missing.gguf" 2>/dev/null; [ $? = 2 ] || bad "missing file: not exit 2"
+[ $fail = 0 ] && echo "llama: all checks passed"
+exit $fail
