@@ -2,7 +2,7 @@
  * x_norm1 in place (`becomes` x_scaled1), and the plan is certified by both checks under every
  * strategy and beside the other knobs; the fault (qkv still reads x_norm1) gives its verdict by
  * construction, rule D's, from the certificate and the exact oracle alike, and names the
- * update. Off, no plane has `becomes`; families without the knob refuse it and its fault. */
+ * update. Off, no plane has `becomes`; training and flat refuse the knob and its fault. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,11 +79,11 @@ static void check_fault(ar_workload_options_t options) {
 }
 
 int main(void) {
-    char const *const families[] = {"decoder", "moe", "encoder"};
-    size_t const stages[] = {2, 2, 1};
+    char const *const families[] = {"decoder", "moe", "encoder", "pipeline"};
+    size_t const stages[] = {2, 2, 1, 1};
     char const *const presets[] = {"tiny", "small"};
     uint64_t const layers[] = {0, 1, 17};
-    for (size_t f = 0; f < 3; ++f) {
+    for (size_t f = 0; f < 4; ++f) {
         expect_true(ar_workload_fault_applies(families[f], fault));
         for (size_t p = 0; p < 2; ++p)
             for (size_t l = 0; l < 3; ++l)
@@ -115,10 +115,15 @@ int main(void) {
     ar_workload_options_t skewed = {.family = "moe", .expert_skew = 30, .seed = 3};
     check_clean(skewed, 2);
     check_fault(skewed);
+    /* The pipeline's stash copy runs in ln1's phase before the scale (one ln1 run a layer),
+     * and with micro skew in each micro-batch's own phase. */
+    ar_workload_options_t micro = {.family = "pipeline", .micro_skew = 30, .micro = 4, .seed = 5};
+    check_clean(micro, 1);
+    check_fault(micro);
 
     /* Families without the knob refuse it, with a message, and the fault does not apply. */
-    char const *const without[] = {"training", "pipeline", "flat"};
-    for (size_t f = 0; f < 3; ++f) {
+    char const *const without[] = {"training", "flat"};
+    for (size_t f = 0; f < 2; ++f) {
         ar_workload_options_t options = {.family = without[f], .in_place = 1};
         ar_plan_t *plan = NULL;
         ar_plan_error_t error;

@@ -318,6 +318,18 @@ static void emit_routed_experts(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t
     }
 }
 
+/* Pipeline: the copy that keeps the layer input for the backward pass (in ln1's phase, or a
+ * micro-batch's own), before the norm's in-place scale so ln1 runs once a layer. */
+static void emit_stash(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t rows) {
+    if (st->pl[PL_STASH] < 0) return;
+    uint64_t res = arp_wl_g(wl, ARP_TF(wl)->g_residual, 0), row = ARP_TF(wl)->dims.d * ARP_WL_BF16;
+    int phase = st->stash_phase >= 0 ? st->stash_phase : st->ph[PH_LN1];
+    size_t l = LAUNCH("copy", phase, res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
+    arp_tf_per_micro(wl, st, l, 0, row);
+    arp_tf_per_micro(wl, st, l, 1, row * st->stash_micro_layers);
+    per_layer(wl, l, 1, (int64_t)(st->stash_layer_rows * row));
+}
+
 /* One transformer layer as written (the caller wraps it in the layers repeat). `lengths` are the
  * sequences' context lengths; a stage computes `st->tokens` query tokens per sequence (1 when
  * decoding, else the whole length); `experts` is the moe routing table. Returns the first
@@ -339,6 +351,7 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
             LAUNCH("rms_norm", st->ph[PH_LN1], res, arp_wl_p(wl, st->pl[PL_X1], 0), rows, d->d);
         arp_tf_per_micro(wl, st, l, 0, row);
         per_layer(wl, l, 1, (int64_t)st->slice[PL_X1]);
+        emit_stash(wl, st, rows);
         l = LAUNCH("mul_inplace", st->ph[PH_LN1_SCALE], arp_wl_p(wl, st->pl[PL_X1], 0),
                    bank + d->off_ln1, rows, d->d);
         per_layer(wl, l, 0, (int64_t)st->slice[PL_X1]);
@@ -354,13 +367,7 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
         wl->site[ARP_WL_SITE_LAYER_WEIGHT] = l;
         wl->layer_weight_word = 1;
     }
-    if (st->pl[PL_STASH] >= 0) { /* pipeline: keep the layer input for the backward pass */
-        int phase = st->stash_phase >= 0 ? st->stash_phase : st->ph[PH_LN1];
-        l = LAUNCH("copy", phase, res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
-        arp_tf_per_micro(wl, st, l, 0, row);
-        arp_tf_per_micro(wl, st, l, 1, row * st->stash_micro_layers);
-        per_layer(wl, l, 1, (int64_t)(st->stash_layer_rows * row));
-    }
+    if (!wl->in_place) emit_stash(wl, st, rows);
     l = LAUNCH("gemm", st->ph[PH_QKV], arp_wl_p(wl, st->pl[PL_X1], 0), bank + d->off_wqkv,
                arp_wl_p(wl, st->pl[PL_QKV], 0), rows, d->d, d->d + 2 * d->kv_dim);
     per_layer(wl, l, 0, (int64_t)st->slice[PL_X1]);
