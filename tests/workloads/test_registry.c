@@ -30,6 +30,10 @@ int main(void) {
     require_true(arp_wl_find_family("flat") != NULL);
     expect_true(ar_workload_fault_applies("flat", "stray-pointer"));
     expect_false(ar_workload_fault_applies("flat", "carried-clobbered"));
+    expect_true(ar_workload_fault_applies("decoder", "in-place-input-read-later"));
+    expect_true(ar_workload_fault_applies("moe", "in-place-input-read-later"));
+    expect_false(ar_workload_fault_applies("training", "in-place-input-read-later"));
+    expect_false(ar_workload_fault_applies("flat", "in-place-input-read-later"));
     expect_ptr_null(arp_wl_find_family("no-such-family"));
     expect_ptr_null(arp_wl_find_family(NULL));
 
@@ -46,10 +50,11 @@ int main(void) {
             bool listed = !family->faults;
             for (char const *const *g = family->faults; g && *g; ++g)
                 listed |= strcmp(*g, *name) == 0;
+            if (fault->in_place && !family->in_place) listed = false; /* needs the knob */
             expect_true(ar_workload_fault_applies(*f, *name) == listed);
         }
     }
-    expect_size_eq(faults, 11);
+    expect_size_eq(faults, 12);
     expect_ptr_null(arp_wl_find_fault("no-such-fault"));
     expect_ptr_eq(ar_workload_faults(), ar_workload_faults()); /* one static list */
     return expect_finish();

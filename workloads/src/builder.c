@@ -87,6 +87,7 @@ int arp_wl_plane(arp_wl_t *wl, int phase, char const *name, uint64_t size, bool 
         n = wl->planes_count++;
         memset(&wl->planes[n], 0, sizeof wl->planes[n]);
         snprintf(wl->planes[n].name, sizeof wl->planes[n].name, "%s", name);
+        wl->planes[n].host = -1;
     }
     if (size > ARP_WL_MAX_TENSOR) {
         arp_wl_fail(wl, ar_status_unsupported_k, "a plane would span more than 2^56 bytes");
@@ -103,7 +104,22 @@ int arp_wl_plane(arp_wl_t *wl, int phase, char const *name, uint64_t size, bool 
     }
     ph->planes[ph->count] = n;
     ph->carried[ph->count] = carried;
+    ph->becomes[ph->count] = -1;
     ++ph->count;
+    return n;
+}
+
+/* The new value is a plane of its own name that the planner does not place: it takes its
+ * host's bytes, and its lifetime widens the host's (planner.c). */
+int arp_wl_becomes(arp_wl_t *wl, int phase, int plane, char const *name) {
+    arp_wl_plane(wl, phase, wl->planes[plane].name, 0, true);
+    int n = arp_wl_plane(wl, phase, name, 0, false);
+    if (wl->status) return n;
+    arp_wl_phase_t *ph = &wl->phases[phase];
+    --ph->count; /* the new value is not a plane of this phase: its carried plane becomes it */
+    for (int j = 0; j < ph->count; ++j)
+        if (ph->planes[j] == plane) ph->becomes[j] = n;
+    wl->planes[n].host = plane;
     return n;
 }
 

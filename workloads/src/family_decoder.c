@@ -168,4 +168,5 @@ arp_wl_family_t const arp_wl_family_decoder = {
                 {"llama2-70b", 0, 256, 4096, 30000, 4000, 0}},
     .declare = declare,
     .emit = arp_decoder_emit,
+    .in_place = true,
 };

@@ -61,4 +61,5 @@ arp_wl_family_t const arp_wl_family_encoder = {
                 {"gpt2-xl", 0, 256, 512, 50000, 4000, 0}},
     .declare = declare,
     .emit = emit,
+    .in_place = true,
 };

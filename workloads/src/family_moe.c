@@ -16,4 +16,5 @@ arp_wl_family_t const arp_wl_family_moe = {
     .needs_experts = true,
     .declare = declare,
     .emit = arp_decoder_emit,
+    .in_place = true,
 };

@@ -247,4 +247,5 @@ arp_wl_family_t const arp_wl_family_pipeline = {
                 {"gpt3-175b", 0, 256, 2048, 4000, 4000, 16}},
     .declare = declare,
     .emit = emit,
+    .in_place = true,
 };

@@ -49,6 +49,20 @@ static bool clobber_mask(arp_wl_t *wl) {
     return true;
 }
 
+/* In place: the first stage's qkv phase carries x_norm1, which its ln1_scale phase has just
+ * updated in place into x_scaled1, instead of x_scaled1 (same bytes): the update's input still
+ * has a later reader. */
+static bool read_after_update(arp_wl_t *wl) {
+    arp_wl_phase_t *ph = &wl->phases[wl->ghost_phase];
+    for (int j = 0; j < ph->count; ++j)
+        if (wl->planes[ph->planes[j]].host >= 0) {
+            ph->planes[j] = wl->planes[ph->planes[j]].host;
+            return true;
+        }
+    arp_wl_fail(wl, ar_status_invalid_argument_k, "no in-place update to read after");
+    return false;
+}
+
 /* ---- Launches: rule C at a launch as written --------------------------------------------- */
 
 static bool named(ar_plan_t const *plan, size_t launch, size_t word) {
@@ -209,26 +223,29 @@ static bool two_repeat_word(arp_wl_t *wl) {
 
 /* ---- The table ------------------------------------------------------------------------------ */
 
-/* name, stage, verdict, site, min_layers, declare, plant */
+/* name, stage, verdict, site, min_layers, declare, plant (and in_place) */
 static arp_wl_fault_t const faults[] = {
-    {"overlapping-globals", ARP_WL_PLACED, ARP_WL_RANGES, 0, 0, NULL, overlap_globals},
-    {"misaligned-plane", ARP_WL_PLACED, ARP_WL_RANGES, 0, 0, NULL, misalign_plane},
-    {"plane-over-global", ARP_WL_PLACED, ARP_WL_RANGES, 0, 0, NULL, plane_over_global},
-    {"stray-pointer", ARP_WL_BUILT, ARP_WL_LAUNCH, ARP_WL_SITE_VICTIM, 0, NULL, stray_pointer},
+    {"overlapping-globals", ARP_WL_PLACED, ARP_WL_RANGES, 0, 0, NULL, overlap_globals, false},
+    {"misaligned-plane", ARP_WL_PLACED, ARP_WL_RANGES, 0, 0, NULL, misalign_plane, false},
+    {"plane-over-global", ARP_WL_PLACED, ARP_WL_RANGES, 0, 0, NULL, plane_over_global, false},
+    {"stray-pointer", ARP_WL_BUILT, ARP_WL_LAUNCH, ARP_WL_SITE_VICTIM, 0, NULL, stray_pointer,
+     false},
     {"other-phase-plane", ARP_WL_BUILT, ARP_WL_LAUNCH, ARP_WL_SITE_VICTIM, 0, NULL,
-     other_phase_plane},
+     other_phase_plane, false},
     {"undeclared-phase", ARP_WL_BUILT, ARP_WL_LAUNCH, ARP_WL_SITE_LAYER_WEIGHT, 0, NULL,
-     undeclared_phase},
+     undeclared_phase, false},
     {"delta-off-bank-last-layer", ARP_WL_BUILT, ARP_WL_LAUNCH, ARP_WL_SITE_LAYER_WEIGHT, 2, NULL,
-     delta_off_bank},
+     delta_off_bank, false},
     {"carried-never-declared", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_GHOST, 0, NULL,
-     ghost_plane},
+     ghost_plane, false},
     {"carried-clobbered", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_FIRST_SCORES, 0, NULL,
-     clobber_mask},
+     clobber_mask, false},
+    {"in-place-input-read-later", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_GHOST, 0, NULL,
+     read_after_update, true},
     {"pingpong-frames", ARP_WL_EMITTED, ARP_WL_PROBE, ARP_WL_SITE_PROBE, 0, declare_pingpong,
-     pingpong},
+     pingpong, false},
     {"two-repeat-word", ARP_WL_EMITTED, ARP_WL_PROBE, ARP_WL_SITE_PROBE, 0, declare_gather,
-     two_repeat_word},
+     two_repeat_word, false},
 };
 
 enum { FAULTS = sizeof faults / sizeof *faults };

@@ -85,6 +85,10 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
         snprintf(text + length - 1, size - length + 1,
                  ",\"ops\":%" PRIu64 ",\"globals\":%" PRIu64 "}", wl->ops, wl->globals_wanted);
     }
+    if (wl->in_place) {
+        size_t length = strlen(text);
+        snprintf(text + length - 1, size - length + 1, ",\"in_place\":true}");
+    }
     if (wl->strategy_named) { /* only then, so default plans keep their bytes */
         size_t length = strlen(text);
         snprintf(text + length - 1, size - length + 1, ",\"strategy\":\"%s\"}",
@@ -123,8 +127,12 @@ static ar_status_t build_ranges(arp_wl_t *wl, ar_plan_t *plan) {
         status = ar_plan_add_phase(plan, wl->phases[p].id);
         for (int j = 0; !status && j < wl->phases[p].count; ++j) {
             arp_wl_plane_t const *pl = &wl->planes[wl->phases[p].planes[j]];
-            status =
-                ar_plan_add_plane(plan, pl->name, pl->base, pl->size, wl->phases[p].carried[j]);
+            int becomes = wl->phases[p].becomes[j];
+            status = becomes < 0 ? ar_plan_add_plane(plan, pl->name, pl->base, pl->size,
+                                                     wl->phases[p].carried[j])
+                                 : ar_plan_add_plane_becomes(plan, pl->name, pl->base, pl->size,
+                                                             wl->phases[p].carried[j],
+                                                             wl->planes[becomes].name);
         }
     }
     return status;

@@ -123,6 +123,11 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     if (options->micro_skew > 90)
         return refuse(error, "micro_skew", "micro skew is a percent from 0 to 90");
     wl->micro_skew = options->micro_skew;
+    if (options->in_place > 1) return refuse(error, "in_place", "in_place is 0 or 1");
+    if (options->in_place && !family->in_place)
+        return refuse(error, "in_place",
+                      "in-place updates apply to the decoder, moe, encoder and pipeline");
+    wl->in_place = options->in_place || (fault && fault->in_place);
     bool flat = family->ranges != NULL;
     if ((options->ops || options->globals) && !flat)
         return refuse(error, options->ops ? "ops" : "globals",

@@ -21,6 +21,14 @@ static void lifetimes(arp_wl_t *wl) {
             if (plane->first < 0) plane->first = p;
             plane->last = p;
         }
+    /* An in-place update's value lives in its host's bytes: the host spans both lifetimes. */
+    for (int n = 0; n < wl->planes_count; ++n) {
+        arp_wl_plane_t const *value = &wl->planes[n];
+        if (value->host < 0 || value->first < 0) continue;
+        arp_wl_plane_t *host = &wl->planes[value->host];
+        if (host->first < 0 || value->first < host->first) host->first = value->first;
+        if (value->last > host->last) host->last = value->last;
+    }
     for (int n = 0; n < wl->planes_count; ++n) {
         arp_wl_plane_t *plane = &wl->planes[n];
         if (plane->first < 0) plane->first = plane->last = 0;
@@ -60,7 +68,7 @@ void arp_wl_place(arp_wl_t *wl) {
     int which[ARP_WL_MAX_NAMES], count = 0;
     bool done[ARP_WL_MAX_NAMES] = {false};
     for (int n = 0; n < wl->planes_count; ++n)
-        if (!wl->planes[n].unplanned) {
+        if (!wl->planes[n].unplanned && wl->planes[n].host < 0) {
             arp_wl_plane_t const *plane = &wl->planes[n];
             buffers[count] = (ar_place_buffer_t){(uint64_t)plane->first, (uint64_t)plane->last + 1,
                                                  plane->size, 0};
@@ -81,6 +89,11 @@ void arp_wl_place(arp_wl_t *wl) {
     }
     uint64_t high = result.height;
     for (int k = 0; k < count; ++k) wl->planes[which[k]].base = wl->workspace_base + offsets[k];
+    for (int n = 0; n < wl->planes_count; ++n)
+        if (wl->planes[n].host >= 0) {
+            wl->planes[n].base = wl->planes[wl->planes[n].host].base;
+            wl->planes[n].size = wl->planes[wl->planes[n].host].size;
+        }
     wl->workspace_bytes = high;
 
     uint64_t bound = 0;

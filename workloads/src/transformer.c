@@ -143,11 +143,12 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     st->pages_count = 0;
     uint64_t rows = st->rows, L = wl->layers;
     static char const *const phase_names[PH_COUNT] = {
-        "embed",  "ln1",     "qkv",      "scores", "softmax", "out_proj", "ln2",
-        "mlp_up", "mlp_act", "mlp_down", "router", "ln_f",    "lm_head",  "sample"};
+        "embed",  "ln1",     "ln1_scale", "qkv",    "scores", "softmax", "out_proj", "ln2",
+        "mlp_up", "mlp_act", "mlp_down",  "router", "ln_f",   "lm_head", "sample"};
     st->per_expert = moe && wl->expert_skew;
     for (int p = 0; p < PH_COUNT; ++p) {
         if (p == PH_ROUTER) continue;
+        if (p == PH_LN1_SCALE && !wl->in_place) continue;
         if (moe && p == PH_UP) st->ph[PH_ROUTER] = arp_wl_phase(wl, name(b, prefix, "router"));
         if (moe && p == PH_ACT) continue;
         if (st->per_expert && p == PH_UP) {
@@ -169,7 +170,13 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     st->pl[PL_MASK] = arp_wl_plane(wl, st->ph[PH_EMBED], "mask", wl->batch * 64, false);
     st->pl[PL_X1] =
         arp_wl_plane(wl, st->ph[PH_LN1], name(b, prefix, "x_norm1"), SLICE(PL_X1, x_bytes), false);
-    arp_wl_plane(wl, st->ph[PH_QKV], name(b, prefix, "x_norm1"), 0, true);
+    if (wl->in_place) { /* the scale multiplies x_norm1 in place; qkv reads the result */
+        st->pl[PL_X1_SCALED] =
+            arp_wl_becomes(wl, st->ph[PH_LN1_SCALE], st->pl[PL_X1], name(b, prefix, "x_scaled1"));
+        arp_wl_plane(wl, st->ph[PH_QKV], name(b, prefix, "x_scaled1"), 0, true);
+    } else {
+        arp_wl_plane(wl, st->ph[PH_QKV], name(b, prefix, "x_norm1"), 0, true);
+    }
     st->pl[PL_QKV] =
         arp_wl_plane(wl, st->ph[PH_QKV], name(b, prefix, "qkv"),
                      SLICE(PL_QKV, rows * (d->d + 2 * d->kv_dim) * ARP_WL_BF16), false);
@@ -311,6 +318,18 @@ static void emit_routed_experts(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t
     }
 }
 
+/* Pipeline: the copy that keeps the layer input for the backward pass (in ln1's phase, or a
+ * micro-batch's own), before the norm's in-place scale so ln1 runs once a layer. */
+static void emit_stash(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t rows) {
+    if (st->pl[PL_STASH] < 0) return;
+    uint64_t res = arp_wl_g(wl, ARP_TF(wl)->g_residual, 0), row = ARP_TF(wl)->dims.d * ARP_WL_BF16;
+    int phase = st->stash_phase >= 0 ? st->stash_phase : st->ph[PH_LN1];
+    size_t l = LAUNCH("copy", phase, res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
+    arp_tf_per_micro(wl, st, l, 0, row);
+    arp_tf_per_micro(wl, st, l, 1, row * st->stash_micro_layers);
+    per_layer(wl, l, 1, (int64_t)(st->stash_layer_rows * row));
+}
+
 /* One transformer layer as written (the caller wraps it in the layers repeat). `lengths` are the
  * sequences' context lengths; a stage computes `st->tokens` query tokens per sequence (1 when
  * decoding, else the whole length); `experts` is the moe routing table. Returns the first
@@ -326,22 +345,29 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
     uint64_t row = d->d * ARP_WL_BF16, qkv_row = (d->d + 2 * d->kv_dim) * ARP_WL_BF16;
     size_t l;
 
-    size_t first = l = LAUNCH("rmsnorm", st->ph[PH_LN1], res, bank + d->off_ln1,
-                              arp_wl_p(wl, st->pl[PL_X1], 0), rows, d->d);
-    arp_tf_per_micro(wl, st, l, 0, row);
-    per_layer(wl, l, 1, S);
-    per_layer(wl, l, 2, (int64_t)st->slice[PL_X1]);
+    size_t first;
+    if (wl->in_place) { /* llama.cpp's RMS_NORM, then its MUL by the scale over the output */
+        first = l =
+            LAUNCH("rms_norm", st->ph[PH_LN1], res, arp_wl_p(wl, st->pl[PL_X1], 0), rows, d->d);
+        arp_tf_per_micro(wl, st, l, 0, row);
+        per_layer(wl, l, 1, (int64_t)st->slice[PL_X1]);
+        emit_stash(wl, st, rows);
+        l = LAUNCH("mul_inplace", st->ph[PH_LN1_SCALE], arp_wl_p(wl, st->pl[PL_X1], 0),
+                   bank + d->off_ln1, rows, d->d);
+        per_layer(wl, l, 0, (int64_t)st->slice[PL_X1]);
+        per_layer(wl, l, 1, S);
+    } else {
+        first = l = LAUNCH("rmsnorm", st->ph[PH_LN1], res, bank + d->off_ln1,
+                           arp_wl_p(wl, st->pl[PL_X1], 0), rows, d->d);
+        arp_tf_per_micro(wl, st, l, 0, row);
+        per_layer(wl, l, 1, S);
+        per_layer(wl, l, 2, (int64_t)st->slice[PL_X1]);
+    }
     if (l == wl->site[ARP_WL_SITE_LAYER_WEIGHT] || wl->site[ARP_WL_SITE_LAYER_WEIGHT] == SIZE_MAX) {
         wl->site[ARP_WL_SITE_LAYER_WEIGHT] = l;
         wl->layer_weight_word = 1;
     }
-    if (st->pl[PL_STASH] >= 0) { /* pipeline: keep the layer input for the backward pass */
-        int phase = st->stash_phase >= 0 ? st->stash_phase : st->ph[PH_LN1];
-        l = LAUNCH("copy", phase, res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
-        arp_tf_per_micro(wl, st, l, 0, row);
-        arp_tf_per_micro(wl, st, l, 1, row * st->stash_micro_layers);
-        per_layer(wl, l, 1, (int64_t)(st->stash_layer_rows * row));
-    }
+    if (!wl->in_place) emit_stash(wl, st, rows);
     l = LAUNCH("gemm", st->ph[PH_QKV], arp_wl_p(wl, st->pl[PL_X1], 0), bank + d->off_wqkv,
                arp_wl_p(wl, st->pl[PL_QKV], 0), rows, d->d, d->d + 2 * d->kv_dim);
     per_layer(wl, l, 0, (int64_t)st->slice[PL_X1]);

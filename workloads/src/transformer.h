@@ -10,6 +10,7 @@
 enum {
     PH_EMBED,
     PH_LN1,
+    PH_LN1_SCALE, /* in place: the norm's scale, written over its input */
     PH_QKV,
     PH_SCORES,
     PH_SOFTMAX,
@@ -39,6 +40,7 @@ enum {
     PL_LOGITS,
     PL_STASH,
     PL_PAGES,
+    PL_X1_SCALED, /* in place: the scaled norm over x_norm1's bytes */
     PL_COUNT
 };
 

@@ -62,6 +62,7 @@ typedef struct arp_wl_family_t {
     ar_status_t (*ranges)(arp_wl_t *wl, ar_plan_t *plan);
     /* Optional: the faults that apply (NULL-terminated names); NULL: every fault. */
     char const *const *faults;
+    bool in_place; /* takes the in-place knob (and the faults that need it) */
 } arp_wl_family_t;
 
 /* Launch sites a family records for faults (launch indexes as written; SIZE_MAX: none). */
@@ -100,6 +101,7 @@ typedef struct arp_wl_fault_t {
     uint64_t min_layers;
     void (*declare)(arp_wl_t *wl);
     bool (*plant)(arp_wl_t *wl);
+    bool in_place; /* plants its defect in an in-place update: turns the knob on */
 } arp_wl_fault_t;
 
 typedef struct arp_wl_global_t {
@@ -113,12 +115,14 @@ typedef struct arp_wl_plane_t {
     int first, last; /* lifetime over phase positions, after loop extension */
     bool persistent; /* lives from its first declaration to the end of the program */
     bool unplanned;  /* a fault's plane placed by hand, not by the planner */
+    int host;        /* -1, or the plane an in-place update left this value over */
 } arp_wl_plane_t;
 
 typedef struct arp_wl_phase_t {
     char id[48];
     int planes[ARP_WL_MAX_PHASE_PLANES];
     bool carried[ARP_WL_MAX_PHASE_PLANES];
+    int becomes[ARP_WL_MAX_PHASE_PLANES]; /* -1, or the plane a carried one is updated into */
     int count;
 } arp_wl_phase_t;
 
@@ -146,6 +150,7 @@ struct arp_wl_t {
     uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
     uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
     uint64_t micro_skew;  /* pipeline: percent by which micro-batches may fall short (0: even) */
+    bool in_place; /* decoder, moe, encoder, pipeline: the norm's scale written over its input */
     uint64_t ops, globals_wanted; /* flat: ops and globals */
 
     /* declaration */
@@ -211,6 +216,9 @@ int arp_wl_global(arp_wl_t *wl, char const *name, uint64_t size, uint64_t gap_af
 int arp_wl_phase(arp_wl_t *wl, char const *id);
 int arp_wl_plane(arp_wl_t *wl, int phase, char const *name, uint64_t size, bool carried);
 int arp_wl_plane_index(arp_wl_t const *wl, char const *name);
+/* `phase` carries `plane` and updates it in place into the value `name` (same bytes); returns
+ * the new value's plane, which later phases carry. */
+int arp_wl_becomes(arp_wl_t *wl, int phase, int plane, char const *name);
 void arp_wl_persistent(arp_wl_t *wl, int plane);
 void arp_wl_loop(arp_wl_t *wl, int first_phase, int last_phase);
 void arp_wl_fail(arp_wl_t *wl, ar_status_t status, char const *message);

@@ -23,10 +23,12 @@ static void usage(FILE *out) {
             "usage: arenacert gen --list\n"
             "       arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N]\n"
             "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
-            "                     [--fault NAME] [--strategy NAME] [--recompute]\n"
+            "                     [--fault NAME] [--strategy NAME] [--recompute] [--in-place]\n"
             "                     [--expert-skew PERCENT] [--kv-page TOKENS]\n"
             "                     [--micro-skew PERCENT] [--ops N] [--globals N] [--info]\n"
             "--recompute: training recomputes its layers in backward, segment by segment;\n"
+            "--in-place (decoder, moe, encoder, pipeline): the norm's scale is a multiply\n"
+            "written over its input, declared with `becomes`;\n"
             "--expert-skew P (moe, 1..90): expert FFN widths fall short of the model's by up\n"
             "to P percent, each expert in its own phases;\n"
             "--kv-page N (decoder, moe; 1..seq): a paged KV cache of N tokens a page; over\n"
@@ -88,6 +90,10 @@ int arenacert_gen_main(int argc, char **argv) {
         }
         if (strcmp(arg, "--recompute") == 0) {
             options.recompute = 1;
+            continue;
+        }
+        if (strcmp(arg, "--in-place") == 0) {
+            options.in_place = 1;
             continue;
         }
         if (arg[0] != '-') {

@@ -59,6 +59,10 @@ typedef struct ar_workload_options_t {
     uint64_t expert_skew;
     uint64_t kv_page;
     uint64_t micro_skew;
+    /* in_place (decoder, moe, encoder, pipeline): the norm's scale as runtimes run it, a multiply written
+     * over the norm's output (llama.cpp's MUL after RMS_NORM): each layer's ln1_scale phase
+     * carries x_norm1 and leaves x_scaled1 over its bytes (`becomes`), which qkv carries. */
+    uint64_t in_place;
     /* The flat family (one phase per op, weights as globals): its ops and its globals; 0 keeps
      * the preset's. Refused for the other families. */
     uint64_t ops, globals;
