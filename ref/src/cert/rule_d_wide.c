@@ -51,6 +51,9 @@ static uint64_t mul_mod(uint64_t a, uint64_t b, uint64_t m) {
     return (uint64_t)((arp_u128_t)a * b % m);
 }
 
+/* a - b mod m, for a, b < m: m is near 2^64, so a + m - b would wrap. */
+static uint64_t sub_mod(uint64_t a, uint64_t b, uint64_t m) { return a >= b ? a - b : a + (m - b); }
+
 static uint64_t pow_mod(uint64_t a, uint64_t e, uint64_t m) {
     uint64_t result = 1 % m;
     for (a %= m; e; e >>= 1, a = mul_mod(a, a, m))
@@ -170,7 +173,7 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result) {
         uint64_t inverse = pow_mod(wide_mod(product, p), p - 2, p);
         for (int q = 0; q < Q_COUNT; ++q) {
             uint64_t have = wide_mod(&value[q], p), want = (uint64_t)(r[q] % p);
-            uint64_t t = mul_mod((want + p - have) % p, inverse, p);
+            uint64_t t = mul_mod(sub_mod(want, have, p), inverse, p);
             wide_add_mul(&value[q], product, t);
         }
         wide_t next = {{0}};
