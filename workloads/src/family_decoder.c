@@ -159,13 +159,14 @@ void arp_decoder_emit(arp_wl_t *wl) {
     free(counts);
 }
 
-/* Presets: model, layers (0: the model's), batch, seq, decode (tokens), epochs, micro. */
+/* Presets: model, layers (0: the model's), batch, seq, decode (tokens), epochs, micro, and
+ * the flat family's ops and globals (0 here). */
 arp_wl_family_t const arp_wl_family_decoder = {
     .name = "decoder",
-    .presets = {{"gpt2-small", 2, 2, 8, 2, 1, 0},
-                {"gpt2-small", 0, 4, 64, 16, 2, 0},
-                {"llama2-7b", 0, 32, 1024, 256, 16, 0},
-                {"llama2-70b", 0, 256, 4096, 30000, 4000, 0}},
+    .presets = {{"gpt2-small", 2, 2, 8, 2, 1, 0, 0, 0},
+                {"gpt2-small", 0, 4, 64, 16, 2, 0, 0, 0},
+                {"llama2-7b", 0, 32, 1024, 256, 16, 0, 0, 0},
+                {"llama2-70b", 0, 256, 4096, 30000, 4000, 0, 0, 0}},
     .declare = declare,
     .emit = arp_decoder_emit,
     .in_place = true,

@@ -55,10 +55,10 @@ static void emit(arp_wl_t *wl) {
  * micro. */
 arp_wl_family_t const arp_wl_family_encoder = {
     .name = "encoder",
-    .presets = {{"gpt2-small", 2, 4, 8, 2, 2, 0},
-                {"gpt2-small", 0, 8, 128, 16, 2, 0},
-                {"gpt2-xl", 0, 32, 512, 256, 16, 0},
-                {"gpt2-xl", 0, 256, 512, 50000, 4000, 0}},
+    .presets = {{"gpt2-small", 2, 4, 8, 2, 2, 0, 0, 0},
+                {"gpt2-small", 0, 8, 128, 16, 2, 0, 0, 0},
+                {"gpt2-xl", 0, 32, 512, 256, 16, 0, 0, 0},
+                {"gpt2-xl", 0, 256, 512, 50000, 4000, 0, 0, 0}},
     .declare = declare,
     .emit = emit,
     .in_place = true,

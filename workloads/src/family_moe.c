@@ -9,10 +9,10 @@ static void declare(arp_wl_t *wl) { arp_decoder_declare(wl, true); }
 /* Presets: model, layers (0: the model's), batch, seq, decode (tokens), epochs, micro. */
 arp_wl_family_t const arp_wl_family_moe = {
     .name = "moe",
-    .presets = {{"mixtral-8x7b", 2, 2, 8, 2, 1, 0},
-                {"mixtral-8x7b", 12, 4, 64, 16, 2, 0},
-                {"mixtral-8x7b", 0, 32, 1024, 256, 16, 0},
-                {"mixtral-8x7b", 0, 256, 4096, 64000, 4000, 0}},
+    .presets = {{"mixtral-8x7b", 2, 2, 8, 2, 1, 0, 0, 0},
+                {"mixtral-8x7b", 12, 4, 64, 16, 2, 0, 0, 0},
+                {"mixtral-8x7b", 0, 32, 1024, 256, 16, 0, 0, 0},
+                {"mixtral-8x7b", 0, 256, 4096, 64000, 4000, 0, 0, 0}},
     .needs_experts = true,
     .declare = declare,
     .emit = arp_decoder_emit,

@@ -241,10 +241,10 @@ static void emit(arp_wl_t *wl) {
  * (steps), epochs, micro (micro-batches). */
 arp_wl_family_t const arp_wl_family_pipeline = {
     .name = "pipeline",
-    .presets = {{"gpt2-small", 2, 4, 8, 2, 2, 2},
-                {"gpt2-small", 0, 4, 64, 4, 2, 4},
-                {"llama2-7b", 0, 8, 512, 32, 8, 8},
-                {"gpt3-175b", 0, 256, 2048, 4000, 4000, 16}},
+    .presets = {{"gpt2-small", 2, 4, 8, 2, 2, 2, 0, 0},
+                {"gpt2-small", 0, 4, 64, 4, 2, 4, 0, 0},
+                {"llama2-7b", 0, 8, 512, 32, 8, 8, 0, 0},
+                {"gpt3-175b", 0, 256, 2048, 4000, 4000, 16, 0, 0}},
     .declare = declare,
     .emit = emit,
     .in_place = true,

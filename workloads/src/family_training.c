@@ -360,10 +360,10 @@ static void emit(arp_wl_t *wl) {
 /* Presets: model, layers (0: the model's), batch, seq, decode (steps), epochs, micro. */
 arp_wl_family_t const arp_wl_family_training = {
     .name = "training",
-    .presets = {{"gpt2-small", 2, 2, 8, 2, 1, 0},
-                {"gpt2-small", 0, 4, 64, 4, 2, 0},
-                {"llama2-7b", 0, 16, 512, 32, 8, 0},
-                {"gpt3-175b", 0, 256, 2048, 14000, 2500, 0}},
+    .presets = {{"gpt2-small", 2, 2, 8, 2, 1, 0, 0, 0},
+                {"gpt2-small", 0, 4, 64, 4, 2, 0, 0, 0},
+                {"llama2-7b", 0, 16, 512, 32, 8, 0, 0, 0},
+                {"gpt3-175b", 0, 256, 2048, 14000, 2500, 0, 0, 0}},
     .declare = declare,
     .emit = emit,
 };
