@@ -23,7 +23,7 @@ from signal_processing_algorithms.energy_statistics import energy_statistics
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot import colour, draw, log_tics, style, terminal  # noqa: E402
 from report_format import table  # noqa: E402
-from results import BadInput, Results, load_file  # noqa: E402
+from results import BadInput, Results, kept_by, load_file, say_left_out  # noqa: E402
 
 PROG = "scripts/history"
 JUDGED = re.compile(r"^(certify|decode_loop)/|^(arena|gpu)/[^/]+/arena(/|$)")
@@ -176,12 +176,12 @@ def main():
     # Every file left out is said, with the reason, in every run (the report repeats it).
     for path, why in left_out:
         shown = os.path.relpath(path, root) if path.startswith(root + os.sep) else path
-        print(f"{PROG}: left out {shown}: {why}", file=sys.stderr)
+        say_left_out(PROG, [(shown, why)])
     if len(commits) < 2:
         print(
             f"{PROG}: results of {len(commits)} commit(s) of HEAD's history found"
             + (
-                f" ({len(left_out)} file(s) left out, listed above: no option keeps them; a file"
+                f" ({kept_by(f'{len(left_out)} file(s)')}; a file"
                 " of another CPU model counts only where it is the most common one)"
                 if left_out
                 else ""

@@ -29,6 +29,7 @@ from results import (  # noqa: E402
     Results,
     deterministic_digest,
     fail,
+    say_left_out,
 )
 from report_format import (  # noqa: E402
     fmt_spread,
@@ -689,6 +690,8 @@ def main():
         results = Results(args.results, args.duplicates)
     except BadInput as error:
         fail("scripts/report", error)
+    # Every input read but not used is said, with the reason, on every run.
+    say_left_out("scripts/report", results.left_out)
     name = args.name or os.path.splitext(os.path.basename(args.results[0]))[0]
     folder = args.out or os.path.join(args.root, "reports", name)
     os.makedirs(folder, exist_ok=True)
