@@ -117,6 +117,20 @@ with tempfile.TemporaryDirectory() as tmp:
         "t.json" not in done.stderr.replace("wrote", ""),
         f"report leaves nothing of the timed file out: {done.stderr}",
     )
+    write(os.path.join(tmp, "odd.json"), ["oddity/x"], {"arenaref_mode": "time"})
+    done = tool(tmp, "report.py", "t.json", "odd.json", "--out", out)
+    check(
+        done.returncode == 0
+        and "scripts/report: left out oddity/x: no section of the report shows its group"
+        in done.stderr
+        and "certify/decoder/tiny" not in done.stderr,
+        f"report names a benchmark no table shows: {done.stderr}",
+    )
+    text = open(os.path.join(out, "report.md")).read()
+    check(
+        "| `oddity/x` | no section of the report shows its group" in text,
+        "the report's own Left out table repeats it",
+    )
     write(os.path.join(tmp, "t2.json"), ["certify/decoder/tiny"], {"arenaref_commit": "other"})
     done = tool(tmp, "report.py", "t.json", "t2.json", "--duplicates", "last", "--out", out)
     check(
