@@ -189,7 +189,7 @@ check(
     2,
     expect_text="only in new",
 )
-check("mode mismatch", base_ir, results(quiet), 2, expect_text="mode: instructions vs time")
+check("mode mismatch", base_ir, results(quiet), 2, expect_text="mode differs: instructions in ")
 check("nothing compared", {"benchmarks": []}, {"benchmarks": []}, 2, expect_text="nothing compared")
 check("missing file", base_ir, "@missing", 2, expect_text="cannot read")
 check("not results", base_ir, '{"runs": []}', 2, expect_text="not a results file")

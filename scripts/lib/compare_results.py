@@ -23,7 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import entries, is_skipped  # noqa: E402
+from results import entries, is_skipped, kept_by, left_out_line  # noqa: E402
 
 MUST_NOT_DROP = (
     "site_precision",
@@ -43,6 +43,7 @@ REGRESSION_SET = r"^(certify|decode_loop)/|^(arena|gpu)/[^/]+/arena(/|$)"
 INSTRUCTION_SET = r"^(certify|decode_loop|exact|load|precision)/|^(arena|gpu)/[^/]+/arena(/|$)"
 HOST_KIND = ("cpu_model", "compiler", "build_type")
 STEAL_LIMIT = 5.0
+PROG = "scripts/compare"
 UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -154,20 +155,21 @@ def run_noise(data):
     return None
 
 
-def mismatches(base, new):
+def mismatches(base, new, base_path="base", new_path="new"):
+    """Each fact the two files differ in, naming the value in each file."""
     out = []
     cb, cn = base.get("context", {}), new.get("context", {})
     if mode(base) != mode(new):
-        out.append(f"mode: {mode(base)} vs {mode(new)}")
+        out.append(f"mode differs: {mode(base)} in {base_path}, {mode(new)} in {new_path}")
     for key in ("profile", "arenaref_filter") + HOST_KIND:
         a, b = cb.get(key), cn.get(key)
         if a != b and not (key == "arenaref_filter" and (a is None or b is None)):
-            out.append(f"{key}: {a!r} vs {b!r}")
+            out.append(f"{key} differs: {a!r} in {base_path}, {b!r} in {new_path}")
     names_b = {e.get("run_name", e["name"]) for e in entries(base)}
     names_n = {e.get("run_name", e["name"]) for e in entries(new)}
     if names_b != names_n:
         only_b, only_n = sorted(names_b - names_n), sorted(names_n - names_b)
-        text = "benchmark set differs"
+        text = f"benchmark set differs between {base_path} and {new_path}"
         if only_b:
             text += (
                 f"; only in base ({len(only_b)}): "
@@ -260,13 +262,17 @@ def main(argv):
 
     print(f"base  {describe(args.base, base)}")
     print(f"new   {describe(args.new, new)}")
-    problems = mismatches(base, new)
+    problems = mismatches(base, new, args.base, args.new)
     if problems:
         print("\nNOT LIKE WITH LIKE:")
         for problem in problems:
-            print(f"  {problem}")
+            print(left_out_line(PROG, f"{args.base} and {args.new}", problem))
         if not args.force:
-            print("refusing to judge (exit 2); --force compares what both files share")
+            print(
+                f"{PROG}: refusing to judge (exit 2): {args.base} and {args.new} differ in"
+                f" {len(problems)} fact(s); {kept_by('both', '--force')} (it compares what both"
+                " files share)"
+            )
             return 2
         print("compared anyway (--force): read the verdicts with this in mind")
     print()
@@ -395,13 +401,13 @@ def main(argv):
         if names:
             print(f"{label} ({len(names)}): " + ", ".join(sorted(names)))
             for name in sorted(names):
-                print(f"  left out {name}: skipped: {names[name]}")
+                print(left_out_line(PROG, name, f"skipped: {names[name]}"))
     for label, names in (
         ("only in base", sorted(set(base_runs) - set(new_runs) - set(new_skipped))),
         ("only in new", sorted(set(new_runs) - set(base_runs) - set(base_skipped))),
     ):
         for name in names:
-            print(f"  left out {name}: {label}")
+            print(left_out_line(PROG, name, label))
 
     if failures:
         print(f"REGRESSION ({len(failures)}):")

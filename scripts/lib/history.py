@@ -23,7 +23,7 @@ from signal_processing_algorithms.energy_statistics import energy_statistics
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot import colour, draw, log_tics, style, terminal  # noqa: E402
 from report_format import table  # noqa: E402
-from results import BadInput, Results, load_file  # noqa: E402
+from results import BadInput, Results, kept_by, load_file, say_left_out  # noqa: E402
 
 PROG = "scripts/history"
 JUDGED = re.compile(r"^(certify|decode_loop)/|^(arena|gpu)/[^/]+/arena(/|$)")
@@ -77,14 +77,28 @@ def gather(root, paths):
     # Times of another machine kind are not comparable: keep the most common CPU model's files.
     # Counts made another way (the bench's timed loop vs one ar_certify call) are not either:
     # files counted another way than most counted files are left out.
-    models, methods = {}, {}
-    for files in by_commit.values():
+    # A tie goes to the newest commit's (what was just run), never to set order.
+    models, methods, newest = {}, {}, {}
+    for sha, files in by_commit.items():
         for path, _ in files:
             context = load_file(path).get("context", {})
             models[path] = context.get("cpu_model", "?")
+            newest[path] = position[sha]
             if context.get("instructions_per"):
                 methods[path] = context["instructions_per"]
-    method = max(set(methods.values()), key=list(methods.values()).count) if methods else None
+
+    def most_common(values):
+        if not values:
+            return None, False
+        rank = lambda v: (
+            list(values.values()).count(v),
+            max(newest[f] for f in values if values[f] == v),
+        )
+        ranked = sorted(set(values.values()), key=rank, reverse=True)
+        tie = len(ranked) > 1 and rank(ranked[0])[0] == rank(ranked[1])[0]
+        return ranked[0], tie
+
+    method, _ = most_common(methods)
     for sha in list(by_commit):
         left_out += [
             (f, f"instructions counted another way ({methods[f][:60]}...)")
@@ -94,10 +108,11 @@ def gather(root, paths):
         by_commit[sha] = [(f, p) for f, p in by_commit[sha] if methods.get(f, method) == method]
         if not by_commit[sha]:
             del by_commit[sha]
-    common = max(set(models.values()), key=list(models.values()).count) if models else None
+    common, tie = most_common({f: m for f, m in models.items() if methods.get(f, method) == method})
+    kept = f"kept: {common}, as many files, the newest commit's" if tie else f"most files: {common}"
     for sha in list(by_commit):
         left_out += [
-            (f, f"another CPU ({models[f]}; most files: {common})")
+            (f, f"another CPU ({models[f]}; {kept})")
             for f, _ in by_commit[sha]
             if models[f] != common
         ]
@@ -176,13 +191,13 @@ def main():
     # Every file left out is said, with the reason, in every run (the report repeats it).
     for path, why in left_out:
         shown = os.path.relpath(path, root) if path.startswith(root + os.sep) else path
-        print(f"{PROG}: left out {shown}: {why}", file=sys.stderr)
+        say_left_out(PROG, [(shown, why)])
     if len(commits) < 2:
         print(
             f"{PROG}: results of {len(commits)} commit(s) of HEAD's history found"
             + (
-                f" ({len(left_out)} file(s) left out, listed above: no option keeps them; a file"
-                " of another CPU model counts only where it is the most common one)"
+                f" ({kept_by(f'{len(left_out)} file(s)')}; a file of another CPU model"
+                " counts only where it is the most common one or, in a tie, the newest commit's)"
                 if left_out
                 else ""
             )

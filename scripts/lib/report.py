@@ -29,6 +29,7 @@ from results import (  # noqa: E402
     Results,
     deterministic_digest,
     fail,
+    say_left_out,
 )
 from report_format import (  # noqa: E402
     fmt_spread,
@@ -528,6 +529,18 @@ def skipped_section(results, folder):
     ]
 
 
+def left_out_section(results, folder):
+    """What was read but not used, as printed on the command line."""
+    if not results.left_out:
+        return []
+    return [
+        "## Left out",
+        "",
+        table(["what", "why"], [[f"`{w}`", why] for w, why in results.left_out]),
+        "",
+    ]
+
+
 def environment_section(results, folder):
     out = ["## Environment", ""]
     for path, context in results.files:
@@ -578,8 +591,24 @@ SECTIONS = [
     ("placement", placement_section),
     ("instructions", instructions_section),
     ("skipped", skipped_section),
+    ("left out", left_out_section),
     ("environment", environment_section),
 ]
+# The benchmark groups the sections above show (a new group's section adds its prefix here):
+# a benchmark of another group is in no table, and the report says so.
+SHOWN = (
+    "ratios/",
+    "decode_loop/",
+    "certify/",
+    "exact/",
+    "load/",
+    "jansson/",
+    "floor/",
+    "precision/",
+    "arena/",
+    "gpu/",
+    "placement/",
+)
 
 
 def header(results, name):
@@ -689,6 +718,14 @@ def main():
         results = Results(args.results, args.duplicates)
     except BadInput as error:
         fail("scripts/report", error)
+    # Every input read but not used is said, with the reason, on every run.
+    unshown = [
+        (n, "no section of the report shows its group (report.py, SHOWN)")
+        for n in sorted(results.runs)
+        if not n.startswith(SHOWN) and n not in results.instructions
+    ]
+    results.left_out += unshown
+    say_left_out("scripts/report", results.left_out)
     name = args.name or os.path.splitext(os.path.basename(args.results[0]))[0]
     folder = args.out or os.path.join(args.root, "reports", name)
     os.makedirs(folder, exist_ok=True)

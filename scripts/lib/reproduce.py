@@ -24,7 +24,10 @@ from results import (  # noqa: E402
     Results,
     deterministic_digest,
     entries,
+    kept_by,
+    left_out_line,
     load_file,
+    say_left_out,
 )
 
 PROG = "scripts/reproduce"
@@ -110,18 +113,22 @@ def main():
         return 2
     context = data.get("context", {})
     commit = context.get("arenaref_commit", "")
+    # A refused file is said in the shape every tool uses for input it leaves out.
+    refused = lambda why: print(
+        left_out_line(PROG, args.result, why) + "; no option keeps it (exit 2)",
+        file=sys.stderr,
+    )
     if not commit or commit in ("unknown", "nocommit"):
-        say(f"{args.result} names no commit (context.arenaref_commit): nothing to rebuild")
+        refused("names no commit (context.arenaref_commit): nothing to rebuild")
         return 2
     if str(context.get("arenaref_dirty", "")).lower() == "true":
-        say(
-            f"{args.result} was made from a dirty tree at {commit[:12]}: the commit does not hold"
-            " the code that ran, so it cannot be reproduced (rerun scripts/bench from a clean"
-            " tree)"
+        refused(
+            f"made from a dirty tree at {commit[:12]}: the commit does not hold the code that"
+            " ran (rerun scripts/bench from a clean tree)"
         )
         return 2
     if git(args.root, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
-        say(f"commit {commit[:12]} of {args.result} is not in this repository (fetch it first)")
+        refused(f"commit {commit[:12]} is not in this repository (fetch it first)")
         return 2
     profile = context.get("profile", "quick")
     mode = context.get("arenaref_mode", "time")
@@ -180,6 +187,29 @@ def main():
         for n in set(original.runs) - set(rerun.runs)
         if wanted is None or re.search(args.filter, n)
     )
+    # Every benchmark outside the digest is said, with the reason, on every run.
+    kept = lambda n: wanted is None or re.search(args.filter, n)
+    left_out = [
+        (n, f"outside --filter {args.filter}")
+        for n in sorted(set(original.runs) | set(rerun.runs))
+        if not kept(n)
+    ]
+    for n in only_original:
+        if n in rerun.errors:
+            left_out.append((n, f"skipped in the rerun: {rerun.errors[n]}"))
+        else:
+            left_out.append((n, "not in the rerun's results (that commit's bench did not run it)"))
+    left_out += [
+        (n, f"skipped in {args.result}: {original.errors[n]}")
+        for n in sorted(original.errors)
+        if kept(n)
+    ]
+    left_out += [
+        (n, f"only in the rerun {new_path}")
+        for n in sorted(set(rerun.runs) - set(original.runs) - set(original.errors))
+        if kept(n)
+    ]
+    say_left_out(PROG, left_out)
     lines = [
         f"reproduce {os.path.basename(args.result)} at {commit[:12]} ({profile} profile, {mode})",
         f"  rerun: {new_path}",
@@ -224,7 +254,19 @@ def main():
     else:
         lines.append("  instruction counts: none in both files")
     print("\n".join(lines), flush=True)
-    if mode == "time":
+    slowdown = context.get("planted_slowdown", "1")
+    if mode == "time" and str(slowdown) not in ("1", "1.0"):
+        say_left_out(
+            PROG,
+            [
+                (
+                    f"{args.result} (its times)",
+                    f"a planted slowdown (x{slowdown}); the rerun has none, so times are not"
+                    " compared",
+                )
+            ],
+        )
+    elif mode == "time":
         compare = os.path.join(os.path.abspath(args.root), "scripts", "compare")
         gate = subprocess.run([compare, args.result, new_path], capture_output=True, text=True)
         tail = [l for l in (gate.stdout + gate.stderr).strip().splitlines() if l.strip()][-3:]
@@ -233,6 +275,11 @@ def main():
         git(args.root, "worktree", "remove", "--force", tree)
     print(
         f"  took {time.time() - started:.0f} s: {'REPRODUCED' if same_digest else 'NOT REPRODUCED'}"
+        + (
+            f" (no deterministic counter in both files; {kept_by(f'{len(left_out)} benchmark(s)')})"
+            if not count and left_out
+            else ""
+        )
     )
     return 0 if same_digest else 1
 

@@ -75,6 +75,24 @@ def is_skipped(entry):
     return bool(entry.get("error_occurred") or entry.get("skipped"))
 
 
+def left_out_line(prog, what, why):
+    """The one wording of every tool for input it does not use: `PROG: left out WHAT: WHY`."""
+    return f"{prog}: left out {what}: {why}"
+
+
+def say_left_out(prog, items, stream=None):
+    """Print every (what, why) left out, one line each (stderr unless a stream is given)."""
+    for what, why in items:
+        print(left_out_line(prog, what, why), file=stream or sys.stderr, flush=True)
+
+
+def kept_by(count, option=None):
+    """The failing run's summary of what it left out: how many, and what would keep them."""
+    return f"{count} left out, listed above: " + (
+        f"{option} keeps them" if option else "no option keeps them"
+    )
+
+
 class BadInput(Exception):
     """A results file that cannot be used, or files that cannot be merged: exit 2."""
 
@@ -126,12 +144,21 @@ class Results:
         self.instructions_per = None
         self.replaced = []  # (name, earlier file, later file) under --duplicates last
         self.noise = {}  # path -> scripts/bench's noise record (load average, steal), if any
+        self.left_out = []  # (what, why): input read but not used, said by every tool
         owner, instr_owner = {}, {}
         for path in paths:
             data = load_file(path)
             context = data.get("context", {})
             instruction_file = context.get("arenaref_mode") == "instructions"
             self.files.append((path, context))
+            if instruction_file and not counters_of_instruction_files:
+                self.left_out.append(
+                    (
+                        f"{path} (its times and counters)",
+                        "another mode (instructions: timed under callgrind); only its instruction"
+                        " counts are used",
+                    )
+                )
             if isinstance(data.get("arenaref_noise"), dict):
                 self.noise[path] = data["arenaref_noise"]
             if context.get("instructions_per"):
@@ -175,6 +202,7 @@ class Results:
                     raise BadInput(
                         f"--duplicates pool: {path} and {owner[clashes[0]]} differ in {key} "
                         f"({context.get(key)} vs {other.get(key)}); pooling would mix them"
+                        " (--duplicates last keeps the later file's runs)"
                     )
         for name, values in new.items():
             if name in into and self.duplicates == "pool":
@@ -182,6 +210,9 @@ class Results:
             else:
                 if name in into:
                     self.replaced.append((name, owner[name], path))
+                    self.left_out.append(
+                        (f"{name} of {owner[name]}", f"replaced by {path}'s (--duplicates last)")
+                    )
                 into[name] = list(values)
                 owner[name] = path
 
