@@ -317,11 +317,11 @@ def main(argv):
             print(f"# sbatch --parsable {plan['out']}/jobs/{kind}.sbatch   ({len(todo[kind])} tasks)\n{text}")
         print(f"# sbatch --parsable --dependency=afterany:<the arrays> {plan['out']}/jobs/merge.sbatch\n{merge_script(plan)}")
         return 0
-    for sub in ("jobs", "logs", "shards", "merged"):
-        os.makedirs(os.path.join(plan["out"], sub), exist_ok=True)
     began = time.time()
     jobs = []
     try:
+        for sub in ("jobs", "logs", "shards", "merged"):
+            os.makedirs(os.path.join(plan["out"], sub), exist_ok=True)
         for kind, text in scripts.items():
             path = os.path.join(plan["out"], "jobs", f"{kind}.sbatch")
             with open(path, "w") as handle:
