@@ -6,7 +6,7 @@ selection (size and digest) and the baseline that balanced them; every index 1..
 exactly once and no benchmark may be in two shards. Anything else is refused, exit 2, with the
 reason. The merged file is an ordinary results file: the first shard's context without
 arenaref_shard, the command without --shard, arenaref_merged naming each shard (file, host,
-date, benchmarks), the benchmarks in shard order, and the noise record of all shards (the
+date, benchmarks), the benchmarks and the skipped ones (arenaref_skipped) in shard order, and the noise record of all shards (the
 load's min of mins / median of medians / max of maxes, the largest steal, every CV).
 """
 
@@ -27,6 +27,7 @@ TOGETHER = (
     "arenaref_mode",
     "arenaref_filter",
 )
+SKIPPED = "arenaref_skipped"  # the name scripts/lib/results.py reads
 SHARD_KEYS = ("count", "selected", "selection_digest", "balance_source")
 
 
@@ -142,9 +143,13 @@ def merge(paths):
         "balance": s0.get("balance_source") or "equal weights",
         "hosts": hosts,
     }
-    out = {k: v for k, v in first.items() if k not in ("context", "benchmarks", "arenaref_noise")}
+    out = {k: v for k, v in first.items() if k not in ("context", "benchmarks", "arenaref_noise", SKIPPED)}
     out["context"] = context
     out["benchmarks"] = benchmarks
+    # Each shard sets its own skipped benchmarks apart (results_post.py): all of them, in shard order.
+    out[SKIPPED] = [
+        e for index in sorted(by_index) for e in by_index[index][1].get(SKIPPED) or [] if isinstance(e, dict)
+    ]
     out["arenaref_noise"] = merge_noise([d.get("arenaref_noise") for _, d in shards])
     return out
 

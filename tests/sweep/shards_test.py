@@ -6,6 +6,7 @@ a missing shard, a shard given twice, an unsharded file and shards of another fi
 """
 
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -61,6 +62,21 @@ with tempfile.TemporaryDirectory() as tmp:
                f"scripts/compare whole merged: {done.returncode} {done.stdout[-800:]}")
         done = run([os.path.join(root, "scripts", "report"), merged, "--out", os.path.join(tmp, "report")])
         expect(done.returncode == 0, f"scripts/report merged: {done.returncode} {done.stderr[-800:]}")
+        # Each shard's skipped benchmarks (arenaref_skipped) must all reach the merged file.
+        planted = []
+        for k, path in enumerate(shards):
+            with open(path) as handle:
+                data = json.load(handle)
+            data["arenaref_skipped"] = (data.get("arenaref_skipped") or []) + [
+                {"name": f"planted/skip{k}", "error_occurred": True, "skipped": True, "error_message": f"why {k}"}]
+            planted.append(os.path.join(tmp, f"planted{k}.json"))
+            with open(planted[-1], "w") as handle:
+                json.dump(data, handle)
+        done = run([merge, os.path.join(tmp, "planted.json")] + planted)
+        with open(os.path.join(tmp, "planted.json")) as handle:
+            skipped = [e["name"] for e in json.load(handle).get("arenaref_skipped", [])]
+        expect(done.returncode == 0 and "planted/skip0" in skipped and "planted/skip1" in skipped,
+               f"scripts/merge keeps every shard's arenaref_skipped: {done.returncode} {skipped}")
         for args, why in (
             ([shards[0]], "missing"),
             ([shards[0], shards[0], shards[1]], "given twice"),
