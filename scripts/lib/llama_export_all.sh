@@ -27,30 +27,30 @@ llama_export_all() {
     if [ ! -f "$problem" ] || [ ! -f "$dir/$key-clean.json" ] || [ ! -f "$dir/$key-fault-B.json" ] \
        || [ ! -f "$dir/$key-fault-D.json" ]; then
       # shellcheck disable=SC2086
-      "$here/scripts/llama-model" --out "$dir/$key.gguf" ${spec#* } >/dev/null \
+      "$here/scripts/llama-model" --out "$dir/$key.$$.gguf" ${spec#* } >/dev/null \
         || { echo "scripts/llama-plan: cannot make the model $name" >&2; return 2; }
       start=$(date +%s.%N)
-      "$here/scripts/llama-plan" "$dir/$key.gguf" --tokens $LLAMA_BENCH_TOKENS --out "$dir/$key-clean.tmp" \
-        --problem-out "$problem.tmp" >/dev/null 2>"$dir/$key.log" \
-        || { cat "$dir/$key.log" >&2; echo "scripts/llama-plan: exporting $name failed" >&2; return 2; }
+      "$here/scripts/llama-plan" "$dir/$key.$$.gguf" --tokens $LLAMA_BENCH_TOKENS --out "$dir/$key-clean.tmp$$" \
+        --problem-out "$problem.tmp$$" >/dev/null 2>"$dir/$key.$$.log" \
+        || { cat "$dir/$key.$$.log" >&2; echo "scripts/llama-plan: exporting $name failed" >&2; return 2; }
       secs=$(echo "$(date +%s.%N) - $start" | bc)
       for rule in B D; do
-        "$here/scripts/llama-plan" "$dir/$key.gguf" --tokens $LLAMA_BENCH_TOKENS --plant-fault \
-          --fault-rule $rule --out "$dir/$key-fault-$rule.tmp" >/dev/null 2>>"$dir/$key.log" \
-          || { cat "$dir/$key.log" >&2; echo "scripts/llama-plan: planting $rule in $name failed" >&2; return 2; }
+        "$here/scripts/llama-plan" "$dir/$key.$$.gguf" --tokens $LLAMA_BENCH_TOKENS --plant-fault \
+          --fault-rule $rule --out "$dir/$key-fault-$rule.tmp$$" >/dev/null 2>>"$dir/$key.$$.log" \
+          || { cat "$dir/$key.$$.log" >&2; echo "scripts/llama-plan: planting $rule in $name failed" >&2; return 2; }
       done
       # the export's wall time (recorder and planner) goes into the clean plan's meta
-      /usr/bin/python3 - "$dir/$key-clean.tmp" "$secs" <<'PY' || return 2
+      /usr/bin/python3 - "$dir/$key-clean.tmp$$" "$secs" <<'PY' || return 2
 import json, sys
 p = json.load(open(sys.argv[1])); p["meta"]["export_seconds"] = round(float(sys.argv[2]), 3)
 json.dump(p, open(sys.argv[1], "w"))
 PY
-      for v in clean fault-B fault-D; do mv "$dir/$key-$v.tmp" "$dir/$key-$v.json"; done
-      mv "$problem.tmp" "$problem"
-      rm -f "$dir/$key.gguf" "$dir/$key.log"
+      for v in clean fault-B fault-D; do mv "$dir/$key-$v.tmp$$" "$dir/$key-$v.json"; done
+      mv "$problem.tmp$$" "$problem"
+      rm -f "$dir/$key.$$.gguf" "$dir/$key.$$.log"
       echo "llama-plan: exported $name" >&2
     fi
     for v in clean fault-B fault-D; do index+=$'\n'"$name	$v	$dir/$key-$v.json	$problem"; done
   done
-  printf '%s\n' "$index" >"$dir/index.tsv.tmp" && mv "$dir/index.tsv.tmp" "$dir/index.tsv"
+  printf '%s\n' "$index" >"$dir/index.tsv.tmp$$" && mv "$dir/index.tsv.tmp$$" "$dir/index.tsv"
 }
