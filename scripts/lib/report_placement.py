@@ -18,12 +18,14 @@ from report_format import (  # noqa: E402
 
 
 # The runtimes whose own planner the suite reports (bench/src/bench_runtimes.c): family, the
-# runtime, its planner's name (the strategy placement/FAMILY/MODEL/NAME), the counter of its bytes.
+# runtime, its planner's name (the strategy placement/FAMILY/MODEL/NAME), its label, the counters
+# of its bytes and of a placement's height over them.
 RUNTIMES = [
-    ("tflite", "LiteRT", "litert", "LiteRT arena", "litert_arena_bytes"),
-    ("llama", "llama.cpp", "ggml-alloc", "ggml-alloc buffer", "planned_size"),
+    ("tflite", "LiteRT", "litert", "LiteRT arena", "litert_arena_bytes", "height_over_litert"),
+    ("llama", "llama.cpp", "ggml-alloc", "ggml-alloc buffer", "planned_size",
+     "height_over_planned_size"),
 ]
-OWN_OVER = ("height_over_litert", "height_over_planned_size")
+OWN_OVER = tuple(r[5] for r in RUNTIMES)
 
 
 def placement_parts(name):
@@ -271,6 +273,6 @@ def runtime_section(results, folder, family, runtime, own_counter, own_label):
 def runtimes_section(results, folder):
     """One section per runtime of RUNTIMES whose entries ran."""
     out = []
-    for family, runtime, _, label, counter in RUNTIMES:
+    for family, runtime, _, label, counter, _ in RUNTIMES:
         out += runtime_section(results, folder, family, runtime, counter, label)
     return out
