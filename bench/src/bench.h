@@ -81,8 +81,9 @@ void bench_register_precision(void);
 void bench_register_arena(void);
 void bench_register_gpu(void);
 void bench_register_placement(void); /* bench_placement.c */
-/* Real models' plans from LiteRT (bench_tflite.c), read from $ARENAREF_TFLITE_PLANS. */
-void bench_register_tflite(void);
+/* Real runtimes' plans (bench_runtimes.c): LiteRT's from $ARENAREF_TFLITE_PLANS, llama.cpp's
+ * from $ARENAREF_LLAMA_PLANS. */
+void bench_register_runtimes(void);
 /* Adds the environment record to the JSON context. topology_xml: where to export the hwloc
  * topology, or NULL. */
 void bench_record_environment(char const *topology_xml);

@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
     bench_register_arena();
     bench_register_gpu();
     bench_register_placement();
-    bench_register_tflite();
+    bench_register_runtimes();
     int status = gb_main(argc, arguments);
     free(arguments);
     return status;

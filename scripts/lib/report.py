@@ -42,7 +42,7 @@ from report_format import (  # noqa: E402
     ordered,
 )
 from report_arena import arena_section, workspace_section  # noqa: E402
-from report_placement import placement_section, tflite_section  # noqa: E402
+from report_placement import placement_section, runtimes_section  # noqa: E402
 
 # ---- sections ----
 
@@ -587,7 +587,7 @@ SECTIONS = [
     ("precision", precision_section),
     ("arena", arena_section),
     ("workspace", workspace_section),
-    ("tflite", tflite_section),
+    ("runtimes", runtimes_section),
     ("placement", placement_section),
     ("instructions", instructions_section),
     ("skipped", skipped_section),

@@ -1,4 +1,5 @@
-"""The report's placement sections: strategies on MiniMalloc's instances and our presets, and LiteRT's real models."""
+"""The report's placement sections: strategies on MiniMalloc's instances and our presets, and real
+runtimes' models (LiteRT's, llama.cpp's) beside the runtime's own planner."""
 
 import os
 import re
@@ -14,6 +15,17 @@ from report_format import (  # noqa: E402
     table,
     figure,
 )
+
+
+# The runtimes whose own planner the suite reports (bench/src/bench_runtimes.c): family, the
+# runtime, its planner's name (the strategy placement/FAMILY/MODEL/NAME), its label, the counters
+# of its bytes and of a placement's height over them.
+RUNTIMES = [
+    ("tflite", "LiteRT", "litert", "LiteRT arena", "litert_arena_bytes", "height_over_litert"),
+    ("llama", "llama.cpp", "ggml-alloc", "ggml-alloc buffer", "planned_size",
+     "height_over_planned_size"),
+]
+OWN_OVER = tuple(r[5] for r in RUNTIMES)
 
 
 def placement_parts(name):
@@ -80,7 +92,7 @@ def placement_section(results, folder):
             ratio = first(name, ("height_over_lower_bound", "height_over_lower")) or (
                 height / bound if height and bound else None
             )
-            other = first(name, ("height_over_capacity", "height_over_litert"))
+            other = first(name, ("height_over_capacity",) + OWN_OVER)
             verdict = results.counter(name, "verdict")
             valid = results.counter(name, "valid")
             checked = (
@@ -102,14 +114,20 @@ def placement_section(results, folder):
             )
             if ratio is not None:
                 blocks.setdefault(strategy, []).append((instance, ratio))
+        own = next((r for r in RUNTIMES if r[0] == set_name), None)
         other_name = (
             "height / runtime's arena"
-            if any("height_over_litert" in r for n in members for r in results.runs.get(n, [])[:1])
+            if any(k in r for k in OWN_OVER for n in members for r in results.runs.get(n, [])[:1])
             else "height / capacity"
         )
+        out += [f"### {set_name}", ""]
+        if own:
+            out += [
+                f"The strategy `{own[2]}` is {own[1]}'s own planner ({own[3]}, as the runtime"
+                " planned it); the others place the same lifetimes again.",
+                "",
+            ]
         out += [
-            f"### {set_name}",
-            "",
             table(
                 [
                     "instance",
@@ -163,9 +181,10 @@ def placement_section(results, folder):
     return out
 
 
-def tflite_section(results, folder):
-    """certify/tflite/MODEL: real models' plans as LiteRT made them, next to the max-live bound."""
-    names = [n for n in results.names("certify/tflite/")]
+def runtime_section(results, folder, family, runtime, own_counter, own_label):
+    """certify/FAMILY/MODEL: a real runtime's plans as its own planner made them, next to the
+    max-live bound; precision/FAMILY/MODEL: its clean plan and two planted faults."""
+    names = [n for n in results.names(f"certify/{family}/")]
     if not names:
         return []
     rows = []
@@ -174,7 +193,7 @@ def tflite_section(results, folder):
             rows.append([name.split("/", 2)[2], "skipped: " + results.errors[name]] + [""] * 7)
             continue
         c = lambda key: results.counter(name, key)
-        arena, bound = c("litert_arena_bytes"), c("lower_bound_bytes")
+        arena, bound = c(own_counter), c("lower_bound_bytes")
         rows.append(
             [
                 name.split("/", 2)[2],
@@ -190,13 +209,12 @@ def tflite_section(results, folder):
             ]
         )
     out = [
-        "## Real models (LiteRT plans)",
+        f"## Real models ({runtime} plans)",
         "",
         (
-            "`certify/tflite/MODEL`: a model's memory plan as LiteRT's arena planner made it,"
-            " certified. The runtime's arena (lowest tensor to highest end) against the max-live"
-            " lower bound; strategies of our own on the same lifetimes are in the placement section"
-            " (set `tflite`)."
+            f"`certify/{family}/MODEL`: a model's memory plan as {runtime}'s planner made it,"
+            f" certified. The {own_label} against the max-live lower bound; strategies of our own"
+            f" on the same lifetimes are in the placement section (set `{family}`)."
         ),
         "",
         table(
@@ -207,22 +225,22 @@ def tflite_section(results, folder):
                 "planes",
                 "words",
                 "certify",
-                "LiteRT arena",
+                own_label,
                 "lower bound",
-                "arena / bound",
+                "own planner / bound",
                 "verdict",
             ],
             rows,
         ),
         "",
     ]
-    probes = [n for n in results.names("precision/tflite/") if n not in results.errors]
+    probes = [n for n in results.names(f"precision/{family}/") if n not in results.errors]
     if probes:
         c = lambda name, key: results.counter(name, key)
         out += [
             (
-                "`precision/tflite/MODEL`: the clean plan and two planted faults, exact oracle vs"
-                " certificate (deterministic)."
+                f"`precision/{family}/MODEL`: the clean plan and two planted faults, exact oracle"
+                " vs certificate (deterministic)."
             ),
             "",
             table(
@@ -249,4 +267,12 @@ def tflite_section(results, folder):
             ),
             "",
         ]
+    return out
+
+
+def runtimes_section(results, folder):
+    """One section per runtime of RUNTIMES whose entries ran."""
+    out = []
+    for family, runtime, _, label, counter, _ in RUNTIMES:
+        out += runtime_section(results, folder, family, runtime, counter, label)
     return out
