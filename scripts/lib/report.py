@@ -29,6 +29,7 @@ from results import (  # noqa: E402
     Results,
     deterministic_digest,
     fail,
+    load_file,
     say_left_out,
 )
 from report_format import (  # noqa: E402
@@ -43,6 +44,7 @@ from report_format import (  # noqa: E402
 )
 from report_arena import arena_section, workspace_section  # noqa: E402
 from report_placement import placement_section, runtimes_section  # noqa: E402
+import report_hosts  # noqa: E402
 
 # ---- sections ----
 
@@ -714,27 +716,35 @@ def main():
         "--root", default=".", help="the repository root (scripts/report passes it)"
     )
     args = parser.parse_args()
-    try:
-        results = Results(args.results, args.duplicates)
-    except BadInput as error:
-        fail("scripts/report", error)
-    # Every input read but not used is said, with the reason, on every run.
-    unshown = [
-        (n, "no section of the report shows its group (report.py, SHOWN)")
-        for n in sorted(results.runs)
-        if not n.startswith(SHOWN) and n not in results.instructions
-    ]
-    results.left_out += unshown
-    say_left_out("scripts/report", results.left_out)
     name = args.name or os.path.splitext(os.path.basename(args.results[0]))[0]
     folder = args.out or os.path.join(args.root, "reports", name)
+    try:
+        kinds = report_hosts.kinds_of(args.results, load_file)
+        results = Results(args.results, args.duplicates) if len(kinds) == 1 else None
+    except BadInput as error:
+        fail("scripts/report", error)
+    if results is not None:
+        # Every input read but not used is said, with the reason, on every run.
+        unshown = [
+            (n, "no section of the report shows its group (report.py, SHOWN)")
+            for n in sorted(results.runs)
+            if not n.startswith(SHOWN) and n not in results.instructions
+        ]
+        results.left_out += unshown
+        say_left_out("scripts/report", results.left_out)
     os.makedirs(folder, exist_ok=True)
     for old in os.listdir(folder):
         if old.endswith((".png", ".dat", ".gp")):
             os.remove(os.path.join(folder, old))
-    lines = header(results, name)
-    for _, section in SECTIONS:
-        lines += section(results, folder)
+    if results is None:  # files from several host kinds: side by side, then a section per kind
+        try:
+            lines = report_hosts.report(kinds, args.duplicates, name, folder, SECTIONS)
+        except BadInput as error:
+            fail("scripts/report", error)
+    else:
+        lines = header(results, name)
+        for _, section in SECTIONS:
+            lines += section(results, folder)
     path = os.path.join(folder, "report.md")
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
