@@ -16,6 +16,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import BadInput, load_file  # noqa: E402
+
 TOGETHER = (
     "arenaref_commit",
     "arenaref_dirty",
@@ -37,14 +40,9 @@ class Refused(Exception):
 
 def read_shard(path):
     try:
-        with open(path) as handle:
-            data = json.load(handle)
-    except OSError as error:
-        raise Refused(f"cannot read {path}: {error.strerror}")
-    except ValueError as error:
-        raise Refused(f"{path} is not JSON: {error}")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        raise Refused(f"{path} is not a results file (no \"benchmarks\" list)")
+        data = load_file(path)
+    except BadInput as error:
+        raise Refused(str(error))
     shard = data.get("context", {}).get("arenaref_shard")
     if not isinstance(shard, dict) or not all(k in shard for k in ("index",) + SHARD_KEYS):
         raise Refused(
