@@ -23,7 +23,7 @@ ensure_llama() {
     ensure_venv || return 1
     echo "arenaref: fetching llama-cpp-python $ARENAREF_LLAMA_VERSION (sdist) from PyPI" >&2
     "$ARENAREF_VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps \
-      --no-binary :all: -d "$dir" "llama-cpp-python==$ARENAREF_LLAMA_VERSION" \
+      --no-binary llama-cpp-python -d "$dir" "llama-cpp-python==$ARENAREF_LLAMA_VERSION" \
       || { echo "arenaref: pip download llama-cpp-python==$ARENAREF_LLAMA_VERSION failed" >&2; return 1; }
   fi
   got=$(sha256sum "$sdist" | cut -d' ' -f1)
