@@ -28,8 +28,8 @@ static char const *const fault = "in-place-input-read-later";
 typedef struct family_t {
     char const *name;
     uint64_t kinds, fault_kind;
-    size_t stages;        /* stages with a layer (prefill and decode: 2) */
-    char const *left;     /* the value the fault's update leaves, as the message names it */
+    size_t stages;    /* stages with a layer (prefill and decode: 2) */
+    char const *left; /* the value the fault's update leaves, as the message names it */
 } family_t;
 
 static family_t const families[] = {
@@ -76,8 +76,8 @@ static size_t check_flat_updates(ar_plan_t const *plan) {
             expect_str_eq(pl->becomes, next);
             for (size_t later = ph + 1; later < plan->phases_count; ++later)
                 for (size_t i = 0; i < plan->phases[later].planes_count; ++i)
-                    if (strcmp(plan->planes[plan->phases[later].planes_first + i].name,
-                               pl->name) == 0)
+                    if (strcmp(plan->planes[plan->phases[later].planes_first + i].name, pl->name) ==
+                        0)
                         expect_fail_("flat: %s is read by %s after %s updated it", pl->name,
                                      plan->phases[later].id, id);
         }
@@ -145,8 +145,8 @@ static void check_fault(family_t const *f, ar_workload_options_t options, uint64
     expect_u64_gt(info.expect, 2 + info.launches);
     if (report.verdict != info.expect || exact.verdict != info.expect || info.has_expect_exact)
         expect_fail_("%s %s (+%" PRIu64 ") L%" PRIu64 ": certificate %s exact %s, expected %s",
-                     f->name, fault, also, options.layers, report.verdict_text,
-                     exact.verdict_text, info.expect_text);
+                     f->name, fault, also, options.layers, report.verdict_text, exact.verdict_text,
+                     info.expect_text);
     else
         ++expect_checks_;
     expect_str_contains(report.message, "updated in place");
@@ -218,10 +218,10 @@ int main(void) {
                     ar_plan_free(plan);
                 }
         for (int s = 0; s < ar_place_strategy_count_k; ++s)
-            check_clean(f,
-                        (ar_workload_options_t){
-                            .strategy = ar_place_strategy_name((ar_place_strategy_t)s)},
-                        ALL);
+            check_clean(
+                f,
+                (ar_workload_options_t){.strategy = ar_place_strategy_name((ar_place_strategy_t)s)},
+                ALL);
         /* The kinds it does not take are refused, naming them. */
         for (uint64_t k = 1; k < ALL; k <<= 1)
             if (!(f->kinds & k)) {
@@ -254,8 +254,7 @@ int main(void) {
     check_fault(&families[4], recompute, 0);
     /* Flat at medium: elementwise updates near LiteRT's rate (16 to 31 in 98 to 389 ops). */
     ar_plan_t *plan = NULL;
-    ar_workload_options_t flat = {
-        .family = "flat", .preset = "medium", .in_place = ELEMENTWISE};
+    ar_workload_options_t flat = {.family = "flat", .preset = "medium", .in_place = ELEMENTWISE};
     expect_int_eq(ar_workload_generate(&flat, &plan, NULL, NULL), ar_status_success_k);
     if (plan) {
         size_t updates = check_flat_updates(plan);

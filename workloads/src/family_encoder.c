@@ -34,10 +34,9 @@ static void emit(arp_wl_t *wl) {
             firsts[e] = wl->launches_count;
             arp_tf_emit_embed(wl, st, rows);
             arp_tf_emit_layers(wl, st, lengths);
-            size_t pool =
-                LAUNCH("pool", st->ph[PH_HEAD], arp_tf_residual(wl, st),
-                       arp_wl_g(wl, tf->g_head, 0),
-                       arp_wl_p(wl, arp_wl_plane_index(wl, "enc.pooled"), 0), B, tf->dims.d);
+            size_t pool = LAUNCH(
+                "pool", st->ph[PH_HEAD], arp_tf_residual(wl, st), arp_wl_g(wl, tf->g_head, 0),
+                arp_wl_p(wl, arp_wl_plane_index(wl, "enc.pooled"), 0), B, tf->dims.d);
             if (wl->site[ARP_WL_SITE_VICTIM] == SIZE_MAX) wl->site[ARP_WL_SITE_VICTIM] = pool;
             counts[e] = wl->launches_count - firsts[e];
         }

@@ -127,8 +127,8 @@ static void emit_forward(arp_wl_t *wl, pipeline_t *pp, uint64_t m, uint64_t star
     wl->batch = b; /* the layer's launches cover this micro-batch's sequences */
     arp_tf_emit_layers(wl, st, lengths);
     wl->batch = batch;
-    LAUNCH("send", st->ph[PH_HEAD], arp_tf_residual(wl, st), arp_wl_g(wl, pp->g_send, at), arp_wl_p(wl, arp_wl_plane_index(wl, "pp.send_scratch"), 0),
-           rows * row);
+    LAUNCH("send", st->ph[PH_HEAD], arp_tf_residual(wl, st), arp_wl_g(wl, pp->g_send, at),
+           arp_wl_p(wl, arp_wl_plane_index(wl, "pp.send_scratch"), 0), rows * row);
 }
 
 /* Micro-batch m's backward: the gradient in, the layers walked down from the last (each
@@ -214,9 +214,9 @@ static void emit(arp_wl_t *wl) {
             uint64_t rows = 0;
             for (uint64_t s = 0; s < B; ++s) rows += lengths[s];
             firsts[e] = wl->launches_count;
-            size_t l = LAUNCH("recv", st->ph[PH_EMBED], arp_wl_g(wl, pp->g_recv, 0),
-                              arp_tf_residual(wl, st), arp_wl_p(wl, st->pl[PL_MASK], 0),
-                              rows * row);
+            size_t l =
+                LAUNCH("recv", st->ph[PH_EMBED], arp_wl_g(wl, pp->g_recv, 0),
+                       arp_tf_residual(wl, st), arp_wl_p(wl, st->pl[PL_MASK], 0), rows * row);
             arp_tf_per_micro(wl, st, l, 0, row);
             arp_tf_per_micro(wl, st, l, 1, row);
             arp_tf_emit_layers(wl, st, lengths);

@@ -326,9 +326,9 @@ static size_t emit_step(arp_wl_t *wl, uint64_t const *lengths) {
     size_t first = wl->launches_count;
     arp_tf_emit_embed(wl, st, rows);
     arp_tf_emit_layers(wl, st, lengths);
-    size_t head = LAUNCH("gemm", st->ph[PH_HEAD], arp_tf_residual(wl, st),
-                         arp_wl_g(wl, tf->g_head, 0), arp_wl_p(wl, st->pl[PL_LOGITS], 0), rows,
-                         d->d, d->vocab);
+    size_t head =
+        LAUNCH("gemm", st->ph[PH_HEAD], arp_tf_residual(wl, st), arp_wl_g(wl, tf->g_head, 0),
+               arp_wl_p(wl, st->pl[PL_LOGITS], 0), rows, d->d, d->vocab);
     if (wl->site[ARP_WL_SITE_VICTIM] == SIZE_MAX) wl->site[ARP_WL_SITE_VICTIM] = head;
     LAUNCH("cross_entropy", st->ph[PH_SAMPLE], arp_wl_p(wl, st->pl[PL_LOGITS], 0),
            arp_wl_g(wl, tf->g_tokens, 0), arp_wl_p(wl, tr->p_dlogits, 0), rows, d->vocab);

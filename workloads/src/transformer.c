@@ -143,14 +143,14 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     st->pages_count = 0;
     uint64_t rows = st->rows, L = wl->layers;
     static char const *const phase_names[PH_COUNT] = {
-        "embed",    "ln1",     "ln1_scale", "qkv",      "kv_store", "scores",
-        "softmax",  "out_proj", "ln2",      "mlp_up",   "mlp_act",  "mlp_down",
-        "router",   "ln_f",     "lm_head",  "sample"};
+        "embed", "ln1",    "ln1_scale", "qkv",      "kv_store", "scores", "softmax", "out_proj",
+        "ln2",   "mlp_up", "mlp_act",   "mlp_down", "router",   "ln_f",   "lm_head", "sample"};
     st->per_expert = moe && wl->expert_skew;
     for (int p = 0; p < PH_COUNT; ++p) {
         if (p == PH_ROUTER) continue;
         if (p == PH_LN1_SCALE && !(wl->in_place & AR_WORKLOAD_IN_PLACE_NORM)) continue;
-        if (p == PH_KV_STORE && !(decoding && kv_layers && (wl->in_place & AR_WORKLOAD_IN_PLACE_KV)))
+        if (p == PH_KV_STORE &&
+            !(decoding && kv_layers && (wl->in_place & AR_WORKLOAD_IN_PLACE_KV)))
             continue;
         if (moe && p == PH_UP) st->ph[PH_ROUTER] = arp_wl_phase(wl, name(b, prefix, "router"));
         if (moe && p == PH_ACT) continue;

@@ -153,7 +153,7 @@ struct arp_wl_t {
     uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
     uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
     uint64_t micro_skew;  /* pipeline: percent by which micro-batches may fall short (0: even) */
-    uint64_t in_place; /* the in-place kinds made (AR_WORKLOAD_IN_PLACE_*, never _ALL) */
+    uint64_t in_place;    /* the in-place kinds made (AR_WORKLOAD_IN_PLACE_*, never _ALL) */
     uint64_t ops, globals_wanted; /* flat: ops and globals */
 
     /* declaration */

@@ -68,9 +68,9 @@ typedef struct ar_workload_options_t {
      * it: out_proj carries resid and leaves resid_attn, the MLP's down projection carries
      * resid_attn and leaves resid, which the next layer reads. kv (decoder, moe; not with
      * kv_page): each decode layer's kv_store phase writes the token's keys and values into the
-     * cache it carries, which keeps its name (`becomes` kv_cache). elementwise (flat): an op of
-     * one in seven, elementwise, whose first input has no later reader writes its output over
-     * it (LiteRT's in-place ADD). all: every kind the family takes that combines with the other
+     * cache it carries, which keeps its name (`becomes` kv_cache). elementwise (flat): one in
+     * four of the elementwise ops after the first whose first input has no later reader writes
+     * its output over it (LiteRT's in-place ADD). all: every kind the family takes that combines with the other
      * knobs. A kind the family does not take is refused. */
     uint64_t in_place;
     /* The flat family (one phase per op, weights as globals): its ops and its globals; 0 keeps
