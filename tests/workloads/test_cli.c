@@ -105,6 +105,24 @@ int main(int argc, char **argv) {
     expect_usage_error(tool, "decoder --layers 1 --fault delta-off-bank-last-layer",
                        "at least 2 layers");
     expect_usage_error(tool, "decoder encoder", "one family only");
+    /* --in-place: bare is the norm; a list as =LIST or as the next argument */
+    char const *const forms[][2] = {{"--in-place decoder", "\"in_place\":\"norm\""},
+                                    {"--in-place=residual,kv decoder", "\"residual,kv\""},
+                                    {"decoder --in-place all", "\"norm,residual,kv\""},
+                                    {"--in-place residual training", "\"residual\""},
+                                    {"flat --in-place=all", "\"elementwise\""}};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; ++i) {
+        snprintf(command, sizeof command, "%s gen %s", tool, forms[i][0]);
+        char *plan = run(command, &status);
+        expect_int_eq(status, 0);
+        if (plan) expect_str_contains(plan, forms[i][1]);
+        free(plan);
+    }
+    expect_usage_error(tool, "decoder --in-place=bogus", "--in-place expects a list");
+    expect_usage_error(tool, "decoder --in-place=", "--in-place expects a list");
+    expect_usage_error(tool, "training --in-place", "in-place norm does not apply");
+    expect_usage_error(tool, "encoder --in-place kv", "in-place kv does not apply");
+    expect_usage_error(tool, "moe --expert-skew 20 --in-place residual", "expert skew");
     expect_usage_error(tool, "", "which family");
     return expect_finish();
 }

@@ -1,5 +1,6 @@
 /* Every knob, at its edges: one layer (the layers repeat runs once), few+1 layers (hulls),
- * one sequence of one token, several epochs and micro-batches, other models, other seeds. For
+ * one sequence of one token, several epochs and micro-batches, other models, other seeds, and
+ * each of those with every in-place update the family makes. For
  * each combination and family the clean plan is certified by both checks, and each fault
  * (where the plan is big enough for it) gives its expected verdicts. Bad knobs are refused
  * with a message, never a crash. */
@@ -39,10 +40,10 @@ static void check(ar_workload_options_t const *options) {
     expect_int_eq(ar_certify(plan, &certify, &exact), ar_status_success_k);
     if (report.verdict != info.expect || exact.verdict != info.expect_exact)
         expect_fail_("%s %s L%" PRIu64 " B%" PRIu64 " S%" PRIu64 " D%" PRIu64 " E%" PRIu64
-                     " M%" PRIu64 ": certificate %s exact %s, expected %s / %s (%s)",
+                     " M%" PRIu64 " I%" PRIu64 ": certificate %s exact %s, expected %s / %s (%s)",
                      options->family, options->fault ? options->fault : "clean", options->layers,
                      options->batch, options->seq, options->decode, options->epochs, options->micro,
-                     report.verdict_text, exact.verdict_text, info.expect_text,
+                     options->in_place, report.verdict_text, exact.verdict_text, info.expect_text,
                      info.expect_exact_text, report.message);
     else
         ++expect_checks_;
@@ -71,11 +72,17 @@ int main(void) {
                                                      .epochs = 2,
                                                      .micro = 1 + 2 * b,
                                                      .seed = 11 * l + 3 * b + s};
-                    check(&options);
-                    for (size_t k = 0; faults[k]; ++k) {
-                        if (!ar_workload_fault_applies(families[f], faults[k])) continue;
-                        options.fault = faults[k];
+                    /* knob off, then every in-place update the family makes */
+                    for (uint64_t in_place = 0; in_place <= AR_WORKLOAD_IN_PLACE_ALL;
+                         in_place += AR_WORKLOAD_IN_PLACE_ALL) {
+                        options.in_place = in_place;
+                        options.fault = NULL;
                         check(&options);
+                        for (size_t k = 0; faults[k]; ++k) {
+                            if (!ar_workload_fault_applies(families[f], faults[k])) continue;
+                            options.fault = faults[k];
+                            check(&options);
+                        }
                     }
                 }
     /* Other models on the dense families. */

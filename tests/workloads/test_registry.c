@@ -2,7 +2,7 @@
  * the documented order (decoder, moe, training, pipeline, encoder, then any other by name),
  * with four presets whose models exist; every fault's entry is found by its name, names a site
  * where its verdict class needs one, and applies to every family that does not list its own
- * (flat lists the two it takes: it exists in the table, and applies to none other); unknown
+ * (flat lists the three it takes: it exists in the table, and applies to none other); unknown
  * names are refused. */
 #include <string.h>
 
@@ -32,8 +32,9 @@ int main(void) {
     expect_false(ar_workload_fault_applies("flat", "carried-clobbered"));
     expect_true(ar_workload_fault_applies("decoder", "in-place-input-read-later"));
     expect_true(ar_workload_fault_applies("moe", "in-place-input-read-later"));
-    expect_false(ar_workload_fault_applies("training", "in-place-input-read-later"));
-    expect_false(ar_workload_fault_applies("flat", "in-place-input-read-later"));
+    expect_true(ar_workload_fault_applies("training", "in-place-input-read-later"));
+    expect_true(ar_workload_fault_applies("flat", "in-place-input-read-later"));
+    expect_false(ar_workload_fault_applies("flat", "misaligned-plane"));
     expect_ptr_null(arp_wl_find_family("no-such-family"));
     expect_ptr_null(arp_wl_find_family(NULL));
 

@@ -75,20 +75,27 @@ int arp_wl_plane_index(arp_wl_t const *wl, char const *name) {
     return -1;
 }
 
-/* Declare that `phase` holds plane `name` (fresh or carried). The same name is the same tensor
- * everywhere, so its size is the largest any phase asks for. */
-int arp_wl_plane(arp_wl_t *wl, int phase, char const *name, uint64_t size, bool carried) {
+/* The plane named `name`, made if new (-1 when the table is full). */
+static int named_plane(arp_wl_t *wl, char const *name) {
     int n = arp_wl_plane_index(wl, name);
     if (n < 0) {
         if (wl->planes_count == ARP_WL_MAX_NAMES) {
             arp_wl_fail(wl, ar_status_unsupported_k, "too many planes");
-            return 0;
+            return -1;
         }
         n = wl->planes_count++;
         memset(&wl->planes[n], 0, sizeof wl->planes[n]);
         snprintf(wl->planes[n].name, sizeof wl->planes[n].name, "%s", name);
         wl->planes[n].host = -1;
     }
+    return n;
+}
+
+/* Declare that `phase` holds plane `name` (fresh or carried). The same name is the same tensor
+ * everywhere, so its size is the largest any phase asks for. */
+int arp_wl_plane(arp_wl_t *wl, int phase, char const *name, uint64_t size, bool carried) {
+    int n = named_plane(wl, name);
+    if (n < 0) return 0;
     if (size > ARP_WL_MAX_TENSOR) {
         arp_wl_fail(wl, ar_status_unsupported_k, "a plane would span more than 2^56 bytes");
         return n;
@@ -109,17 +116,19 @@ int arp_wl_plane(arp_wl_t *wl, int phase, char const *name, uint64_t size, bool 
     return n;
 }
 
-/* The new value is a plane of its own name that the planner does not place: it takes its
- * host's bytes, and its lifetime widens the host's (planner.c). */
+/* The new value is a plane of its own name that the planner does not place: it takes the bytes
+ * of its host (the first value of the chain of updates), and its lifetime widens the host's
+ * (planner.c). The host itself, updated back into (a loop-carried pair), stays placed. */
 int arp_wl_becomes(arp_wl_t *wl, int phase, int plane, char const *name) {
     arp_wl_plane(wl, phase, wl->planes[plane].name, 0, true);
-    int n = arp_wl_plane(wl, phase, name, 0, false);
-    if (wl->status) return n;
+    int n = named_plane(wl, name);
+    if (wl->status || n < 0) return plane;
+    if (wl->planes[n].size == 0) wl->planes[n].size = ARP_WL_ALIGNMENT;
     arp_wl_phase_t *ph = &wl->phases[phase];
-    --ph->count; /* the new value is not a plane of this phase: its carried plane becomes it */
     for (int j = 0; j < ph->count; ++j)
         if (ph->planes[j] == plane) ph->becomes[j] = n;
-    wl->planes[n].host = plane;
+    int host = wl->planes[plane].host >= 0 ? wl->planes[plane].host : plane;
+    if (n != host) wl->planes[n].host = host;
     return n;
 }
 
@@ -150,6 +159,8 @@ size_t arp_wl_launch_in(arp_wl_t *wl, char const *kernel, int phase, char const 
                         uint64_t const *words, size_t count) {
     size_t index = wl->launches_count++;
     wl->words_count += count;
+    if (phase == wl->read_after_phase && wl->site[ARP_WL_SITE_READ_AFTER] == SIZE_MAX)
+        wl->site[ARP_WL_SITE_READ_AFTER] = index;
     if (wl->counting || wl->status) return index;
     size_t added = 0;
     ar_status_t status = ar_plan_add_launch(wl->plan, kernel, id, words, count, &added);

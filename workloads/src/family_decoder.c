@@ -169,5 +169,6 @@ arp_wl_family_t const arp_wl_family_decoder = {
                 {"llama2-70b", 0, 256, 4096, 30000, 4000, 0, 0, 0}},
     .declare = declare,
     .emit = arp_decoder_emit,
-    .in_place = true,
+    .in_place = AR_WORKLOAD_IN_PLACE_NORM | AR_WORKLOAD_IN_PLACE_RESIDUAL | AR_WORKLOAD_IN_PLACE_KV,
+    .in_place_fault = AR_WORKLOAD_IN_PLACE_NORM,
 };

@@ -14,6 +14,7 @@ static void declare(arp_wl_t *wl) {
     int pool = arp_wl_phase(wl, "enc.pool");
     arp_wl_plane(wl, pool, "enc.pooled", B * tf->dims.d * ARP_WL_BF16, false);
     tf->first.ph[PH_HEAD] = pool;
+    arp_tf_reads_residual(wl, &tf->first, pool);
     arp_tf_fault_phases(wl);
 }
 
@@ -33,10 +34,9 @@ static void emit(arp_wl_t *wl) {
             firsts[e] = wl->launches_count;
             arp_tf_emit_embed(wl, st, rows);
             arp_tf_emit_layers(wl, st, lengths);
-            size_t pool =
-                LAUNCH("pool", st->ph[PH_HEAD], arp_wl_g(wl, tf->g_residual, 0),
-                       arp_wl_g(wl, tf->g_head, 0),
-                       arp_wl_p(wl, arp_wl_plane_index(wl, "enc.pooled"), 0), B, tf->dims.d);
+            size_t pool = LAUNCH(
+                "pool", st->ph[PH_HEAD], arp_tf_residual(wl, st), arp_wl_g(wl, tf->g_head, 0),
+                arp_wl_p(wl, arp_wl_plane_index(wl, "enc.pooled"), 0), B, tf->dims.d);
             if (wl->site[ARP_WL_SITE_VICTIM] == SIZE_MAX) wl->site[ARP_WL_SITE_VICTIM] = pool;
             counts[e] = wl->launches_count - firsts[e];
         }
@@ -61,5 +61,6 @@ arp_wl_family_t const arp_wl_family_encoder = {
                 {"gpt2-xl", 0, 256, 512, 50000, 4000, 0, 0, 0}},
     .declare = declare,
     .emit = emit,
-    .in_place = true,
+    .in_place = AR_WORKLOAD_IN_PLACE_NORM | AR_WORKLOAD_IN_PLACE_RESIDUAL,
+    .in_place_fault = AR_WORKLOAD_IN_PLACE_NORM,
 };

@@ -16,5 +16,6 @@ arp_wl_family_t const arp_wl_family_moe = {
     .needs_experts = true,
     .declare = declare,
     .emit = arp_decoder_emit,
-    .in_place = true,
+    .in_place = AR_WORKLOAD_IN_PLACE_NORM | AR_WORKLOAD_IN_PLACE_RESIDUAL | AR_WORKLOAD_IN_PLACE_KV,
+    .in_place_fault = AR_WORKLOAD_IN_PLACE_NORM,
 };

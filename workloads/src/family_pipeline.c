@@ -64,6 +64,7 @@ static void declare_1f1b(arp_wl_t *wl, pipeline_t *pp) {
             pp->fwd[m] = arp_wl_phase(wl, phase);
             uint64_t bytes = wl->layers * micro_batch(wl, (uint64_t)m) * T * row;
             pp->stash[m] = arp_wl_plane(wl, pp->fwd[m], name, bytes, false);
+            arp_tf_reads_residual(wl, &pp->tf.first, pp->fwd[m]); /* its stash copy */
         } else {
             char phase[48];
             snprintf(phase, sizeof phase, "pp.bwd.%d", m);
@@ -99,6 +100,7 @@ static void declare(arp_wl_t *wl) {
     int send = arp_wl_phase(wl, "pp.send");
     arp_wl_plane(wl, send, "pp.send_scratch", 4096, false);
     tf->first.ph[PH_HEAD] = send;
+    arp_tf_reads_residual(wl, st, send);
     if (wl->micro_skew) {
         declare_1f1b(wl, pp);
     } else {
@@ -116,8 +118,8 @@ static void emit_forward(arp_wl_t *wl, pipeline_t *pp, uint64_t m, uint64_t star
     uint64_t row = pp->tf.dims.d * ARP_WL_BF16, b = micro_batch(wl, m), rows = 0;
     for (uint64_t s = 0; s < b; ++s) rows += lengths[s];
     uint64_t at = start * wl->seq * row;
-    LAUNCH("recv", st->ph[PH_EMBED], arp_wl_g(wl, pp->g_recv, at),
-           arp_wl_g(wl, pp->tf.g_residual, 0), arp_wl_p(wl, st->pl[PL_MASK], 0), rows * row);
+    LAUNCH("recv", st->ph[PH_EMBED], arp_wl_g(wl, pp->g_recv, at), arp_tf_residual(wl, st),
+           arp_wl_p(wl, st->pl[PL_MASK], 0), rows * row);
     st->pl[PL_STASH] = pp->stash[m];
     st->stash_phase = pp->fwd[m];
     st->stash_layer_rows = b * wl->seq;
@@ -125,9 +127,8 @@ static void emit_forward(arp_wl_t *wl, pipeline_t *pp, uint64_t m, uint64_t star
     wl->batch = b; /* the layer's launches cover this micro-batch's sequences */
     arp_tf_emit_layers(wl, st, lengths);
     wl->batch = batch;
-    LAUNCH("send", st->ph[PH_HEAD], arp_wl_g(wl, pp->tf.g_residual, 0),
-           arp_wl_g(wl, pp->g_send, at), arp_wl_p(wl, arp_wl_plane_index(wl, "pp.send_scratch"), 0),
-           rows * row);
+    LAUNCH("send", st->ph[PH_HEAD], arp_tf_residual(wl, st), arp_wl_g(wl, pp->g_send, at),
+           arp_wl_p(wl, arp_wl_plane_index(wl, "pp.send_scratch"), 0), rows * row);
 }
 
 /* Micro-batch m's backward: the gradient in, the layers walked down from the last (each
@@ -213,13 +214,13 @@ static void emit(arp_wl_t *wl) {
             uint64_t rows = 0;
             for (uint64_t s = 0; s < B; ++s) rows += lengths[s];
             firsts[e] = wl->launches_count;
-            size_t l = LAUNCH("recv", st->ph[PH_EMBED], arp_wl_g(wl, pp->g_recv, 0),
-                              arp_wl_g(wl, pp->tf.g_residual, 0), arp_wl_p(wl, st->pl[PL_MASK], 0),
-                              rows * row);
+            size_t l =
+                LAUNCH("recv", st->ph[PH_EMBED], arp_wl_g(wl, pp->g_recv, 0),
+                       arp_tf_residual(wl, st), arp_wl_p(wl, st->pl[PL_MASK], 0), rows * row);
             arp_tf_per_micro(wl, st, l, 0, row);
             arp_tf_per_micro(wl, st, l, 1, row);
             arp_tf_emit_layers(wl, st, lengths);
-            l = LAUNCH("send", st->ph[PH_HEAD], arp_wl_g(wl, pp->tf.g_residual, 0),
+            l = LAUNCH("send", st->ph[PH_HEAD], arp_tf_residual(wl, st),
                        arp_wl_g(wl, pp->g_send, 0),
                        arp_wl_p(wl, arp_wl_plane_index(wl, "pp.send_scratch"), 0), rows * row);
             arp_tf_per_micro(wl, st, l, 0, row);
@@ -247,5 +248,6 @@ arp_wl_family_t const arp_wl_family_pipeline = {
                 {"gpt3-175b", 0, 256, 2048, 4000, 4000, 16, 0, 0}},
     .declare = declare,
     .emit = emit,
-    .in_place = true,
+    .in_place = AR_WORKLOAD_IN_PLACE_NORM | AR_WORKLOAD_IN_PLACE_RESIDUAL,
+    .in_place_fault = AR_WORKLOAD_IN_PLACE_NORM,
 };

@@ -55,6 +55,7 @@ static void declare_recompute(arp_wl_t *wl, training_t *tr) {
     int copy = arp_wl_phase(wl, "fwd.checkpoint");
     st->pl[PL_STASH] = arp_wl_plane(wl, copy, "fwd.inputs", wl->layers * x, false);
     st->stash_phase = copy;
+    arp_tf_reads_residual(wl, st, copy);
     st->stash_layer_rows = rows;
     arp_wl_loop(wl, st->ph[PH_LN1], copy);
     uint64_t at = 0;
@@ -127,6 +128,7 @@ static void declare(arp_wl_t *wl) {
     int head = arp_wl_phase(wl, "fwd.lm_head"), loss = arp_wl_phase(wl, "fwd.loss");
     st->ph[PH_HEAD] = head;
     st->ph[PH_SAMPLE] = loss;
+    arp_tf_reads_residual(wl, st, head);
     st->pl[PL_LOGITS] = arp_wl_plane(wl, head, "fwd.logits", B * T * d->vocab * ARP_WL_BF16, false);
     arp_wl_plane(wl, loss, "fwd.logits", 0, true);
     tr->p_dlogits = arp_wl_plane(wl, loss, "bwd.dlogits", B * T * d->vocab * ARP_WL_BF16, false);
@@ -324,9 +326,9 @@ static size_t emit_step(arp_wl_t *wl, uint64_t const *lengths) {
     size_t first = wl->launches_count;
     arp_tf_emit_embed(wl, st, rows);
     arp_tf_emit_layers(wl, st, lengths);
-    size_t head = LAUNCH("gemm", st->ph[PH_HEAD], arp_wl_g(wl, tf->g_residual, 0),
-                         arp_wl_g(wl, tf->g_head, 0), arp_wl_p(wl, st->pl[PL_LOGITS], 0), rows,
-                         d->d, d->vocab);
+    size_t head =
+        LAUNCH("gemm", st->ph[PH_HEAD], arp_tf_residual(wl, st), arp_wl_g(wl, tf->g_head, 0),
+               arp_wl_p(wl, st->pl[PL_LOGITS], 0), rows, d->d, d->vocab);
     if (wl->site[ARP_WL_SITE_VICTIM] == SIZE_MAX) wl->site[ARP_WL_SITE_VICTIM] = head;
     LAUNCH("cross_entropy", st->ph[PH_SAMPLE], arp_wl_p(wl, st->pl[PL_LOGITS], 0),
            arp_wl_g(wl, tf->g_tokens, 0), arp_wl_p(wl, tr->p_dlogits, 0), rows, d->vocab);
@@ -366,4 +368,6 @@ arp_wl_family_t const arp_wl_family_training = {
                 {"gpt3-175b", 0, 256, 2048, 14000, 2500, 0, 0, 0}},
     .declare = declare,
     .emit = emit,
+    .in_place = AR_WORKLOAD_IN_PLACE_RESIDUAL,
+    .in_place_fault = AR_WORKLOAD_IN_PLACE_RESIDUAL,
 };

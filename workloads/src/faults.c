@@ -49,11 +49,13 @@ static bool clobber_mask(arp_wl_t *wl) {
     return true;
 }
 
-/* In place: the first stage's qkv phase carries x_norm1, which its ln1_scale phase has just
- * updated in place into x_scaled1, instead of x_scaled1 (same bytes): the update's input still
- * has a later reader. */
+/* In place: the phase that reads what an in-place update left reads the update's input instead
+ * (same bytes), which is gone: the first stage's qkv carries x_norm1, which ln1_scale has just
+ * updated into x_scaled1; or (training) its ln2 carries resid, which out_proj's add has just
+ * updated into resid_attn. A family that lays out its own ranges (flat) plants it there. */
 static bool read_after_update(arp_wl_t *wl) {
-    arp_wl_phase_t *ph = &wl->phases[wl->ghost_phase];
+    if (wl->family->ranges) return true;
+    arp_wl_phase_t *ph = &wl->phases[wl->read_after_phase];
     for (int j = 0; j < ph->count; ++j)
         if (wl->planes[ph->planes[j]].host >= 0) {
             ph->planes[j] = wl->planes[ph->planes[j]].host;
@@ -240,7 +242,7 @@ static arp_wl_fault_t const faults[] = {
      ghost_plane, false},
     {"carried-clobbered", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_FIRST_SCORES, 0, NULL,
      clobber_mask, false},
-    {"in-place-input-read-later", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_GHOST, 0, NULL,
+    {"in-place-input-read-later", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_READ_AFTER, 0, NULL,
      read_after_update, true},
     {"pingpong-frames", ARP_WL_EMITTED, ARP_WL_PROBE, ARP_WL_SITE_PROBE, 0, declare_pingpong,
      pingpong, false},

@@ -86,8 +86,10 @@ static char *meta_json(arp_wl_t const *wl, ar_workload_info_t const *info) {
                  ",\"ops\":%" PRIu64 ",\"globals\":%" PRIu64 "}", wl->ops, wl->globals_wanted);
     }
     if (wl->in_place) {
+        char kinds[64];
+        ar_workload_in_place_name(wl->in_place, kinds, sizeof kinds);
         size_t length = strlen(text);
-        snprintf(text + length - 1, size - length + 1, ",\"in_place\":true}");
+        snprintf(text + length - 1, size - length + 1, ",\"in_place\":\"%s\"}", kinds);
     }
     if (wl->strategy_named) { /* only then, so default plans keep their bytes */
         size_t length = strlen(text);
@@ -185,6 +187,7 @@ static void describe(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *
 }
 
 static void generate(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *info) {
+    wl->read_after_phase = -1;
     wl->family->declare(wl);
     if (wl->fault && wl->fault->declare && !wl->status) wl->fault->declare(wl);
     if (!wl->status && !wl->family->ranges) arp_wl_place(wl);

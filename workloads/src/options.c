@@ -47,9 +47,79 @@ static char const *over_limit(arp_wl_t const *wl) {
     return NULL;
 }
 
+static char const *const kind_names[] = {"norm", "residual", "kv", "elementwise", "all"};
+enum { KINDS = sizeof kind_names / sizeof *kind_names };
+
+bool ar_workload_in_place_parse(char const *text, uint64_t *kinds) {
+    if (!text || !kinds || !*text) return false;
+    uint64_t bits = 0;
+    for (char const *at = text;;) {
+        size_t length = strcspn(at, ",");
+        int k = 0;
+        while (k < KINDS && (strlen(kind_names[k]) != length || strncmp(at, kind_names[k], length)))
+            ++k;
+        if (k == KINDS) return false; /* unknown, or empty between commas */
+        bits |= 1ull << k;
+        if (!at[length]) break;
+        at += length + 1;
+    }
+    *kinds = bits;
+    return true;
+}
+
+void ar_workload_in_place_name(uint64_t kinds, char *text, size_t size) {
+    size_t used = 0;
+    if (size) text[0] = '\0';
+    for (int k = 0; k < KINDS; ++k)
+        if (kinds & (1ull << k)) {
+            int n = snprintf(text + used, size - used, "%s%s", used ? "," : "", kind_names[k]);
+            if (n < 0 || (size_t)n >= size - used) return;
+            used += (size_t)n;
+        }
+}
+
+/* The in-place kinds this plan makes: those asked for (all: every kind the family takes that
+ * combines with the other knobs), and the family's fault kind when the fault reads an updated
+ * input. A kind the family does not take, or that the other knobs exclude, is refused. */
+static ar_status_t in_place_kinds(ar_workload_options_t const *options,
+                                  arp_wl_family_t const *family, arp_wl_fault_t const *fault,
+                                  arp_wl_t *wl, ar_plan_error_t *error) {
+    char message[256], names[64];
+    uint64_t asked = options->in_place;
+    if (asked >> KINDS)
+        return refuse(error, "in_place",
+                      "in_place is a set of AR_WORKLOAD_IN_PLACE_* bits (norm 1, residual 2, kv 4, "
+                      "elementwise 8, all 16)");
+    uint64_t excluded = 0; /* kinds the other knobs rule out */
+    if (options->expert_skew) excluded |= AR_WORKLOAD_IN_PLACE_RESIDUAL;
+    if (options->kv_page) excluded |= AR_WORKLOAD_IN_PLACE_KV;
+    uint64_t kinds = asked & ~(uint64_t)AR_WORKLOAD_IN_PLACE_ALL;
+    if (kinds & ~family->in_place) {
+        char taken[64];
+        ar_workload_in_place_name(kinds & ~family->in_place, names, sizeof names);
+        ar_workload_in_place_name(family->in_place, taken, sizeof taken);
+        snprintf(message, sizeof message,
+                 "in-place %s does not apply to the %s family (it takes %s)", names, family->name,
+                 family->in_place ? taken : "none");
+        return refuse(error, "in_place", message);
+    }
+    if (kinds & excluded)
+        return refuse(error, "in_place",
+                      kinds & excluded & AR_WORKLOAD_IN_PLACE_RESIDUAL
+                          ? "in-place residual does not combine with expert skew (each routed "
+                            "expert adds into the residual in a phase of its own)"
+                          : "in-place kv does not combine with kv_page (a paged cache appends to "
+                            "pages of its own)");
+    if (asked & AR_WORKLOAD_IN_PLACE_ALL) kinds |= family->in_place & ~excluded;
+    if (fault && fault->in_place) kinds |= family->in_place_fault;
+    wl->in_place = kinds;
+    return ar_status_success_k;
+}
+
 ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
                            char const **preset_name, ar_plan_error_t *error) {
     char message[256], names[160];
+    ar_status_t status;
     arp_wl_family_t const *family = options ? arp_wl_find_family(options->family) : NULL;
     if (!family) {
         list_names(ar_workload_families(), names, sizeof names);
@@ -123,11 +193,8 @@ ar_status_t arp_wl_resolve(ar_workload_options_t const *options, arp_wl_t *wl,
     if (options->micro_skew > 90)
         return refuse(error, "micro_skew", "micro skew is a percent from 0 to 90");
     wl->micro_skew = options->micro_skew;
-    if (options->in_place > 1) return refuse(error, "in_place", "in_place is 0 or 1");
-    if (options->in_place && !family->in_place)
-        return refuse(error, "in_place",
-                      "in-place updates apply to the decoder, moe, encoder and pipeline");
-    wl->in_place = options->in_place || (fault && fault->in_place);
+    status = in_place_kinds(options, family, fault, wl, error);
+    if (status) return status;
     bool flat = family->ranges != NULL;
     if ((options->ops || options->globals) && !flat)
         return refuse(error, options->ops ? "ops" : "globals",

@@ -34,13 +34,13 @@ arp_wl_family_t const *arp_wl_find_family(char const *name) {
  * embedding phase that declares the "mask" plane every attention-scores phase carries, and
  * phases with planes; the two precision probes bring their own repeats. Whether the plan is
  * big enough (a fault's min_layers) is checked when generating. A family may list the faults it
- * takes (flat: those that need only a launch and the window); a fault planted in an in-place
- * update applies where the family takes the in-place knob. */
+ * takes (flat: those that need only a launch and the window, and the in-place one); a fault
+ * planted in an in-place update applies where the family makes one it can plant in. */
 bool ar_workload_fault_applies(char const *family, char const *fault) {
     arp_wl_family_t const *f = arp_wl_find_family(family);
     arp_wl_fault_t const *entry = arp_wl_find_fault(fault);
     if (!f || !entry) return false;
-    if (entry->in_place && !f->in_place) return false;
+    if (entry->in_place && !f->in_place_fault) return false;
     if (!f->faults) return true;
     for (char const *const *name = f->faults; *name; ++name)
         if (strcmp(*name, fault) == 0) return true;

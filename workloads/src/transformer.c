@@ -143,12 +143,15 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     st->pages_count = 0;
     uint64_t rows = st->rows, L = wl->layers;
     static char const *const phase_names[PH_COUNT] = {
-        "embed",  "ln1",     "ln1_scale", "qkv",    "scores", "softmax", "out_proj", "ln2",
-        "mlp_up", "mlp_act", "mlp_down",  "router", "ln_f",   "lm_head", "sample"};
+        "embed", "ln1",    "ln1_scale", "qkv",      "kv_store", "scores", "softmax", "out_proj",
+        "ln2",   "mlp_up", "mlp_act",   "mlp_down", "router",   "ln_f",   "lm_head", "sample"};
     st->per_expert = moe && wl->expert_skew;
     for (int p = 0; p < PH_COUNT; ++p) {
         if (p == PH_ROUTER) continue;
-        if (p == PH_LN1_SCALE && !wl->in_place) continue;
+        if (p == PH_LN1_SCALE && !(wl->in_place & AR_WORKLOAD_IN_PLACE_NORM)) continue;
+        if (p == PH_KV_STORE &&
+            !(decoding && kv_layers && (wl->in_place & AR_WORKLOAD_IN_PLACE_KV)))
+            continue;
         if (moe && p == PH_UP) st->ph[PH_ROUTER] = arp_wl_phase(wl, name(b, prefix, "router"));
         if (moe && p == PH_ACT) continue;
         if (st->per_expert && p == PH_UP) {
@@ -170,7 +173,26 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     st->pl[PL_MASK] = arp_wl_plane(wl, st->ph[PH_EMBED], "mask", wl->batch * 64, false);
     st->pl[PL_X1] =
         arp_wl_plane(wl, st->ph[PH_LN1], name(b, prefix, "x_norm1"), SLICE(PL_X1, x_bytes), false);
-    if (wl->in_place) { /* the scale multiplies x_norm1 in place; qkv reads the result */
+    if (wl->in_place & AR_WORKLOAD_IN_PLACE_RESIDUAL) {
+        /* The stream as a plane: the embedding writes it; each add writes over it, a pair of
+         * names a layer (out_proj: resid -> resid_attn; the MLP's down: back to resid), so the
+         * next layer, and the head after the last, read resid. */
+        char resid[48], attn[48];
+        snprintf(resid, sizeof resid, "%s.resid", prefix);
+        snprintf(attn, sizeof attn, "%s.resid_attn", prefix);
+        uint64_t res_bytes = (decoding ? rows : tf->residual_rows) * d->d * ARP_WL_BF16;
+        st->pl[PL_RES] = arp_wl_plane(wl, st->ph[PH_EMBED], resid, res_bytes, false);
+        arp_wl_plane(wl, st->ph[PH_LN1], resid, 0, true);
+        st->pl[PL_RES_ATTN] = arp_wl_becomes(wl, st->ph[PH_OUT], st->pl[PL_RES], attn);
+        arp_wl_plane(wl, st->ph[PH_LN2], attn, 0, true);
+        arp_wl_becomes(wl, st->ph[PH_DOWN], st->pl[PL_RES_ATTN], resid);
+        if (head) {
+            arp_wl_plane(wl, st->ph[PH_LNF], resid, 0, true);
+            arp_wl_plane(wl, st->ph[PH_HEAD], resid, 0, true);
+        }
+    }
+    if (wl->in_place & AR_WORKLOAD_IN_PLACE_NORM) {
+        /* the scale multiplies x_norm1 in place; qkv reads the result */
         st->pl[PL_X1_SCALED] =
             arp_wl_becomes(wl, st->ph[PH_LN1_SCALE], st->pl[PL_X1], name(b, prefix, "x_scaled1"));
         arp_wl_plane(wl, st->ph[PH_QKV], name(b, prefix, "x_scaled1"), 0, true);
@@ -200,6 +222,10 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
     }
     st->pl[PL_KV] = arp_wl_plane(wl, st->ph[PH_SCORES], kv, kv_bytes, decoding);
     if (kv_layers) arp_wl_persistent(wl, st->pl[PL_KV]);
+    if (st->ph[PH_KV_STORE] >= 0) { /* the cache is written in place and keeps its name */
+        arp_wl_plane(wl, st->ph[PH_KV_STORE], name(b, prefix, "qkv"), 0, true);
+        arp_wl_becomes(wl, st->ph[PH_KV_STORE], st->pl[PL_KV], kv);
+    }
     if (page && kv_layers && decoding && wl->epochs <= 1) {
         uint64_t tokens_each = (wl->decode + wl->epochs - 1) / (wl->epochs ? wl->epochs : 1);
         tf->pages_bytes = (tokens_each + page - 1) / page * page_bytes;
@@ -295,7 +321,7 @@ static void emit_routed_experts(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t
     arp_tf_t *tf = ARP_TF(wl);
     arp_tf_dims_t const *d = &tf->dims;
     int64_t expert_layer = (int64_t)d->expert_layer;
-    uint64_t bank = arp_wl_g(wl, tf->g_experts, 0), res = arp_wl_g(wl, tf->g_residual, 0);
+    uint64_t bank = arp_wl_g(wl, tf->g_experts, 0), res = arp_tf_residual(wl, st);
     uint64_t route = arp_wl_p(wl, st->pl[PL_ROUTE], 0);
     for (uint64_t k = 0; k < 2 * d->experts; ++k) {
         int o = st->expert_order[k];
@@ -322,7 +348,7 @@ static void emit_routed_experts(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t
  * micro-batch's own), before the norm's in-place scale so ln1 runs once a layer. */
 static void emit_stash(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t rows) {
     if (st->pl[PL_STASH] < 0) return;
-    uint64_t res = arp_wl_g(wl, ARP_TF(wl)->g_residual, 0), row = ARP_TF(wl)->dims.d * ARP_WL_BF16;
+    uint64_t res = arp_tf_residual(wl, st), row = ARP_TF(wl)->dims.d * ARP_WL_BF16;
     int phase = st->stash_phase >= 0 ? st->stash_phase : st->ph[PH_LN1];
     size_t l = LAUNCH("copy", phase, res, arp_wl_p(wl, st->pl[PL_STASH], 0), rows * row);
     arp_tf_per_micro(wl, st, l, 0, row);
@@ -341,12 +367,13 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
     int64_t S = (int64_t)d->stride;
     uint64_t rows = 0;
     for (uint64_t s = 0; s < wl->batch; ++s) rows += st->tokens == 1 ? 1 : lengths[s];
-    uint64_t res = arp_wl_g(wl, tf->g_residual, 0), bank = arp_wl_g(wl, tf->g_layers, 0);
+    uint64_t res = arp_tf_residual(wl, st), bank = arp_wl_g(wl, tf->g_layers, 0);
     uint64_t row = d->d * ARP_WL_BF16, qkv_row = (d->d + 2 * d->kv_dim) * ARP_WL_BF16;
     size_t l;
 
     size_t first;
-    if (wl->in_place) { /* llama.cpp's RMS_NORM, then its MUL by the scale over the output */
+    if (wl->in_place & AR_WORKLOAD_IN_PLACE_NORM) {
+        /* llama.cpp's RMS_NORM, then its MUL by the scale over the output */
         first = l =
             LAUNCH("rms_norm", st->ph[PH_LN1], res, arp_wl_p(wl, st->pl[PL_X1], 0), rows, d->d);
         arp_tf_per_micro(wl, st, l, 0, row);
@@ -367,13 +394,20 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
         wl->site[ARP_WL_SITE_LAYER_WEIGHT] = l;
         wl->layer_weight_word = 1;
     }
-    if (!wl->in_place) emit_stash(wl, st, rows);
+    if (!(wl->in_place & AR_WORKLOAD_IN_PLACE_NORM)) emit_stash(wl, st, rows);
     l = LAUNCH("gemm", st->ph[PH_QKV], arp_wl_p(wl, st->pl[PL_X1], 0), bank + d->off_wqkv,
                arp_wl_p(wl, st->pl[PL_QKV], 0), rows, d->d, d->d + 2 * d->kv_dim);
     per_layer(wl, l, 0, (int64_t)st->slice[PL_X1]);
     per_layer(wl, l, 1, S);
     per_layer(wl, l, 2, (int64_t)st->slice[PL_QKV]);
     if (wl->site[ARP_WL_SITE_GHOST] == SIZE_MAX) wl->site[ARP_WL_SITE_GHOST] = l;
+    int64_t kv_layer = st->kv_layers ? (int64_t)(tf->slot_bytes * wl->batch) : 0;
+    uint64_t kv = arp_wl_p(wl, st->pl[PL_KV], 0);
+    if (st->ph[PH_KV_STORE] >= 0) { /* the token's keys and values into this layer's cache */
+        l = LAUNCH("kv_store", st->ph[PH_KV_STORE],
+                   arp_wl_p(wl, st->pl[PL_QKV], d->d * ARP_WL_BF16), kv, wl->batch, d->kv_dim);
+        per_layer(wl, l, 1, kv_layer);
+    }
     /* Paged over epochs: the new token's keys and values go to the pages of each request
      * group live in this wave (the wave's own groups and the older ones still running). */
     for (int i = 0; i < st->pages_count; ++i) {
@@ -383,8 +417,7 @@ static size_t emit_layer(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const 
     }
 
     /* Ragged attention: a scores launch per sequence, then a softmax·V launch per sequence. */
-    int64_t kv_layer = st->kv_layers ? (int64_t)(tf->slot_bytes * wl->batch) : 0;
-    uint64_t kv = arp_wl_p(wl, st->pl[PL_KV], 0), v_part = wl->seq * d->kv_dim * ARP_WL_BF16;
+    uint64_t v_part = wl->seq * d->kv_dim * ARP_WL_BF16;
     uint64_t score_row = d->heads * 64 * 4;
     for (int pass = 0; pass < 2; ++pass) {
         uint64_t at = 0;
@@ -505,7 +538,7 @@ size_t arp_tf_emit_layers(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t const
 void arp_tf_emit_embed(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t rows) {
     arp_tf_t *tf = ARP_TF(wl);
     size_t l = LAUNCH("embedding", st->ph[PH_EMBED], arp_wl_g(wl, tf->g_tokens, 0),
-                      arp_wl_g(wl, tf->g_embed, 0), arp_wl_g(wl, tf->g_residual, 0),
+                      arp_wl_g(wl, tf->g_embed, 0), arp_tf_residual(wl, st),
                       arp_wl_p(wl, st->pl[PL_MASK], 0), rows, tf->dims.d);
     arp_tf_per_micro(wl, st, l, 0, 4);
     arp_tf_per_micro(wl, st, l, 2, tf->dims.d * ARP_WL_BF16);
@@ -514,9 +547,9 @@ void arp_tf_emit_embed(arp_wl_t *wl, arp_tf_stage_t const *st, uint64_t rows) {
 size_t arp_tf_emit_head(arp_wl_t *wl, arp_tf_stage_t const *st) {
     arp_tf_t *tf = ARP_TF(wl);
     arp_tf_dims_t const *d = &tf->dims;
-    LAUNCH("rmsnorm", st->ph[PH_LNF], arp_wl_g(wl, tf->g_residual, 0), arp_wl_g(wl, tf->g_head, 0),
+    LAUNCH("rmsnorm", st->ph[PH_LNF], arp_tf_residual(wl, st), arp_wl_g(wl, tf->g_head, 0),
            arp_wl_p(wl, st->pl[PL_XF], 0), wl->batch, d->d);
-    size_t head = LAUNCH("gemm", st->ph[PH_HEAD], arp_wl_g(wl, tf->g_residual, 0),
+    size_t head = LAUNCH("gemm", st->ph[PH_HEAD], arp_tf_residual(wl, st),
                          arp_wl_g(wl, tf->g_head, 0), arp_wl_p(wl, st->pl[PL_XF], 0),
                          arp_wl_p(wl, st->pl[PL_LOGITS], 0), wl->batch, d->d, d->vocab);
     LAUNCH("sample", st->ph[PH_SAMPLE], arp_wl_p(wl, st->pl[PL_LOGITS], 0),
@@ -531,6 +564,21 @@ void arp_tf_fault_phases(arp_wl_t *wl) {
     arp_tf_t *tf = ARP_TF(wl);
     wl->ghost_phase = tf->first.ph[PH_QKV];
     wl->clobber_phase = tf->first.ph[PH_LN1];
+    /* The phase that reads what the family's fault kind left: qkv reads the scaled norm, ln2
+     * the stream after the attention's add. */
+    uint64_t kind = wl->family->in_place_fault & wl->in_place;
+    wl->read_after_phase = kind == AR_WORKLOAD_IN_PLACE_NORM       ? tf->first.ph[PH_QKV]
+                           : kind == AR_WORKLOAD_IN_PLACE_RESIDUAL ? tf->first.ph[PH_LN2]
+                                                                   : -1;
+}
+
+void arp_tf_reads_residual(arp_wl_t *wl, arp_tf_stage_t const *st, int phase) {
+    if (st->pl[PL_RES] >= 0) arp_wl_plane(wl, phase, wl->planes[st->pl[PL_RES]].name, 0, true);
+}
+
+uint64_t arp_tf_residual(arp_wl_t const *wl, arp_tf_stage_t const *st) {
+    return st->pl[PL_RES] >= 0 ? arp_wl_p(wl, st->pl[PL_RES], 0)
+                               : arp_wl_g(wl, ARP_TF(wl)->g_residual, 0);
 }
 
 void arp_tf_globals(arp_wl_t *wl, uint64_t residual_rows) {
@@ -550,6 +598,9 @@ void arp_tf_globals(arp_wl_t *wl, uint64_t residual_rows) {
     }
     tf->g_head =
         arp_wl_global(wl, "params_head", d->vocab * d->d * ARP_WL_BF16 + d->d * ARP_WL_BF16, 0);
-    tf->g_residual = arp_wl_global(wl, "residual", residual_rows * d->d * ARP_WL_BF16, 0);
+    tf->residual_rows = residual_rows;
+    tf->g_residual = -1; /* in place, the stream is a plane of each stage */
+    if (!(wl->in_place & AR_WORKLOAD_IN_PLACE_RESIDUAL))
+        tf->g_residual = arp_wl_global(wl, "residual", residual_rows * d->d * ARP_WL_BF16, 0);
     tf->g_tokens = arp_wl_global(wl, "tokens", residual_rows * 4, 0);
 }

@@ -12,6 +12,7 @@ enum {
     PH_LN1,
     PH_LN1_SCALE, /* in place: the norm's scale, written over its input */
     PH_QKV,
+    PH_KV_STORE, /* in place: a decode layer writes the token's keys and values into the cache */
     PH_SCORES,
     PH_SOFTMAX,
     PH_OUT,
@@ -41,6 +42,8 @@ enum {
     PL_STASH,
     PL_PAGES,
     PL_X1_SCALED, /* in place: the scaled norm over x_norm1's bytes */
+    PL_RES,       /* in place: the residual stream, a plane of the stage */
+    PL_RES_ATTN,  /* in place: the stream after the attention's add, over resid's bytes */
     PL_COUNT
 };
 
@@ -89,6 +92,7 @@ typedef struct arp_tf_t {
     arp_tf_stage_t first, second; /* prefill & decode, forward & backward, or the only stage */
     uint64_t slot_bytes;          /* KV bytes of one sequence slot in one layer */
     uint64_t pages_bytes;         /* paged KV: one slot's decode pages in one layer (0: off) */
+    uint64_t residual_rows;       /* token rows the residual stream holds */
 } arp_tf_t;
 
 /* The family's state lives in the generation (generations are independent, may run in
@@ -107,6 +111,10 @@ void arp_tf_declare_stage(arp_wl_t *wl, arp_tf_stage_t *st, char const *prefix, 
                           bool decoding, bool kv_layers, bool train, bool head, bool moe);
 /* The phases the D faults use, from the first stage. */
 void arp_tf_fault_phases(arp_wl_t *wl);
+/* In-place residual: `phase` (a stage's own, outside the layer's adds) reads the stream. */
+void arp_tf_reads_residual(arp_wl_t *wl, arp_tf_stage_t const *st, int phase);
+/* The residual stream's address: the stage's plane with in-place residual, else the global. */
+uint64_t arp_tf_residual(arp_wl_t const *wl, arp_tf_stage_t const *st);
 
 /* Per-sequence lengths for one body: prompt or context lengths, jittered by the seed. */
 void arp_tf_draw_lengths(arp_wl_t *wl, uint64_t *lengths, uint64_t lo);

@@ -62,7 +62,9 @@ typedef struct arp_wl_family_t {
     ar_status_t (*ranges)(arp_wl_t *wl, ar_plan_t *plan);
     /* Optional: the faults that apply (NULL-terminated names); NULL: every fault. */
     char const *const *faults;
-    bool in_place; /* takes the in-place knob (and the faults that need it) */
+    /* The in-place kinds it takes (AR_WORKLOAD_IN_PLACE_*), and the one the fault that reads an
+     * updated input plants in (it turns that kind on). */
+    uint64_t in_place, in_place_fault;
 } arp_wl_family_t;
 
 /* Launch sites a family records for faults (launch indexes as written; SIZE_MAX: none). */
@@ -72,6 +74,7 @@ typedef enum arp_wl_site_t {
     ARP_WL_SITE_FIRST_SCORES, /* the first launch (table order) of a phase carrying "mask" */
     ARP_WL_SITE_GHOST,        /* the first launch of the phase the ghost plane is added to */
     ARP_WL_SITE_PROBE,        /* a probe's launch whose word the hull rejects */
+    ARP_WL_SITE_READ_AFTER,   /* the first launch of wl->read_after_phase */
     ARP_WL_SITE_COUNT
 } arp_wl_site_t;
 
@@ -101,7 +104,7 @@ typedef struct arp_wl_fault_t {
     uint64_t min_layers;
     void (*declare)(arp_wl_t *wl);
     bool (*plant)(arp_wl_t *wl);
-    bool in_place; /* plants its defect in an in-place update: turns the knob on */
+    bool in_place; /* plants its defect in an in-place update: turns the family's kind on */
 } arp_wl_fault_t;
 
 typedef struct arp_wl_global_t {
@@ -150,7 +153,7 @@ struct arp_wl_t {
     uint64_t expert_skew; /* moe: percent by which expert FFN widths may fall short (0: even) */
     uint64_t kv_page;     /* decoder, moe: tokens a KV page holds (0: one unpaged cache) */
     uint64_t micro_skew;  /* pipeline: percent by which micro-batches may fall short (0: even) */
-    bool in_place; /* decoder, moe, encoder, pipeline: the norm's scale written over its input */
+    uint64_t in_place;    /* the in-place kinds made (AR_WORKLOAD_IN_PLACE_*, never _ALL) */
     uint64_t ops, globals_wanted; /* flat: ops and globals */
 
     /* declaration */
@@ -186,6 +189,7 @@ struct arp_wl_t {
     size_t layer_repeat;      /* the repeat (index) walking that word */
     int clobber_phase;        /* a phase run between mask's declaration and its first carrier */
     int ghost_phase;          /* the phase a ghost carried plane is added to */
+    int read_after_phase;     /* the phase that reads the value an in-place update left (-1) */
     uint64_t layer_stride;    /* bytes one layer of params_layers spans */
     uint64_t expert_stride;   /* bytes one expert spans (moe) */
     int layers_global;
@@ -217,7 +221,8 @@ int arp_wl_phase(arp_wl_t *wl, char const *id);
 int arp_wl_plane(arp_wl_t *wl, int phase, char const *name, uint64_t size, bool carried);
 int arp_wl_plane_index(arp_wl_t const *wl, char const *name);
 /* `phase` carries `plane` and updates it in place into the value `name` (same bytes); returns
- * the new value's plane, which later phases carry. */
+ * the new value's plane, which later phases carry. `name` may be the plane's own (a write that
+ * keeps the name) or the value it was itself updated from (a loop-carried pair). */
 int arp_wl_becomes(arp_wl_t *wl, int phase, int plane, char const *name);
 void arp_wl_persistent(arp_wl_t *wl, int plane);
 void arp_wl_loop(arp_wl_t *wl, int first_phase, int last_phase);

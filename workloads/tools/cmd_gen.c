@@ -23,12 +23,17 @@ static void usage(FILE *out) {
             "usage: arenacert gen --list\n"
             "       arenacert gen FAMILY [--preset NAME] [--model NAME] [--layers N] [--batch N]\n"
             "                     [--seq N] [--decode N] [--epochs N] [--micro N] [--seed N]\n"
-            "                     [--fault NAME] [--strategy NAME] [--recompute] [--in-place]\n"
+            "                     [--fault NAME] [--strategy NAME] [--recompute]\n"
+            "                     [--in-place[=LIST]]\n"
             "                     [--expert-skew PERCENT] [--kv-page TOKENS]\n"
             "                     [--micro-skew PERCENT] [--ops N] [--globals N] [--info]\n"
             "--recompute: training recomputes its layers in backward, segment by segment;\n"
-            "--in-place (decoder, moe, encoder, pipeline): the norm's scale is a multiply\n"
-            "written over its input, declared with `becomes`;\n"
+            "--in-place[=LIST]: in-place updates, declared with `becomes`; LIST is a comma-\n"
+            "separated list of norm (decoder, moe, encoder, pipeline: the norm's scale over\n"
+            "its input), residual (every transformer family: the residual adds over the\n"
+            "stream), kv (decoder, moe: the KV-cache write), elementwise (flat: LiteRT's\n"
+            "in-place ops) and all (every kind the family takes); bare, norm; `--in-place\n"
+            "LIST` also reads;\n"
             "--expert-skew P (moe, 1..90): expert FFN widths fall short of the model's by up\n"
             "to P percent, each expert in its own phases;\n"
             "--kv-page N (decoder, moe; 1..seq): a paged KV cache of N tokens a page; over\n"
@@ -92,8 +97,20 @@ int arenacert_gen_main(int argc, char **argv) {
             options.recompute = 1;
             continue;
         }
-        if (strcmp(arg, "--in-place") == 0) {
-            options.in_place = 1;
+        if (strcmp(arg, "--in-place") == 0 || strncmp(arg, "--in-place=", 11) == 0) {
+            /* bare: the norm's scale (the knob's first meaning); a list as `=LIST` or as the
+             * next argument when that reads as one (a family name never does) */
+            uint64_t kinds = AR_WORKLOAD_IN_PLACE_NORM;
+            if (arg[10] == '=' && !ar_workload_in_place_parse(arg + 11, &kinds)) {
+                fprintf(stderr,
+                        "arenacert gen: --in-place expects a list of norm, residual, kv, "
+                        "elementwise or all, got '%s'\n",
+                        arg + 11);
+                return 2;
+            }
+            if (arg[10] != '=' && i + 1 < argc && ar_workload_in_place_parse(argv[i + 1], &kinds))
+                ++i;
+            options.in_place |= kinds;
             continue;
         }
         if (arg[0] != '-') {

@@ -59,14 +59,33 @@ typedef struct ar_workload_options_t {
     uint64_t expert_skew;
     uint64_t kv_page;
     uint64_t micro_skew;
-    /* in_place (decoder, moe, encoder, pipeline): the norm's scale as runtimes run it, a multiply written
-     * over the norm's output (llama.cpp's MUL after RMS_NORM): each layer's ln1_scale phase
-     * carries x_norm1 and leaves x_scaled1 over its bytes (`becomes`), which qkv carries. */
+    /* in_place: the in-place updates runtimes make, as a set of AR_WORKLOAD_IN_PLACE_* bits (0:
+     * none, and the plan is the same bytes as without the knob). Each is declared with `becomes`
+     * on a carried plane. norm (decoder, moe, encoder, pipeline): llama.cpp's MUL by the norm's
+     * weight written over its RMS_NORM output; each layer's ln1_scale phase carries x_norm1 and
+     * leaves x_scaled1. residual (every transformer family; not with expert skew): the residual
+     * stream is a plane of each stage instead of a global, and each residual add writes over
+     * it: out_proj carries resid and leaves resid_attn, the MLP's down projection carries
+     * resid_attn and leaves resid, which the next layer reads. kv (decoder, moe; not with
+     * kv_page): each decode layer's kv_store phase writes the token's keys and values into the
+     * cache it carries, which keeps its name (`becomes` kv_cache). elementwise (flat): one in
+     * four of the elementwise ops after the first whose first input has no later reader writes
+     * its output over it (LiteRT's in-place ADD). all: every kind the family takes that combines with the other
+     * knobs. A kind the family does not take is refused. */
     uint64_t in_place;
     /* The flat family (one phase per op, weights as globals): its ops and its globals; 0 keeps
      * the preset's. Refused for the other families. */
     uint64_t ops, globals;
 } ar_workload_options_t;
+
+/* The kinds of in-place update (ar_workload_options_t.in_place). */
+enum {
+    AR_WORKLOAD_IN_PLACE_NORM = 1,
+    AR_WORKLOAD_IN_PLACE_RESIDUAL = 2,
+    AR_WORKLOAD_IN_PLACE_KV = 4,
+    AR_WORKLOAD_IN_PLACE_ELEMENTWISE = 8,
+    AR_WORKLOAD_IN_PLACE_ALL = 16,
+};
 
 typedef struct ar_workload_info_t {
     char family[32], model[32], preset[16], fault[48]; /* fault "" when clean */
@@ -88,6 +107,13 @@ char const *const *ar_workload_models(void);
 char const *const *ar_workload_presets(void);
 /* Whether `fault` applies to `family` (some faults need frames, nested repeats, carried planes). */
 bool ar_workload_fault_applies(char const *family, char const *fault);
+
+/* Reads a comma-separated list of in-place kinds ("norm", "residual", "kv", "elementwise",
+ * "all") into AR_WORKLOAD_IN_PLACE_* bits; false (and *kinds untouched) on an empty list, an
+ * empty item or an unknown name. */
+bool ar_workload_in_place_parse(char const *text, uint64_t *kinds);
+/* The kinds in `kinds` as that list ("norm,residual"), into `text` (size bytes, at least 48). */
+void ar_workload_in_place_name(uint64_t kinds, char *text, size_t size);
 
 /* Build the plan (finished, ready for ar_certify) and describe it. `info` may be NULL.
  * Unknown family, model, preset or fault, or a fault that does not apply:
