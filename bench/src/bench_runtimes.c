@@ -29,9 +29,9 @@ typedef struct runtime_family_t {
 } runtime_family_t;
 
 static runtime_family_t families[] = {
-    {"tflite", "ARENAREF_TFLITE_PLANS", "scripts/tflite-plan --export-all", "litert", "arena_bytes",
-     "lower_bound_bytes", "ops", "tensors", "planes", "expect_class", "litert_arena_bytes",
-     "height_over_litert", 64, ""},
+    {"tflite", "ARENAREF_TFLITE_PLANS", "scripts/tflite-plan --export-all", "litert",
+     "placement.planned_size", "placement.max_live", "program.nodes", "program.tensors",
+     "counts.planes", "fault.expect_class", "litert_arena_bytes", "height_over_litert", 64, ""},
     {"llama", "ARENAREF_LLAMA_PLANS", "scripts/llama-plan --export-all", "ggml-alloc",
      "placement.planned_size", "placement.max_live", "counts.ops", "counts.values", "counts.planes",
      "fault.expect_class", "planned_size", "height_over_planned_size", 32, ""},

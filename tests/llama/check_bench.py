@@ -10,16 +10,10 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_checks import expect, finish, runs as by_name  # noqa: E402
+
 root, build_dir, work = sys.argv[1:4]
-failures = []
-
-
-def expect(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
-
-
 os.makedirs(work, exist_ok=True)
 for old in glob.glob(os.path.join(work, "*.json")):
     os.remove(old)
@@ -36,10 +30,7 @@ if done.returncode or len(files) != 1:
 results = json.load(open(files[0]))
 for skipped in results.get("arenaref_skipped", []):
     expect(False, f"{skipped['name']} skipped: {skipped.get('error_message')}")
-runs = {}
-for entry in results["benchmarks"]:
-    if entry.get("run_type") != "aggregate":
-        runs.setdefault(entry["name"].split("/repeats")[0].split("/iterations")[0], entry)
+runs = by_name(results["benchmarks"])
 models = sorted({n.split("/")[2] for n in runs if n.startswith("certify/llama/")})
 expect(models == ["llama-f16", "llama-gqa", "qwen2-f16-tied"], f"three models: {models}")
 strategies = None
@@ -66,5 +57,4 @@ for model in models:
     search = runs.get(f"placement/llama/{model}/search", {}).get("height_bytes")
     expect(search is not None and search <= planned,
            f"{model}: search {search} <= ggml-alloc's buffer {planned}")
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

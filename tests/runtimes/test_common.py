@@ -66,6 +66,21 @@ class Clean(unittest.TestCase):
         self.assertEqual(plan["repeats"], [{"first": 1, "count": 4, "iterations": 5, "deltas": []}])
         self.assertEqual(plan["meta"]["counts"]["in_place_updates"], 2)
 
+    def test_windowless_region(self):
+        # read-only constants (LiteRT's): whole-program values of a region without a window are
+        # neither windows nor globals (nor counted as such); their words stay plain addresses
+        raw = small()
+        raw["regions"].append({"name": "k", "kind": "constants", "size": 100, "window": False})
+        raw["values"].append({"id": "k0", "region": "k", "offset": 4, "size": 12,
+                              "whole_program": True})
+        raw["ops"][1]["reads"].append("k0")
+        plan, _ = common.export(raw)
+        self.assertEqual(len(plan["windows"]), 2)
+        self.assertEqual([g["name"] for g in plan["globals"]], ["w0"])
+        self.assertEqual(plan["meta"]["counts"]["globals"], 1)
+        self.assertIn("0x300000000004", plan["launches"][1]["words"])
+        self.assertEqual(certify(plan)[0], 0)
+
     def test_same_bytes_whatever_the_recorded_bases(self):
         a = small()
         b = small()

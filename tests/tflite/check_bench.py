@@ -9,16 +9,10 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_checks import expect, finish, runs as by_name  # noqa: E402
+
 plan_tool, bench, work = sys.argv[1:4]
-failures = []
-
-
-def expect(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
-
-
 plans = os.path.join(work, "plans")
 subprocess.run([plan_tool, "--export-all", plans], check=True)
 with open(os.path.join(plans, "index.tsv")) as f:
@@ -38,11 +32,11 @@ done = subprocess.run(command, env=env, capture_output=True, text=True)
 expect(done.returncode == 0, f"arenaref_bench exit status {done.returncode}")
 if done.returncode:
     print(done.stderr[-2000:])
-runs = {}
-for entry in json.load(open(out))["benchmarks"]:
+entries = json.load(open(out))["benchmarks"]
+for entry in entries:
     if entry.get("run_type") != "aggregate":
         expect(not entry.get("error_occurred"), f"{entry['name']}: {entry.get('error_message')}")
-        runs.setdefault(entry["name"].split("/repeats")[0].split("/iterations")[0], entry)
+runs = by_name(entries)
 c = runs.get("certify/tflite/face_landmark", {})
 expect(c.get("verdict") == 0 and c.get("ops") == 97, "certify: verdict 0 on 97 ops")
 p = runs.get("precision/tflite/face_landmark", {})
@@ -65,5 +59,4 @@ for name in ours:
         run.get("valid") == 1 and run.get("height_bytes", 0) >= bound,
         f"{name}: valid, height {run.get('height_bytes')} >= bound {bound}",
     )
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -31,8 +31,8 @@ exports scalar_constant capture.scalar_constants 1
 refused scalar_intermediate "tensor 0 (x), used by op 0 (ADD), is a 0-d (scalar) intermediate"
 exports empty capture.empty_tensors 4
 refused no_data "tensor 4 (filled) of op 1 (FILL) has no data after allocation"
-exports dtypes ops 8
-exports int4 tensor_kinds.persistent 1
+exports dtypes program.nodes 8
+exports int4 program.tensor_kinds.persistent 1
 refused string "tensor 0 (s) of op 0 (RESHAPE) is STRING"
 refused custom "op 0 (subgraph 0) is the custom op 'ArenarefNoSuchOp'"
 refused two_subgraphs "2 subgraphs; only single-subgraph models"

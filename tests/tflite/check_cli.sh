@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad input exits 2 with a reason naming it; --help exits 0. Usage: check_cli.sh TFLITE_PLAN DIR
+# Bad input (a model, a trace, an option) exits 2 with a reason naming it; --help exits 0. Usage: check_cli.sh TFLITE_PLAN DIR
 set -euo pipefail
 plan_tool=$1 dir=$2
 source "$(dirname "$0")/lib.sh"
@@ -17,8 +17,16 @@ expect_exit2() { # GREP ARGS...
 expect_exit2 "not a TFLite flatbuffer" "$dir/bad.tflite"
 expect_exit2 "no such file" "$dir/missing.tflite"
 expect_exit2 "must be at least 1" face_landmark --runs 0
-expect_exit2 "not a trace" --from-trace "$dir/bad.tflite"
-printf '{"tensors": [{"index": 0}], "ops": [{"op": "ADD"}]}' > "$dir/broken-trace.json"
-expect_exit2 "malformed trace" --from-trace "$dir/broken-trace.json"
+expect_exit2 "not JSON" --from-trace "$dir/bad.tflite"
+printf '{"tensors": [{"index": 0}], "ops": [{"op": "ADD"}]}' > "$dir/old-trace.json"
+expect_exit2 "trace.format: missing" --from-trace "$dir/old-trace.json"
+printf '%s' '{"format": "arena-trace/1", "runtime": {"name": "litert"}, "program": {"name": "m"},
+  "alignment": 64, "regions": [{"name": "arena", "kind": "arena", "size": 128}],
+  "values": [{"id": "t0", "region": "arena", "offset": 0, "size": 64}],
+  "ops": [{"kernel": "ADD", "reads": ["t0", "t9"]}]}' > "$dir/broken-trace.json"
+expect_exit2 "op 0 (ADD).reads\[1\]: unknown value 't9'" --from-trace "$dir/broken-trace.json"
+expect_exit2 "take no other arguments" --list-models face_landmark
+expect_exit2 "a trace from --from-trace has its loop" --from-trace "$dir/old-trace.json" --runs 2
+expect_exit2 "invalid choice" face_landmark --plant-fault --fault-kind nosuch
 expect_exit2 "no model given"
 echo passed

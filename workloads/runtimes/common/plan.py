@@ -111,7 +111,7 @@ def meta(t, counts):
             "ops": len(t.ops),
             "ops_executed": t.executed,
             "values": len(t.values),
-            "globals": len(t.globals),
+            "globals": sum(1 for g in t.globals if t.regions[t.values[g]["region"]]["window"]),
             "planes": len(names),
             "in_place_updates": sum(len(o["updates"]) for o in t.ops),
             "loops": len(t.loops),

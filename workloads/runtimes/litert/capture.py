@@ -1,4 +1,5 @@
-"""LiteRT capture: what the interpreter planned for a .tflite model, as the exporter's trace.
+"""LiteRT capture: what the interpreter planned for a .tflite model (trace.py makes it an
+arena-trace/1).
 
 Preflight (this process, the flatbuffer only): refuse what cannot be placed before LiteRT sees
 it (control flow, custom ops, string/resource tensors). Capture (a child process, LiteRT without
@@ -314,6 +315,8 @@ def capture_in_process(model_path, stage):
                 if B.DataLength() > 0 or B.Offset() > 1:
                     t["kind"] = "constant"
                     pos = _buffer_position(model, ft)
+                    # its bytes in the file: fewer than the tensor's for a sparse one
+                    t["file_bytes"] = int(B.Size()) if B.Offset() > 1 else int(B.DataLength())
             if ft.IsVariable():
                 t["variable"] = True
         if row is not None:

@@ -1,0 +1,26 @@
+"""Shared by the runtime families' bench checks (tests/tflite, tests/llama check_bench.py): named
+checks that print ok/FAIL and end the test with their count, and a results file's entries by
+benchmark name (the first of each, aggregates and /repeats, /iterations suffixes left out)."""
+
+import sys
+
+failures = []
+
+
+def expect(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def runs(entries):
+    out = {}
+    for entry in entries:
+        if entry.get("run_type") != "aggregate":
+            out.setdefault(entry["name"].split("/repeats")[0].split("/iterations")[0], entry)
+    return out
+
+
+def finish():
+    print(f"{len(failures)} failed")
+    sys.exit(1 if failures else 0)
