@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cert/certify_internal.h"
+#include "cert/plan_internal.h"
 
 #define KEY_NONE (-1)
 #define KEY_MIXED INT32_MIN
@@ -120,11 +121,10 @@ typedef struct walker_t {
     unsigned char *memo_rule;
     bool *met;
     size_t events;
-    int32_t *plane_key;
-    /* The key each plane leaves: its becomes' (same base and size) when it updates in place,
-     * else its own (then this is plane_key itself). */
-    int32_t *leave_key;
-    size_t *key_plane; /* a plane with that key (for a becomes' key, the updating plane) */
+    /* The plan's keys (plan_keys.c, from finish): per plane its value's and the one it leaves
+     * (its becomes' when it updates in place, else its own); per key a plane with it. */
+    int32_t const *plane_key, *leave_key;
+    size_t const *key_plane;
     size_t keys_count;
     bool *declared;
     arp_u128_t *stamp; /* the instance that last declared the key */
@@ -719,19 +719,17 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     }
     w.order = plan->repeat_order;
     w.after_end = malloc((r + 1) * sizeof *w.after_end);
-    w.plane_key = malloc((p + 1) * sizeof *w.plane_key);
-    w.leave_key = plan->updates_count ? malloc((p + 1) * sizeof *w.leave_key) : w.plane_key;
-    w.key_plane = malloc((most_keys + 1) * sizeof *w.key_plane);
-    w.declared = calloc(most_keys + 1, sizeof *w.declared);
-    w.stamp = malloc((most_keys + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
-    w.stamp_phase = malloc((most_keys + 1) * sizeof *w.stamp_phase);
+    w.plane_key = plan->internals->plane_key, w.leave_key = plan->internals->leave_key;
+    w.key_plane = plan->internals->key_plane, w.keys_count = plan->internals->keys_count;
+    size_t keys = w.keys_count;
+    w.declared = calloc(keys + 1, sizeof *w.declared);
+    w.stamp = malloc((keys + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
+    w.stamp_phase = malloc((keys + 1) * sizeof *w.stamp_phase);
     if (modulus || wide) {
-        w.pass_mark = calloc(most_keys + 1, sizeof *w.pass_mark);
+        w.pass_mark = calloc(keys + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
     }
-    if (!w.after_end || !w.plane_key || !w.leave_key || !w.key_plane || !w.declared || !w.stamp ||
-        !w.stamp_phase)
-        goto out;
+    if (!w.after_end || !w.declared || !w.stamp || !w.stamp_phase) goto out;
 
     /* Events: the phase runs' starts merged with the repeats' (outer first), from finish. */
     size_t const *runs_given = plan->run_starts;
@@ -770,12 +768,6 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.after_end[q] = lo;
     }
 
-    /* Keys: distinct (name, base, size), of the planes and of the values updates leave. */
-    if (arp_cert_plane_keys(plan, w.plane_key, w.key_plane,
-                            plan->updates_count ? w.leave_key : NULL,
-                            &w.keys_count) != ar_status_success_k)
-        goto out;
-
     status = arp_cert_compress(plan, w.plane_key, w.key_plane, w.keys_count, &coords, &coords_count,
                                &w.plane_lo, &w.plane_hi);
     if (status) goto out;
@@ -813,9 +805,7 @@ out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
     free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
-        free(w.start_event), free(w.key_plane);
-    if (w.leave_key != w.plane_key) free(w.leave_key);
-    free(w.plane_key);
+        free(w.start_event);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords);
     arp_runs_free(&w.runs);
