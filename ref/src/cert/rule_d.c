@@ -137,8 +137,11 @@ typedef struct walker_t {
     arp_runs_t runs;
     int64_t current;
     arp_u128_t instances, executed;
+    /* The keys declared, in order, while some walk will read them back (`logging` > 0: the
+     * second of more than two passes, or a recording); else nothing is logged. */
     int32_t *log;
     size_t log_count, log_capacity;
+    unsigned logging;
     unsigned depth;
     summaries_t sums;
     /* Instances and stamps count modulo 2^128 (modulus 0) or modulo a prime below 2^64, and
@@ -257,16 +260,20 @@ static void report_break(walker_t *w, int64_t phase, size_t plane) {
     }
 }
 
-static bool log_key(walker_t *w, int32_t key) {
-    if (w->log_count == w->log_capacity) {
-        size_t capacity = w->log_capacity ? 2 * w->log_capacity : 256;
-        int32_t *grown = realloc(w->log, capacity * sizeof *grown);
-        if (!grown) {
-            w->status = ar_status_out_of_memory_k;
-            return false;
-        }
-        w->log = grown, w->log_capacity = capacity;
+static bool log_grow(walker_t *w) {
+    size_t capacity = w->log_capacity ? 2 * w->log_capacity : 256;
+    int32_t *grown = realloc(w->log, capacity * sizeof *grown);
+    if (!grown) {
+        w->status = ar_status_out_of_memory_k;
+        return false;
     }
+    w->log = grown, w->log_capacity = capacity;
+    return true;
+}
+
+static inline bool log_key(walker_t *w, int32_t key) {
+    if (!w->logging) return true;
+    if (w->log_count == w->log_capacity && !log_grow(w)) return false;
     w->log[w->log_count++] = key;
     return true;
 }
@@ -425,7 +432,9 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     m->top = epoch;
     size_t pending_mark = m->pending_count, log_mark = w->log_count;
     arp_u128_t instances = w->instances, executed = w->executed;
+    ++w->logging;
     bool ok = walk_unit(w, repeat, first, count);
+    --w->logging;
     m->top = parent;
     if (!ok) return false;
     summary_t s = {true,
@@ -544,7 +553,10 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
     if (passes == 1) return true;
     size_t log_mark = w->log_count;
     arp_u128_t start_instances = w->instances, start_executed = w->executed;
-    if (!walk_body(w, kind, a, b)) return false;
+    w->logging += passes > 2;
+    bool ok = walk_body(w, kind, a, b);
+    w->logging -= passes > 2;
+    if (!ok) return false;
     if (passes == 2) return true;
     arp_u128_t c2 = count_sub(w, w->instances, start_instances);
     arp_u128_t e2 = w->executed - start_executed;

@@ -40,8 +40,10 @@ bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
 }
 
 /* Many endpoints: each tagged with its key and end (2k base, 2k + 1 end), sorted by a radix
- * sort on the low 64 bits (bytes all endpoints share skipped), those at 2^64 last; then one
- * walk gives the unique endpoints and each key's range. Returns false out of memory. */
+ * sort on the low 64 bits, those at 2^64 last; then one walk gives the unique endpoints and
+ * each key's range. Only the bytes in which endpoints differ are sorted on (addresses share
+ * their high bytes and, aligned, their low ones), and each is counted in one pass. Returns
+ * false out of memory. */
 static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t keys_count,
                           arp_u128_t *coords, size_t *unique_out, uint32_t *key_lo,
                           uint32_t *key_hi) {
@@ -49,12 +51,12 @@ static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t
     uint64_t *value = malloc(2 * n * sizeof *value);
     uint32_t *tag = malloc(2 * n * sizeof *tag);
     uint32_t *tops = malloc((keys_count + 1) * sizeof *tops);
-    size_t(*counts)[256] = calloc(8, sizeof *counts);
-    if (!value || !tag || !tops || !counts) {
-        free(value), free(tag), free(tops), free(counts);
+    if (!value || !tag || !tops) {
+        free(value), free(tag), free(tops);
         return false;
     }
     size_t m = 0, top = 0; /* endpoints below 2^64; those at 2^64 are tagged from the end */
+    uint64_t differ = 0;   /* the bits in which some endpoint differs from the first */
     for (size_t k = 0; k < keys_count; ++k) {
         ar_plane_t const *plane = &plan->planes[key_plane[k]];
         arp_u128_t end = (arp_u128_t)plane->base + plane->size;
@@ -63,20 +65,22 @@ static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t
             tops[top++] = (uint32_t)(2 * k + 1);
         else
             value[m] = (uint64_t)end, tag[m++] = (uint32_t)(2 * k + 1);
+        differ |= value[m - 1] ^ value[0];
+        differ |= plane->base ^ value[0];
     }
-    for (size_t i = 0; i < m; ++i)
-        for (int b = 0; b < 8; ++b) ++counts[b][(value[i] >> (8 * b)) & 255];
     uint64_t *v = value, *v2 = value + n;
     uint32_t *t = tag, *t2 = tag + n;
     for (int b = 0; b < 8; ++b) {
-        if (counts[b][(v[0] >> (8 * b)) & 255] == m) continue; /* one digit: the order stands */
-        size_t at = 0;
+        if (!(differ >> (8 * b) & 255)) continue; /* one digit: the order stands */
+        uint32_t counts[256] = {0};
+        for (size_t i = 0; i < m; ++i) ++counts[(v[i] >> (8 * b)) & 255];
+        uint32_t at = 0;
         for (int d = 0; d < 256; ++d) {
-            size_t c = counts[b][d];
-            counts[b][d] = at, at += c;
+            uint32_t c = counts[d];
+            counts[d] = at, at += c;
         }
         for (size_t i = 0; i < m; ++i) {
-            size_t to = counts[b][(v[i] >> (8 * b)) & 255]++;
+            uint32_t to = counts[(v[i] >> (8 * b)) & 255]++;
             v2[to] = v[i], t2[to] = t[i];
         }
         uint64_t *sv = v;
@@ -92,7 +96,7 @@ static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t
         (which & 1 ? key_hi : key_lo)[which / 2] = (uint32_t)(unique - 1);
     }
     *unique_out = unique;
-    free(value), free(tag), free(tops), free(counts);
+    free(value), free(tag), free(tops);
     return true;
 }
 
