@@ -152,7 +152,7 @@ out:
         report->rule = ar_rule_none_k, report->verdict = 0;
         snprintf(report->verdict_text, sizeof report->verdict_text, "none");
     }
-    free(cert.global_order), free(cert.piece_lo), free(cert.piece_hi);
+    free(cert.global_order), free(cert.pieces_owned);
     free(cert.plane_lo), free(cert.plane_hi), free(cert.plane_index);
     free(cert.spans);
     arp_namings_free(&cert);

@@ -70,10 +70,11 @@ typedef struct arp_cert_t {
     ar_plan_t const *plan;
     ar_certify_options_t options;
     /* The globals by base: plan->globals[global_order[i]], or as written where global_order is
-     * NULL (given sorted, the usual case); their union as inclusive pieces [piece_lo, piece_hi],
-     * touching globals joined (a few, where weights are packed). */
+     * NULL (given sorted, the usual case); their union as inclusive pieces, touching globals
+     * joined (a few, where weights are packed). */
     size_t *global_order;
-    uint64_t *piece_lo, *piece_hi;
+    uint64_t const *pieces; /* lo at [2k], hi at [2k + 1]: the plan's (from finish), or owned */
+    uint64_t *pieces_owned;
     size_t pieces_count;
     /* Each phase's planes by base, inclusive [plane_lo, plane_hi], and the plane each is, over
      * one array: phase ph's slice starts at planes_first + ph and ends in a sentinel

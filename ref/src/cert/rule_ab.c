@@ -1,11 +1,11 @@
 /* Rules A and B (CERTIFICATE.md §3): globals, then each phase's planes, aligned, non-empty and
- * pairwise disjoint, planes off the globals. One pass per list finds whether it holds, leaving
- * the sorted views rule C reads: the globals' order (none when given sorted, the usual case:
- * nothing is copied), their union in a few pieces (touching globals joined), and each phase's
- * planes sorted as flat [lo, hi] arrays. Each plane is looked up among the pieces, so a phase
- * costs its planes, not the globals. Only a list that breaks a rule is gone through again, as
- * written (alignment and size in written order, then sorted neighbours, then the global a
- * plane meets), for the diagnostic.
+ * pairwise disjoint, planes off the globals. Globals given in order were found so when the
+ * plan was finished (plan_globals.c, with their union in a few pieces); others are sorted here.
+ * One pass per phase checks its planes and leaves them sorted as flat [lo, hi] arrays, the
+ * views rule C reads; each plane is looked up among the pieces, so a phase costs its planes,
+ * not the globals. Only a list that breaks a rule is gone through again, as written (alignment
+ * and size in written order, then sorted neighbours, then the global a plane meets), for the
+ * diagnostic.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cert/certify_internal.h"
+#include "cert/plan_internal.h"
 
 /* ---- Diagnostics: a list that breaks A or B, gone through as written ------------------------ */
 
@@ -130,59 +131,38 @@ static ar_status_t diagnose_phase(arp_cert_t const *cert, size_t ph, char *messa
 
 /* ---- The fast pass -------------------------------------------------------------------------- */
 
-/* Appends inclusive [lo, hi] to the pieces, joined to the last when it starts where that one
- * ends. */
-static inline void add_piece(arp_cert_t *cert, size_t *pieces, uint64_t lo, uint64_t hi) {
-    size_t n = *pieces;
-    if (n && cert->piece_hi[n - 1] != UINT64_MAX && lo == cert->piece_hi[n - 1] + 1)
-        cert->piece_hi[n - 1] = hi;
-    else
-        cert->piece_lo[n] = lo, cert->piece_hi[n] = hi, *pieces = n + 1;
-}
-
 /* The globals: whether A holds (else the message), their order when not given sorted, and
- * their pieces. Given sorted and disjoint, one pass checks them and joins the pieces: a global
- * that starts where the one before ends extends the piece. */
+ * their pieces. Given sorted and disjoint (plan_globals.c found it when the plan was
+ * finished), there is nothing to do. */
 static ar_status_t check_globals(arp_cert_t *cert, bool *holds, char *message, size_t size) {
     ar_plan_t const *plan = cert->plan;
-    ar_global_t const *globals = plan->globals;
-    size_t count = plan->globals_count, pieces = 0, i = 0;
-    uint64_t mask = plan->alignment - 1; /* finish: a power of two */
+    struct ar_plan_internals_t const *in = plan->internals;
+    size_t count = plan->globals_count, pieces = 0;
     *holds = true;
-    if (count && globals[0].size && !(globals[0].base & mask)) {
-        uint64_t first = globals[0].base, next = first + globals[0].size; /* 0: at 2^64 */
-        for (i = 1; i < count && next; ++i) {
-            uint64_t base = globals[i].base, bytes = globals[i].size;
-            if (!bytes || (base & mask) || base < next) break;
-            if (base != next) cert->piece_lo[pieces] = first, cert->piece_hi[pieces++] = next - 1;
-            if (base != next) first = base;
-            next = base + bytes; /* finish: base + size <= 2^64 */
-        }
-        cert->piece_lo[pieces] = first, cert->piece_hi[pieces++] = next - 1;
+    if (in->globals_in_order || count == 0) {
+        cert->pieces = in->global_pieces, cert->pieces_count = in->global_pieces_count;
+        return ar_status_success_k;
     }
-    cert->pieces_count = pieces;
-    if (i == count) return ar_status_success_k;
     /* Broken, or given out of order: sorted once, as written. */
     named_range_t *r = named_globals(plan);
     cert->global_order = malloc((count + 1) * sizeof *cert->global_order);
-    if (!r || !cert->global_order) {
+    uint64_t *piece = cert->pieces_owned = malloc(2 * (count + 1) * sizeof *piece);
+    if (!r || !cert->global_order || !piece) {
         free(r);
         return ar_status_out_of_memory_k;
     }
     *holds = check_ranges(r, count, plan->alignment, NULL, "global", message, size);
     for (size_t k = 0; k < count; ++k) cert->global_order[k] = r[k].index;
     free(r);
-    pieces = 0;
     for (size_t k = 0; k < count && *holds; ++k) {
         ar_global_t const *g = arp_cert_global(cert, k);
         uint64_t hi = g->base + (g->size - 1);
-        if (pieces && cert->piece_hi[pieces - 1] != UINT64_MAX &&
-            g->base == cert->piece_hi[pieces - 1] + 1)
-            cert->piece_hi[pieces - 1] = hi;
+        if (pieces && piece[2 * pieces - 1] != UINT64_MAX && g->base == piece[2 * pieces - 1] + 1)
+            piece[2 * pieces - 1] = hi;
         else
-            cert->piece_lo[pieces] = g->base, cert->piece_hi[pieces++] = hi;
+            piece[2 * pieces] = g->base, piece[2 * pieces++ + 1] = hi;
     }
-    cert->pieces_count = pieces;
+    cert->pieces = piece, cert->pieces_count = pieces;
     return ar_status_success_k;
 }
 
@@ -190,16 +170,17 @@ static ar_status_t check_globals(arp_cert_t *cert, bool *holds, char *message, s
  * lo is the only one that can. */
 static bool meets_globals(arp_cert_t const *cert, uint64_t lo, uint64_t hi) {
     size_t n = cert->pieces_count;
-    if (!n || lo > cert->piece_hi[n - 1]) return false; /* past them all: the usual workspace */
+    uint64_t const *piece = cert->pieces;
+    if (!n || lo > piece[2 * n - 1]) return false; /* past them all: the usual workspace */
     size_t left = 0, right = n;
     while (left < right) {
         size_t middle = left + (right - left) / 2;
-        if (cert->piece_hi[middle] < lo)
+        if (piece[2 * middle + 1] < lo)
             left = middle + 1;
         else
             right = middle;
     }
-    return cert->piece_lo[left] <= hi;
+    return piece[2 * left] <= hi;
 }
 
 /* One phase's planes into its slice, sorted by (base, end, plane) with the sentinel after;
@@ -247,11 +228,7 @@ ar_status_t arp_rule_ab(arp_cert_t *cert, ar_rule_t *rule, char *message, size_t
     cert->plane_lo = malloc(slots * sizeof *cert->plane_lo);
     cert->plane_hi = malloc(slots * sizeof *cert->plane_hi);
     cert->plane_index = malloc(slots * sizeof *cert->plane_index);
-    cert->piece_lo = malloc((plan->globals_count + 1) * sizeof *cert->piece_lo);
-    cert->piece_hi = malloc((plan->globals_count + 1) * sizeof *cert->piece_hi);
-    if (!cert->plane_lo || !cert->plane_hi || !cert->plane_index || !cert->piece_lo ||
-        !cert->piece_hi)
-        return ar_status_out_of_memory_k;
+    if (!cert->plane_lo || !cert->plane_hi || !cert->plane_index) return ar_status_out_of_memory_k;
     *rule = ar_rule_none_k;
     bool holds;
     ar_status_t status = check_globals(cert, &holds, message, size);

@@ -129,12 +129,12 @@ static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
     set_sentinel(&c->spans);
     /* Good: the gaps merged with the globals' pieces, both sorted by lo; overlapping or
      * touching pieces joined. */
-    uint64_t const *piece_lo = cert->piece_lo, *piece_hi = cert->piece_hi;
+    uint64_t const *piece = cert->pieces;
     size_t g = 0, a = 0, k = 0;
     while (a < G || k < c->gaps_count) {
         uint64_t lo, hi;
-        if (k == c->gaps_count || (a < G && piece_lo[a] < c->gap_lo[k]))
-            lo = piece_lo[a], hi = piece_hi[a], ++a;
+        if (k == c->gaps_count || (a < G && piece[2 * a] < c->gap_lo[k]))
+            lo = piece[2 * a], hi = piece[2 * a + 1], ++a;
         else
             lo = c->gap_lo[k], hi = c->gap_hi[k], ++k;
         if (g && (c->good.hi[g - 1] == UINT64_MAX || lo <= c->good.hi[g - 1] + 1)) {

@@ -39,11 +39,34 @@ bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
            strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0;
 }
 
+/* Radix-sorts `count` keys on bits [low, low + bits) (digits of at most 11 bits), from `a`
+ * through `b` (as long); returns the array holding the result. */
+static uint64_t *radix_sort(uint64_t *a, uint64_t *b, size_t count, int low, int bits) {
+    int passes = (bits + 10) / 11, width = passes ? (bits + passes - 1) / passes : 0;
+    uint32_t counts[1 << 11];
+    for (int pass = 0; pass < passes; ++pass) {
+        int shift = low + pass * width;
+        uint64_t digit_mask = ((uint64_t)1 << width) - 1;
+        memset(counts, 0, ((size_t)1 << width) * sizeof *counts);
+        for (size_t i = 0; i < count; ++i) ++counts[(a[i] >> shift) & digit_mask];
+        uint32_t at = 0;
+        for (size_t d = 0; d <= digit_mask; ++d) {
+            uint32_t c = counts[d];
+            counts[d] = at, at += c;
+        }
+        for (size_t i = 0; i < count; ++i) b[counts[(a[i] >> shift) & digit_mask]++] = a[i];
+        uint64_t *t = a;
+        a = b, b = t;
+    }
+    return a;
+}
+
 /* Many endpoints: each tagged with its key and end (2k base, 2k + 1 end), sorted by a radix
- * sort on the low 64 bits, those at 2^64 last; then one walk gives the unique endpoints and
- * each key's range. Only the bytes in which endpoints differ are sorted on (addresses share
- * their high bytes and, aligned, their low ones), and each is counted in one pass. Returns
- * false out of memory. */
+ * sort, those at 2^64 last; then one walk gives the unique endpoints and each key's range.
+ * Endpoints share their high bytes and, aligned, their low bits: what lies between, offset
+ * from the least endpoint, is what is sorted on, packed with its tag into one word (when it
+ * fits 32 bits: an arena under 4 GiB at its alignment), else beside it. Returns false out of
+ * memory. */
 static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t keys_count,
                           arp_u128_t *coords, size_t *unique_out, uint32_t *key_lo,
                           uint32_t *key_hi) {
@@ -57,6 +80,7 @@ static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t
     }
     size_t m = 0, top = 0; /* endpoints below 2^64; those at 2^64 are tagged from the end */
     uint64_t differ = 0;   /* the bits in which some endpoint differs from the first */
+    uint64_t least = UINT64_MAX, most = 0;
     for (size_t k = 0; k < keys_count; ++k) {
         ar_plane_t const *plane = &plan->planes[key_plane[k]];
         arp_u128_t end = (arp_u128_t)plane->base + plane->size;
@@ -65,33 +89,44 @@ static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t
             tops[top++] = (uint32_t)(2 * k + 1);
         else
             value[m] = (uint64_t)end, tag[m++] = (uint32_t)(2 * k + 1);
-        differ |= value[m - 1] ^ value[0];
-        differ |= plane->base ^ value[0];
+        differ |= (value[m - 1] ^ value[0]) | (plane->base ^ value[0]);
+        least = plane->base < least ? plane->base : least;
+        most = value[m - 1] > most ? value[m - 1] : most;
     }
+    int low = differ ? __builtin_ctzll(differ) : 0;
+    uint64_t span = m ? (most - least) >> low : 0;
+    bool packed = span < ((uint64_t)1 << 32);
     uint64_t *v = value, *v2 = value + n;
     uint32_t *t = tag, *t2 = tag + n;
-    for (int b = 0; b < 8; ++b) {
-        if (!(differ >> (8 * b) & 255)) continue; /* one digit: the order stands */
-        uint32_t counts[256] = {0};
-        for (size_t i = 0; i < m; ++i) ++counts[(v[i] >> (8 * b)) & 255];
-        uint32_t at = 0;
-        for (int d = 0; d < 256; ++d) {
-            uint32_t c = counts[d];
-            counts[d] = at, at += c;
+    if (packed) { /* (offset >> low) << 32 | tag, sorted on the offset's bits */
+        for (size_t i = 0; i < m; ++i) v2[i] = ((value[i] - least) >> low) << 32 | tag[i];
+        int bits = span ? 64 - __builtin_clzll(span) : 0;
+        v = radix_sort(v2, value, m, 32, bits);
+    } else {
+        for (int b = 0; b < 8; ++b) {
+            if (!(differ >> (8 * b) & 255)) continue; /* one digit: the order stands */
+            uint32_t counts[256] = {0};
+            for (size_t i = 0; i < m; ++i) ++counts[(v[i] >> (8 * b)) & 255];
+            uint32_t at = 0;
+            for (int d = 0; d < 256; ++d) {
+                uint32_t c = counts[d];
+                counts[d] = at, at += c;
+            }
+            for (size_t i = 0; i < m; ++i) {
+                uint32_t to = counts[(v[i] >> (8 * b)) & 255]++;
+                v2[to] = v[i], t2[to] = t[i];
+            }
+            uint64_t *sv = v;
+            uint32_t *st = t;
+            v = v2, t = t2, v2 = sv, t2 = st;
         }
-        for (size_t i = 0; i < m; ++i) {
-            uint32_t to = counts[(v[i] >> (8 * b)) & 255]++;
-            v2[to] = v[i], t2[to] = t[i];
-        }
-        uint64_t *sv = v;
-        uint32_t *st = t;
-        v = v2, t = t2, v2 = sv, t2 = st;
     }
     size_t unique = 0;
     for (size_t i = 0; i < n; ++i) {
         bool past = i >= m; /* at 2^64 */
-        arp_u128_t c = past ? (arp_u128_t)1 << 64 : v[i];
-        uint32_t which = past ? tops[i - m] : t[i];
+        uint64_t below = packed ? least + ((v[i] >> 32) << low) : v[i];
+        arp_u128_t c = past ? (arp_u128_t)1 << 64 : below;
+        uint32_t which = past ? tops[i - m] : packed ? (uint32_t)v[i] : t[i];
         if (!unique || coords[unique - 1] != c) coords[unique++] = c;
         (which & 1 ? key_hi : key_lo)[which / 2] = (uint32_t)(unique - 1);
     }
