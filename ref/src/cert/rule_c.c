@@ -316,9 +316,11 @@ typedef struct span_t {
     tally_t tally;
 } span_t;
 
-/* Takes launches li, li + 1, ... while they keep li's phase, come before `limit` (where a
- * repeat opens) and pass whole; returns the first launch not taken (li when none is). A launch
- * that fails, or names a word it does not have, is left to the general path. */
+/* Takes launches li, li + 1, ... while they come before `limit` (where a repeat opens), pass
+ * whole and have a phase whose planes this copy of the loop scans (short ones when
+ * `short_good`; a runtime's export changes phase at every launch, and takes them all here);
+ * returns the first launch not taken (li when none is). A launch that fails, or names a word
+ * it does not have, is left to the general path. */
 static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase_table_t const *t,
                                                               size_t li, size_t limit, span_t *span,
                                                               bool short_good) {
@@ -326,6 +328,7 @@ static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase
     ar_launch_t const *launches = plan->launches;
     uint64_t const *all_words = plan->words;
     int64_t phase = launches[li].phase;
+    size_t phases = plan->phases_count;
     ar_shift_t const *named = span->named, *named_end = span->named_end;
     uint64_t sites = 0, iterations = span->iterations;
     bool points = iterations <= c->cert->options.few;
@@ -334,7 +337,12 @@ static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase
     size_t l = li;
     for (; l < limit; ++l) {
         ar_launch_t const *launch = &launches[l];
-        if (launch->phase != phase) break;
+        if (launch->phase != phase) {
+            if (launch->phase < 0 || (size_t)launch->phase >= phases) break; /* phaseless */
+            phase_table_t const *next = &c->tables[launch->phase];
+            if (short_good && next->planes.count > SCAN_RANGES) break;
+            phase = launch->phase, t = next;
+        }
         uint64_t const *words = all_words + launch->words_first;
         /* `named` is NULL when the span names nothing: never offset it then (NULL + 0 is
          * undefined behaviour, which clang's UBSan reports). */
