@@ -62,14 +62,14 @@ static uint64_t *radix_sort(uint64_t *a, uint64_t *b, size_t count, int low, int
 }
 
 /* Many endpoints: each tagged with its key and end (2k base, 2k + 1 end), sorted by a radix
- * sort, those at 2^64 last; then one walk gives the unique endpoints and each key's range.
+ * sort, those at 2^64 last; then one walk gives the unique endpoints and each key's range
+ * (key k's first cell at key_cell[k], its end at key_cell[keys_count + k]).
  * Endpoints share their high bytes and, aligned, their low bits: what lies between, offset
  * from the least endpoint, is what is sorted on, packed with its tag into one word (when it
  * fits 32 bits: an arena under 4 GiB at its alignment), else beside it. Returns false out of
  * memory. */
 static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t keys_count,
-                          arp_u128_t *coords, size_t *unique_out, uint32_t *key_lo,
-                          uint32_t *key_hi) {
+                          arp_u128_t *coords, size_t *unique_out, uint32_t *key_cell) {
     size_t n = 2 * keys_count;
     uint64_t *value = malloc(2 * n * sizeof *value);
     uint32_t *tag = malloc(2 * n * sizeof *tag);
@@ -122,13 +122,21 @@ static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t
         }
     }
     size_t unique = 0;
-    for (size_t i = 0; i < n; ++i) {
+    if (packed) { /* the offsets compared, one word each; tag 2k + e goes to key k's lo or hi */
+        uint64_t last = UINT64_MAX; /* no offset (below 2^32) */
+        for (size_t i = 0; i < m; ++i) {
+            uint64_t offset = v[i] >> 32;
+            if (offset != last) coords[unique++] = least + (offset << low), last = offset;
+            uint32_t which = (uint32_t)v[i];
+            key_cell[(which & 1) * keys_count + which / 2] = (uint32_t)(unique - 1);
+        }
+    }
+    for (size_t i = packed ? m : 0; i < n; ++i) {
         bool past = i >= m; /* at 2^64 */
-        uint64_t below = packed ? least + ((v[i] >> 32) << low) : v[i];
-        arp_u128_t c = past ? (arp_u128_t)1 << 64 : below;
-        uint32_t which = past ? tops[i - m] : packed ? (uint32_t)v[i] : t[i];
+        arp_u128_t c = past ? (arp_u128_t)1 << 64 : v[i];
+        uint32_t which = past ? tops[i - m] : t[i];
         if (!unique || coords[unique - 1] != c) coords[unique++] = c;
-        (which & 1 ? key_hi : key_lo)[which / 2] = (uint32_t)(unique - 1);
+        key_cell[(which & 1) * keys_count + which / 2] = (uint32_t)(unique - 1);
     }
     *unique_out = unique;
     free(value), free(tag), free(tops);
@@ -150,8 +158,7 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
     if (2 * keys_count > 64) {
         uint32_t *key_lo = malloc((2 * keys_count + 1) * sizeof *key_lo);
         size_t unique = 0;
-        bool ok = key_lo && compress_many(plan, key_plane, keys_count, coords, &unique, key_lo,
-                                          key_lo + keys_count);
+        bool ok = key_lo && compress_many(plan, key_plane, keys_count, coords, &unique, key_lo);
         if (ok)
             for (size_t i = 0; i < p; ++i)
                 lo[i] = key_lo[plane_key[i]], hi[i] = key_lo[keys_count + (size_t)plane_key[i]];
