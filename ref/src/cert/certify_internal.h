@@ -232,7 +232,8 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result);
 /* The diagnostic of a broken result, given k and the clobbering instance in decimal. */
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
                         char const *j_text);
-/* Planes for rule D (rule_d_planes.c): keys (plane_key holds planes_count + 1 entries,
+/* Planes for rule D (rule_d_planes.c): keys, the naive twin's (the walker reads the same,
+ * derived by finish: plan_keys.c) (plane_key holds planes_count + 1 entries,
  * key_plane planes_count + updates_count + 1; leave_key, NULL or planes_count + 1 entries, is
  * filled only when the plan has updates: the key of the value each plane leaves), then
  * elementary intervals (sorted distinct endpoints into *coords, each plane's cell range into
