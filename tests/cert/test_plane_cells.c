@@ -3,8 +3,8 @@
  * walker uses, updates included; and the elementary intervals (radix-sorted endpoints, packed
  * offsets or not) equal those a qsort of every endpoint gives. Random plans in three address
  * regimes: endpoints within 2^32 alignment units (the packed sort), spread over 2^50 units,
- * and ending at 2^64; with few endpoints too (the insertion sort), and over 2^16 (the radix
- * sort's wider digits, in one pass and in two). */
+ * and ending at 2^64; with few endpoints too (the insertion sort), and many over 2^25 units
+ * (the radix sort in three passes). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ static ar_plan_t *random_plan(int regime, size_t values, size_t phases) {
             base[v] = 0x7f0000000000ull + (next_random() % 4096) * 256;
         else if (regime == 1)
             base[v] = (next_random() % ((uint64_t)1 << 50)) * 256;
-        else if (regime == 3) /* packed, over 2^25 units: two passes of wide digits */
+        else if (regime == 3) /* packed, over 2^25 units: three passes of the radix sort */
             base[v] = 0x7f0000000000ull + (next_random() % ((uint64_t)1 << 25)) * 256;
         else
             base[v] = next_random() % 4 ? (next_random() % 4096) * 256 : 0 - size[v];
@@ -124,7 +124,7 @@ int main(void) {
             ar_plan_free(plan);
             ++plans;
         }
-    for (int regime = 0; regime < 4; ++regime) { /* past 2^16 endpoints: wider digits */
+    for (int regime = 0; regime < 4; ++regime) { /* many endpoints, and over 2^25 units: three passes */
         if (regime == 2) continue;
         ar_plan_t *plan = random_plan(regime, 40000, 60000);
         check_plan(plan);

@@ -3,7 +3,6 @@
  * distinct (name, base, size) each: the naive twin's, hashing the text, where the walker reads
  * finish's from plan_keys.c), and the diagnostic of a carried plane that breaks D.
  */
-#include <assert.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,14 +40,11 @@ bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
            strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0;
 }
 
-/* Radix-sorts `count` keys on bits [low, low + bits), from `a` through `b` (as long); returns
- * the array holding the result. Digits of at most 11 bits, or 13 where the keys are many
- * enough that a pass saved outweighs clearing and summing the larger counts. */
+/* Radix-sorts `count` keys on bits [low, low + bits) (digits of at most 11 bits), from `a`
+ * through `b` (as long); returns the array holding the result. */
 static uint64_t *radix_sort(uint64_t *a, uint64_t *b, size_t count, int low, int bits) {
-    int digit = count >= ((size_t)1 << 16) ? 13 : 11;
-    int passes = (bits + digit - 1) / digit, width = passes ? (bits + passes - 1) / passes : 0;
-    static_assert(sizeof(uint32_t[1 << 13]) == 32768, "counts: 32 KiB on the stack");
-    uint32_t counts[1 << 13];
+    int passes = (bits + 10) / 11, width = passes ? (bits + passes - 1) / passes : 0;
+    uint32_t counts[1 << 11];
     for (int pass = 0; pass < passes; ++pass) {
         int shift = low + pass * width;
         uint64_t digit_mask = ((uint64_t)1 << width) - 1;
