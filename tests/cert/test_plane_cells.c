@@ -97,7 +97,7 @@ static void check_plan(ar_plan_t const *plan) {
     require_true(want != NULL);
     for (size_t i = 0; i < p; ++i)
         want[2 * i] = plan->planes[i].base,
-               want[2 * i + 1] = (arp_u128_t)plan->planes[i].base + plan->planes[i].size;
+                 want[2 * i + 1] = (arp_u128_t)plan->planes[i].base + plan->planes[i].size;
     qsort(want, 2 * p, sizeof *want, compare_u128);
     size_t unique = 0;
     for (size_t i = 0; i < 2 * p; ++i)
@@ -124,7 +124,8 @@ int main(void) {
             ar_plan_free(plan);
             ++plans;
         }
-    for (int regime = 0; regime < 4; ++regime) { /* many endpoints, and over 2^25 units: three passes */
+    for (int regime = 0; regime < 4;
+         ++regime) { /* many endpoints, and over 2^25 units: three passes */
         if (regime == 2) continue;
         ar_plan_t *plan = random_plan(regime, 40000, 60000);
         check_plan(plan);

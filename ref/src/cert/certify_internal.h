@@ -81,7 +81,7 @@ typedef struct arp_cert_t {
      * [2^64 - 1, 2^64 - 1] (rule C scans it with no bound). */
     uint64_t *plane_lo, *plane_hi;
     size_t *plane_index;
-    arp_span_t *spans;          /* the union of the windows */
+    arp_span_t *spans; /* the union of the windows */
     size_t spans_count;
     /* Per repeat, its namings sorted by site; NULL when the plan has no shifts. Nothing here is
      * proportional to the words: only named sites are listed. */

@@ -102,8 +102,7 @@ static ar_status_t diagnose_phase(arp_cert_t const *cert, size_t ph, char *messa
         ar_plane_t const *p = &plan->planes[phase->planes_first + i];
         planes[i] = (named_range_t){p->base, (arp_u128_t)p->base + p->size, p->name, i};
     }
-    if (check_ranges(planes, phase->planes_count, plan->alignment, phase, "plane", message,
-                     size)) {
+    if (check_ranges(planes, phase->planes_count, plan->alignment, phase, "plane", message, size)) {
         qsort(globals, plan->globals_count, sizeof *globals, compare_named_ranges);
         for (size_t i = 0; i < phase->planes_count; ++i) {
             named_range_t const *p = &planes[i];
