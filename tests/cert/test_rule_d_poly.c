@@ -360,7 +360,7 @@ static int check_shape(shape_t const *s, char const *what, tally_t *tally, big_t
     int before = expect_failures_;
     unsigned const points = s->depth + 1 + EXTRA_POINTS;
     u128 k[POINTS_MAX];
-    bool broken[POINTS_MAX];
+    bool broken[POINTS_MAX] = {false};
     /* Small N: the naive walker and the certifier, verdict by verdict (N = 1 too). */
     for (uint64_t n = 1; n < FIT_FIRST + points; ++n) {
         ar_plan_t *plan = build(s, n);

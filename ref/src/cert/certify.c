@@ -117,13 +117,10 @@ ar_status_t ar_certify(ar_plan_t const *plan, ar_certify_options_t const *option
     snprintf(report->message, sizeof report->message, "certified");
     snprintf(report->instance_text, sizeof report->instance_text, "0");
 
-    status = ar_status_out_of_memory_k;
-    cert.globals = malloc((plan->globals_count ? plan->globals_count : 1) * sizeof *cert.globals);
-    cert.planes = malloc((plan->planes_count ? plan->planes_count : 1) * sizeof *cert.planes);
-    if (!cert.globals || !cert.planes) goto out;
-
     /* A and B; they leave the globals and each phase's planes sorted, for C. */
-    ar_rule_t rule = arp_rule_ab(&cert, report->message, sizeof report->message);
+    ar_rule_t rule;
+    status = arp_rule_ab(&cert, &rule, report->message, sizeof report->message);
+    if (status) goto out;
     if (rule != ar_rule_none_k) {
         set_verdict(report, rule, 1);
         status = ar_status_success_k;
@@ -155,8 +152,8 @@ out:
         report->rule = ar_rule_none_k, report->verdict = 0;
         snprintf(report->verdict_text, sizeof report->verdict_text, "none");
     }
-    free(cert.globals);
-    free(cert.planes);
+    free(cert.global_order), free(cert.pieces_owned);
+    free(cert.plane_lo), free(cert.plane_hi), free(cert.plane_index);
     free(cert.spans);
     arp_namings_free(&cert);
     return status;

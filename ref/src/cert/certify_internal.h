@@ -18,15 +18,6 @@
  * once per level, and this bounds their stack. */
 #define ARP_MAX_REPEAT_DEPTH 4096u
 
-/* A range with a name: a global or a plane, sorted by base for binary search. */
-typedef struct arp_named_range_t {
-    uint64_t base;
-    arp_u128_t end; /* base + size, up to 2^64 */
-    char const *name;
-    size_t index; /* into plan->globals or plan->planes */
-    bool is_global;
-} arp_named_range_t;
-
 /* A piece of the union of the windows, sorted; `window` is the first window that forms it. */
 typedef struct arp_span_t {
     uint64_t base;
@@ -78,9 +69,19 @@ typedef struct arp_naming_list_t {
 typedef struct arp_cert_t {
     ar_plan_t const *plan;
     ar_certify_options_t options;
-    arp_named_range_t *globals; /* sorted by base */
-    arp_named_range_t *planes;  /* each phase's slice [planes_first, +planes_count) sorted */
-    arp_span_t *spans;          /* the union of the windows */
+    /* The globals by base: plan->globals[global_order[i]], or as written where global_order is
+     * NULL (given sorted, the usual case); their union as inclusive pieces, touching globals
+     * joined (a few, where weights are packed). */
+    size_t *global_order;
+    uint64_t const *pieces; /* lo at [2k], hi at [2k + 1]: the plan's (from finish), or owned */
+    uint64_t *pieces_owned;
+    size_t pieces_count;
+    /* Each phase's planes by base, inclusive [plane_lo, plane_hi], and the plane each is, over
+     * one array: phase ph's slice starts at planes_first + ph and ends in a sentinel
+     * [2^64 - 1, 2^64 - 1] (rule C scans it with no bound). */
+    uint64_t *plane_lo, *plane_hi;
+    size_t *plane_index;
+    arp_span_t *spans; /* the union of the windows */
     size_t spans_count;
     /* Per repeat, its namings sorted by site; NULL when the plan has no shifts. Nothing here is
      * proportional to the words: only named sites are listed. */
@@ -89,9 +90,14 @@ typedef struct arp_cert_t {
     arp_frame_entry_t *frame_entries;
 } arp_cert_t;
 
-/* Rules A and B (rule_ab.c): the rule broken (none, a or b) with its message; leaves
- * cert->globals and cert->planes (allocated by the caller) sorted for rule C. */
-ar_rule_t arp_rule_ab(arp_cert_t *cert, char *message, size_t size);
+/* Rules A and B (rule_ab.c): the rule broken (none, a or b) into *rule with its message; fills
+ * the sorted views above (the caller frees them) for rule C. Out of memory is the only
+ * failure. */
+ar_status_t arp_rule_ab(arp_cert_t *cert, ar_rule_t *rule, char *message, size_t size);
+/* Global i by base. */
+static inline ar_global_t const *arp_cert_global(arp_cert_t const *cert, size_t i) {
+    return &cert->plan->globals[cert->global_order ? cert->global_order[i] : i];
+}
 /* The windows' union (ranges.c) and each repeat's namings (namings.c), for rule C. */
 ar_status_t arp_cert_windows(arp_cert_t *cert);
 ar_status_t arp_namings_build(arp_cert_t *cert);
@@ -163,9 +169,10 @@ static inline size_t arp_cert_span_past(arp_cert_t const *cert, uint64_t lo) {
 }
 /* Whether [lo, hi] (inclusive) meets a window; the window it meets goes to *window. */
 bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, size_t *window);
-/* The allowed range of `phase` (a plane of it or a global) that holds all of [lo, hi], or NULL. */
-arp_named_range_t const *arp_cert_allowed(arp_cert_t const *cert, int64_t phase, uint64_t lo,
-                                          uint64_t hi);
+/* Whether a global holds all of [lo, hi]; whether an allowed range of `phase` (a plane of it
+ * or a global) does. */
+bool arp_cert_global_holds(arp_cert_t const *cert, uint64_t lo, uint64_t hi);
+bool arp_cert_allowed(arp_cert_t const *cert, int64_t phase, uint64_t lo, uint64_t hi);
 /* The shift of naming `n` at ordinal `i` of its repeat, mod 2^64; `cursor` (start it at
  * n->entries_first) makes increasing ordinals cost O(1) each. Needs the frame entries for a
  * frames repeat. */
@@ -225,7 +232,8 @@ ar_status_t arp_rule_d_wide(ar_plan_t const *plan, arp_rule_d_t *result);
 /* The diagnostic of a broken result, given k and the clobbering instance in decimal. */
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
                         char const *j_text);
-/* Planes for rule D (rule_d_planes.c): keys (plane_key holds planes_count + 1 entries,
+/* Planes for rule D (rule_d_planes.c): keys, the naive twin's (the walker reads the same,
+ * derived by finish: plan_keys.c) (plane_key holds planes_count + 1 entries,
  * key_plane planes_count + updates_count + 1; leave_key, NULL or planes_count + 1 entries, is
  * filled only when the plan has updates: the key of the value each plane leaves), then
  * elementary intervals (sorted distinct endpoints into *coords, each plane's cell range into

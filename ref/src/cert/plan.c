@@ -203,6 +203,8 @@ void ar_plan_free(ar_plan_t *plan) {
     free(plan->repeat_parent);
     free(plan->run_starts);
     if (plan->internals) {
+        arp_plan_keys_free(plan->internals);
+        arp_plan_globals_free(plan->internals);
         free(plan->internals->repeat_frames);
         free(plan->internals->intern_slots);
         for (arp_pool_chunk_t *chunk = plan->internals->pool, *next; chunk; chunk = next) {

@@ -1,6 +1,7 @@
 /* ar_plan_finish: the structural rules of CERTIFICATE.md §1, checked in the order the plan's
  * JSON reads, the first breach reported with its JSON path; and the facts the certificate
- * reads, derived once (repeat order and parents, phase indices and runs). Near-linear: phase
+ * reads, derived once (repeat order and parents, phase indices and runs; the values' keys in
+ * plan_keys.c, the globals' order in plan_globals.c). Near-linear: phase
  * ids through a hash; repeats sorted as intervals and swept with a stack; duplicate entries by
  * sorting each list; a reference cuts a repeat exactly when an end lies strictly inside a
  * body, which a difference array over launch boundaries answers in O(1).
@@ -408,6 +409,8 @@ ar_status_t ar_plan_finish(ar_plan_t *plan, ar_plan_error_t *error) {
     ar_status_t status = check_phases_and_resolve(plan, error);
     if (!status) status = check_repeats(plan, error);
     if (!status) status = check_schedule(plan, error);
+    if (!status) status = arp_plan_keys_derive(plan);
+    if (!status) status = arp_plan_globals_derive(plan);
     if (status == ar_status_out_of_memory_k)
         arp_plan_fail(error, status, "$", 0, 0, "out of memory while checking the plan");
     if (status) return status;

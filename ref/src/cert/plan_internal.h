@@ -29,6 +29,18 @@ struct ar_plan_internals_t {
     arp_pool_chunk_t *pool;
     arp_intern_slot_t *intern_slots;
     size_t intern_capacity, intern_used; /* capacity a power of two, at most half full */
+    /* Rule D's keys, derived by ar_plan_finish (plan_keys.c): per plane the key of its value
+     * and of the value it leaves (leave_key is plane_key itself without updates), and per key
+     * its first plane (for a becomes' key, the updating plane). */
+    int32_t *plane_key, *leave_key;
+    size_t *key_plane;
+    size_t keys_count;
+    /* The globals' order, derived by ar_plan_finish (plan_globals.c): whether they come sorted,
+     * disjoint, aligned and non-empty, and then their union, inclusive pieces lo at [2k], hi at
+     * [2k + 1]. */
+    bool globals_in_order;
+    uint64_t *global_pieces;
+    size_t global_pieces_count;
 };
 
 /* 64-bit FNV-1a, folded with a final mix so that short, similar names spread well. */
@@ -51,6 +63,14 @@ ar_status_t arp_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char
 ar_status_t arp_plan_fail(ar_plan_error_t *error, ar_status_t status, char const *path, int line,
                           int column, char const *format, ...)
     __attribute__((format(printf, 6, 7)));
+
+/* The keys above, for a plan whose planes and updates_count are final; out of memory is the only
+ * failure. Free resets them. */
+ar_status_t arp_plan_keys_derive(ar_plan_t *plan);
+void arp_plan_keys_free(struct ar_plan_internals_t *internals);
+/* The globals' order above; out of memory is the only failure. Free resets it. */
+ar_status_t arp_plan_globals_derive(ar_plan_t *plan);
+void arp_plan_globals_free(struct ar_plan_internals_t *internals);
 
 /* Whether the plan takes builder calls (created, not finished). */
 bool arp_plan_building(ar_plan_t const *plan);

@@ -1,7 +1,7 @@
-/* The sorted views rules C reads, built once A and B hold: globals and each phase's planes by
- * base (so one phase's allowed ranges are disjoint), and the windows' union. Lookups: does an
- * interval meet a window, which allowed range holds it; and rule C's one-line diagnostic,
- * shared by the certificate and the exact oracle.
+/* The sorted views rule C reads: the windows' union, built once A and B hold (they leave the
+ * globals and each phase's planes by base, so one phase's allowed ranges are disjoint).
+ * Lookups: does an interval meet a window, does an allowed range hold it; and rule C's one-line
+ * diagnostic, shared by the certificate and the exact oracle.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,38 +43,41 @@ bool arp_cert_meets_window(arp_cert_t const *cert, uint64_t lo, uint64_t hi, siz
     return true;
 }
 
-/* The range of sorted, pairwise disjoint `ranges` holding all of [lo, hi], or NULL. */
-static arp_named_range_t const *find_holding(arp_named_range_t const *ranges, size_t count,
-                                             uint64_t lo, uint64_t hi) {
-    size_t left = 0, right = count; /* the first range with base > lo */
+bool arp_cert_global_holds(arp_cert_t const *cert, uint64_t lo, uint64_t hi) {
+    size_t left = 0, right = cert->plan->globals_count; /* the first global with base > lo */
     while (left < right) {
         size_t middle = left + (right - left) / 2;
-        if (ranges[middle].base <= lo)
+        if (arp_cert_global(cert, middle)->base <= lo)
             left = middle + 1;
         else
             right = middle;
     }
-    if (left == 0) return NULL;
-    arp_named_range_t const *candidate = &ranges[left - 1];
-    return (arp_u128_t)hi < candidate->end ? candidate : NULL;
+    if (left == 0) return false;
+    ar_global_t const *g = arp_cert_global(cert, left - 1);
+    return (arp_u128_t)hi < (arp_u128_t)g->base + g->size;
 }
 
-arp_named_range_t const *arp_cert_allowed(arp_cert_t const *cert, int64_t phase, uint64_t lo,
-                                          uint64_t hi) {
+bool arp_cert_allowed(arp_cert_t const *cert, int64_t phase, uint64_t lo, uint64_t hi) {
     ar_plan_t const *plan = cert->plan;
     if (phase >= 0 && (size_t)phase < plan->phases_count) {
         ar_phase_t const *p = &plan->phases[phase];
-        arp_named_range_t const *plane =
-            find_holding(cert->planes + p->planes_first, p->planes_count, lo, hi);
-        if (plane) return plane;
+        size_t first = p->planes_first + (size_t)phase, left = 0, right = p->planes_count;
+        while (left < right) { /* the first plane with base > lo */
+            size_t middle = left + (right - left) / 2;
+            if (cert->plane_lo[first + middle] <= lo)
+                left = middle + 1;
+            else
+                right = middle;
+        }
+        if (left && hi <= cert->plane_hi[first + left - 1]) return true;
     }
-    return find_holding(cert->globals, plan->globals_count, lo, hi);
+    return arp_cert_global_holds(cert, lo, hi);
 }
 
-/* Distance from [lo, hi] to a range, for naming the nearest allowed one. */
-static arp_u128_t distance_to(arp_named_range_t const *range, uint64_t lo, uint64_t hi) {
-    if ((arp_u128_t)lo >= range->end) return (arp_u128_t)lo - range->end + 1;
-    if (hi < range->base) return (arp_u128_t)(range->base - hi);
+/* Distance from [lo, hi] to [base, end), for naming the nearest allowed range. */
+static arp_u128_t distance_to(uint64_t base, arp_u128_t end, uint64_t lo, uint64_t hi) {
+    if ((arp_u128_t)lo >= end) return (arp_u128_t)lo - end + 1;
+    if (hi < base) return (arp_u128_t)(base - hi);
     return 0;
 }
 
@@ -97,27 +100,33 @@ void arp_cert_describe_c(arp_cert_t const *cert, size_t launch, size_t word, uin
         snprintf(window_text, sizeof window_text, "window %zu [0x%" PRIx64 ", %s)", window,
                  plan->windows[window].base, end);
     }
-    /* The nearest allowed range: linear, since this runs once per report. */
-    arp_named_range_t const *nearest = NULL;
-    arp_u128_t best = ARP_U128_MAX;
-    bool nearest_is_plane = false;
+    /* The nearest allowed range (the first by base at the least distance): linear, since this
+     * runs once per report. */
+    char const *nearest = NULL, *nearest_name = NULL;
+    uint64_t nearest_base = 0;
+    arp_u128_t nearest_end = 0, best = ARP_U128_MAX;
     if (l->phase >= 0 && (size_t)l->phase < plan->phases_count) {
         ar_phase_t const *p = &plan->phases[l->phase];
         for (size_t i = 0; i < p->planes_count; ++i) {
-            arp_named_range_t const *r = &cert->planes[p->planes_first + i];
-            arp_u128_t d = distance_to(r, lo, hi);
-            if (!nearest || d < best) nearest = r, best = d, nearest_is_plane = true;
+            size_t slot = p->planes_first + (size_t)l->phase + i;
+            ar_plane_t const *r = &plan->planes[cert->plane_index[slot]];
+            arp_u128_t end = (arp_u128_t)r->base + r->size, d = distance_to(r->base, end, lo, hi);
+            if (!nearest || d < best)
+                nearest = "plane", nearest_name = r->name, nearest_base = r->base,
+                nearest_end = end, best = d;
         }
     }
     for (size_t i = 0; i < plan->globals_count; ++i) {
-        arp_u128_t d = distance_to(&cert->globals[i], lo, hi);
-        if (!nearest || d < best) nearest = &cert->globals[i], best = d, nearest_is_plane = false;
+        ar_global_t const *g = arp_cert_global(cert, i);
+        arp_u128_t end = (arp_u128_t)g->base + g->size, d = distance_to(g->base, end, lo, hi);
+        if (!nearest || d < best)
+            nearest = "global", nearest_name = g->name, nearest_base = g->base, nearest_end = end,
+            best = d;
     }
     if (nearest) {
         char range[160];
-        arp_cert_describe_range(nearest->name, nearest->base, nearest->end, range, sizeof range);
-        snprintf(nearest_text, sizeof nearest_text, "%s %s", nearest_is_plane ? "plane" : "global",
-                 range);
+        arp_cert_describe_range(nearest_name, nearest_base, nearest_end, range, sizeof range);
+        snprintf(nearest_text, sizeof nearest_text, "%s %s", nearest, range);
     }
     snprintf(message, size,
              "rule C: launch %zu (kernel \"%s\", phase \"%s\") word %zu takes %s%s%s, which meets "

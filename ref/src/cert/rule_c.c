@@ -73,15 +73,14 @@ typedef struct rule_c_t {
     uint64_t *gap_lo, *gap_hi; /* the stretches between (and around) the spans */
     size_t gaps_count;
     range_set_t good;      /* the globals and the gaps, joined */
-    range_set_t globals;   /* the globals, not joined */
-    phase_table_t *tables; /* per phase, over one array (each slice with its sentinel) */
+    phase_table_t *tables; /* per phase, into A and B's sorted planes (each with its sentinel) */
     uint64_t *space;
 } rule_c_t;
 
 /* A point: `short_sets` when the phase's planes and `good` are short (a compile-time constant
  * in each copy of the span loop). */
-static inline bool point_passes(rule_c_t const *c, phase_table_t const *t, uint64_t v,
-                                bool short_sets) {
+static inline __attribute__((always_inline)) bool
+point_passes(rule_c_t const *c, phase_table_t const *t, uint64_t v, bool short_sets) {
     if (short_sets) return short_set_holds(&t->planes, v) || short_set_holds(&c->good, v);
     return set_holds(&t->planes, v) || set_holds(&c->good, v);
 }
@@ -94,7 +93,7 @@ static inline bool set_holds_all(range_set_t const *set, uint64_t lo, uint64_t h
 static inline bool table_passes(rule_c_t const *c, phase_table_t const *t, uint64_t lo,
                                 uint64_t hi) {
     if (lo == hi) return point_passes(c, t, lo, false);
-    if (set_holds_all(&t->planes, lo, hi) || set_holds_all(&c->globals, lo, hi)) return true;
+    if (set_holds_all(&t->planes, lo, hi) || arp_cert_global_holds(c->cert, lo, hi)) return true;
     size_t j = set_first_ending(&c->spans, lo); /* the first span that may meet [lo, hi] */
     return j == c->spans.count || c->spans.lo[j] > hi;
 }
@@ -103,20 +102,17 @@ static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
     ar_plan_t const *plan = cert->plan;
     memset(c, 0, sizeof *c);
     c->cert = cert;
-    size_t s = cert->spans_count, padded = s + 1, G = plan->globals_count;
-    size_t P = plan->planes_count, phases = plan->phases_count;
-    /* spans, gaps, good (globals + gaps + sentinel), globals (+ sentinel), the phases' planes
-     * (each phase's slice with its sentinel) */
-    size_t good = G + s + 2,
-           entries = 2 * padded + 2 * (s + 1) + 2 * good + 2 * (G + 1) + 2 * (P + phases);
+    size_t s = cert->spans_count, padded = s + 1, G = cert->pieces_count;
+    size_t phases = plan->phases_count;
+    /* spans, gaps, good (the globals' pieces + gaps + sentinel) */
+    size_t good = G + s + 2, entries = 2 * padded + 2 * (s + 1) + 2 * good;
     c->space = malloc(entries * sizeof *c->space);
     c->tables = malloc((phases + 1) * sizeof *c->tables);
     if (!c->space || !c->tables) return ar_status_out_of_memory_k;
     uint64_t *at = c->space;
     c->spans.lo = at, c->spans.hi = at + padded, at += 2 * padded;
     c->gap_lo = at, c->gap_hi = at + s + 1, at += 2 * (s + 1);
-    c->good.lo = at, c->good.hi = at + good, at += 2 * good;
-    c->globals.lo = at, c->globals.hi = at + G + 1, at += 2 * (G + 1);
+    c->good.lo = at, c->good.hi = at + good;
     c->spans.count = s;
     uint64_t next = 0; /* the first address not yet covered */
     bool done = false;
@@ -131,18 +127,14 @@ static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
     }
     if (!done) c->gap_lo[c->gaps_count] = next, c->gap_hi[c->gaps_count++] = UINT64_MAX;
     set_sentinel(&c->spans);
-    for (size_t j = 0; j < G; ++j)
-        c->globals.lo[j] = cert->globals[j].base,
-        c->globals.hi[j] = (uint64_t)(cert->globals[j].end - 1);
-    c->globals.count = G;
-    set_sentinel(&c->globals);
-    /* Good: the gaps merged with the globals, both sorted by lo; overlapping or touching
-     * pieces joined. */
+    /* Good: the gaps merged with the globals' pieces, both sorted by lo; overlapping or
+     * touching pieces joined. */
+    uint64_t const *piece = cert->pieces;
     size_t g = 0, a = 0, k = 0;
     while (a < G || k < c->gaps_count) {
         uint64_t lo, hi;
-        if (k == c->gaps_count || (a < G && c->globals.lo[a] < c->gap_lo[k]))
-            lo = c->globals.lo[a], hi = c->globals.hi[a], ++a;
+        if (k == c->gaps_count || (a < G && piece[2 * a] < c->gap_lo[k]))
+            lo = piece[2 * a], hi = piece[2 * a + 1], ++a;
         else
             lo = c->gap_lo[k], hi = c->gap_hi[k], ++k;
         if (g && (c->good.hi[g - 1] == UINT64_MAX || lo <= c->good.hi[g - 1] + 1)) {
@@ -152,18 +144,12 @@ static ar_status_t rule_c_begin(rule_c_t *c, arp_cert_t const *cert) {
     }
     c->good.count = g;
     set_sentinel(&c->good);
-    /* Each phase's sorted planes (rule B left them sorted), in one array. */
-    uint64_t *lo = at, *hi = at + P + phases;
+    /* Each phase's sorted planes, as rule B left them. */
     for (size_t ph = 0; ph < phases; ++ph) {
         ar_phase_t const *phase = &plan->phases[ph];
-        size_t first = phase->planes_first + ph, n = phase->planes_count;
-        range_set_t *set = &c->tables[ph].planes;
-        set->lo = lo + first, set->hi = hi + first, set->count = n;
-        for (size_t i = 0; i < n; ++i) {
-            arp_named_range_t const *r = &cert->planes[phase->planes_first + i];
-            set->lo[i] = r->base, set->hi[i] = (uint64_t)(r->end - 1);
-        }
-        set_sentinel(set);
+        size_t first = phase->planes_first + ph;
+        c->tables[ph].planes =
+            (range_set_t){cert->plane_lo + first, cert->plane_hi + first, phase->planes_count};
     }
     return ar_status_success_k;
 }
@@ -330,9 +316,11 @@ typedef struct span_t {
     tally_t tally;
 } span_t;
 
-/* Takes launches li, li + 1, ... while they keep li's phase, come before `limit` (where a
- * repeat opens) and pass whole; returns the first launch not taken (li when none is). A launch
- * that fails, or names a word it does not have, is left to the general path. */
+/* Takes launches li, li + 1, ... while they come before `limit` (where a repeat opens), pass
+ * whole and have a phase whose planes this copy of the loop scans (short ones when
+ * `short_good`; a runtime's export changes phase at every launch, and takes them all here);
+ * returns the first launch not taken (li when none is). A launch that fails, or names a word
+ * it does not have, is left to the general path. */
 static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase_table_t const *t,
                                                               size_t li, size_t limit, span_t *span,
                                                               bool short_good) {
@@ -340,6 +328,7 @@ static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase
     ar_launch_t const *launches = plan->launches;
     uint64_t const *all_words = plan->words;
     int64_t phase = launches[li].phase;
+    size_t phases = plan->phases_count;
     ar_shift_t const *named = span->named, *named_end = span->named_end;
     uint64_t sites = 0, iterations = span->iterations;
     bool points = iterations <= c->cert->options.few;
@@ -348,7 +337,12 @@ static inline __attribute__((always_inline)) size_t span_loop(rule_c_t *c, phase
     size_t l = li;
     for (; l < limit; ++l) {
         ar_launch_t const *launch = &launches[l];
-        if (launch->phase != phase) break;
+        if (launch->phase != phase) {
+            if (launch->phase < 0 || (size_t)launch->phase >= phases) break; /* phaseless */
+            phase_table_t const *next = &c->tables[launch->phase];
+            if (short_good && next->planes.count > SCAN_RANGES) break;
+            phase = launch->phase, t = next;
+        }
         uint64_t const *words = all_words + launch->words_first;
         /* `named` is NULL when the span names nothing: never offset it then (NULL + 0 is
          * undefined behaviour, which clang's UBSan reports). */

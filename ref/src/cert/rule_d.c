@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cert/certify_internal.h"
+#include "cert/plan_internal.h"
 
 #define KEY_NONE (-1)
 #define KEY_MIXED INT32_MIN
@@ -120,11 +121,10 @@ typedef struct walker_t {
     unsigned char *memo_rule;
     bool *met;
     size_t events;
-    int32_t *plane_key;
-    /* The key each plane leaves: its becomes' (same base and size) when it updates in place,
-     * else its own (then this is plane_key itself). */
-    int32_t *leave_key;
-    size_t *key_plane; /* a plane with that key (for a becomes' key, the updating plane) */
+    /* The plan's keys (plan_keys.c, from finish): per plane its value's and the one it leaves
+     * (its becomes' when it updates in place, else its own); per key a plane with it. */
+    int32_t const *plane_key, *leave_key;
+    size_t const *key_plane;
     size_t keys_count;
     bool *declared;
     arp_u128_t *stamp; /* the instance that last declared the key */
@@ -137,8 +137,11 @@ typedef struct walker_t {
     arp_runs_t runs;
     int64_t current;
     arp_u128_t instances, executed;
+    /* The keys declared, in order, while some walk will read them back (`logging` > 0: the
+     * second of more than two passes, or a recording); else nothing is logged. */
     int32_t *log;
     size_t log_count, log_capacity;
+    unsigned logging;
     unsigned depth;
     summaries_t sums;
     /* Instances and stamps count modulo 2^128 (modulus 0) or modulo a prime below 2^64, and
@@ -257,16 +260,20 @@ static void report_break(walker_t *w, int64_t phase, size_t plane) {
     }
 }
 
-static bool log_key(walker_t *w, int32_t key) {
-    if (w->log_count == w->log_capacity) {
-        size_t capacity = w->log_capacity ? 2 * w->log_capacity : 256;
-        int32_t *grown = realloc(w->log, capacity * sizeof *grown);
-        if (!grown) {
-            w->status = ar_status_out_of_memory_k;
-            return false;
-        }
-        w->log = grown, w->log_capacity = capacity;
+static bool log_grow(walker_t *w) {
+    size_t capacity = w->log_capacity ? 2 * w->log_capacity : 256;
+    int32_t *grown = realloc(w->log, capacity * sizeof *grown);
+    if (!grown) {
+        w->status = ar_status_out_of_memory_k;
+        return false;
     }
+    w->log = grown, w->log_capacity = capacity;
+    return true;
+}
+
+static inline bool log_key(walker_t *w, int32_t key) {
+    if (!w->logging) return true;
+    if (w->log_count == w->log_capacity && !log_grow(w)) return false;
     w->log[w->log_count++] = key;
     return true;
 }
@@ -425,7 +432,9 @@ static bool walk_memo(walker_t *w, bool repeat, size_t first, size_t count, int6
     m->top = epoch;
     size_t pending_mark = m->pending_count, log_mark = w->log_count;
     arp_u128_t instances = w->instances, executed = w->executed;
+    ++w->logging;
     bool ok = walk_unit(w, repeat, first, count);
+    --w->logging;
     m->top = parent;
     if (!ok) return false;
     summary_t s = {true,
@@ -544,7 +553,10 @@ static bool walk_passes(walker_t *w, int kind, size_t a, size_t b, uint64_t pass
     if (passes == 1) return true;
     size_t log_mark = w->log_count;
     arp_u128_t start_instances = w->instances, start_executed = w->executed;
-    if (!walk_body(w, kind, a, b)) return false;
+    w->logging += passes > 2;
+    bool ok = walk_body(w, kind, a, b);
+    w->logging -= passes > 2;
+    if (!ok) return false;
     if (passes == 2) return true;
     arp_u128_t c2 = count_sub(w, w->instances, start_instances);
     arp_u128_t e2 = w->executed - start_executed;
@@ -719,19 +731,17 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     }
     w.order = plan->repeat_order;
     w.after_end = malloc((r + 1) * sizeof *w.after_end);
-    w.plane_key = malloc((p + 1) * sizeof *w.plane_key);
-    w.leave_key = plan->updates_count ? malloc((p + 1) * sizeof *w.leave_key) : w.plane_key;
-    w.key_plane = malloc((most_keys + 1) * sizeof *w.key_plane);
-    w.declared = calloc(most_keys + 1, sizeof *w.declared);
-    w.stamp = malloc((most_keys + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
-    w.stamp_phase = malloc((most_keys + 1) * sizeof *w.stamp_phase);
+    w.plane_key = plan->internals->plane_key, w.leave_key = plan->internals->leave_key;
+    w.key_plane = plan->internals->key_plane, w.keys_count = plan->internals->keys_count;
+    size_t keys = w.keys_count;
+    w.declared = calloc(keys + 1, sizeof *w.declared);
+    w.stamp = malloc((keys + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
+    w.stamp_phase = malloc((keys + 1) * sizeof *w.stamp_phase);
     if (modulus || wide) {
-        w.pass_mark = calloc(most_keys + 1, sizeof *w.pass_mark);
+        w.pass_mark = calloc(keys + 1, sizeof *w.pass_mark);
         if (!w.pass_mark) goto out;
     }
-    if (!w.after_end || !w.plane_key || !w.leave_key || !w.key_plane || !w.declared || !w.stamp ||
-        !w.stamp_phase)
-        goto out;
+    if (!w.after_end || !w.declared || !w.stamp || !w.stamp_phase) goto out;
 
     /* Events: the phase runs' starts merged with the repeats' (outer first), from finish. */
     size_t const *runs_given = plan->run_starts;
@@ -770,12 +780,6 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.after_end[q] = lo;
     }
 
-    /* Keys: distinct (name, base, size), of the planes and of the values updates leave. */
-    if (arp_cert_plane_keys(plan, w.plane_key, w.key_plane,
-                            plan->updates_count ? w.leave_key : NULL,
-                            &w.keys_count) != ar_status_success_k)
-        goto out;
-
     status = arp_cert_compress(plan, w.plane_key, w.key_plane, w.keys_count, &coords, &coords_count,
                                &w.plane_lo, &w.plane_hi);
     if (status) goto out;
@@ -813,9 +817,7 @@ out:
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "rule D: out of memory");
     free(w.after_end), free(w.event_at), free(w.event_chain), free(w.event_phase),
-        free(w.start_event), free(w.key_plane);
-    if (w.leave_key != w.plane_key) free(w.leave_key);
-    free(w.plane_key);
+        free(w.start_event);
     free(w.declared), free(w.stamp), free(w.stamp_phase), free(w.plane_lo), free(w.plane_hi);
     free(w.tree), free(w.log), free(coords);
     arp_runs_free(&w.runs);

@@ -1,6 +1,7 @@
 /* Rule D's view of planes, shared by its walker and its naive twin: each plane's elementary
  * intervals (the sorted distinct plane endpoints cut the address space into cells), keys (a
- * distinct (name, base, size) each), and the diagnostic of a carried plane that breaks D.
+ * distinct (name, base, size) each: the naive twin's, hashing the text, where the walker reads
+ * finish's from plan_keys.c), and the diagnostic of a carried plane that breaks D.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -39,22 +40,48 @@ bool arp_cert_same_plane(ar_plane_t const *a, ar_plane_t const *b) {
            strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0;
 }
 
+/* Radix-sorts `count` keys on bits [low, low + bits) (digits of at most 11 bits), from `a`
+ * through `b` (as long); returns the array holding the result. */
+static uint64_t *radix_sort(uint64_t *a, uint64_t *b, size_t count, int low, int bits) {
+    int passes = (bits + 10) / 11, width = passes ? (bits + passes - 1) / passes : 0;
+    uint32_t counts[1 << 11];
+    for (int pass = 0; pass < passes; ++pass) {
+        int shift = low + pass * width;
+        uint64_t digit_mask = ((uint64_t)1 << width) - 1;
+        memset(counts, 0, ((size_t)1 << width) * sizeof *counts);
+        for (size_t i = 0; i < count; ++i) ++counts[(a[i] >> shift) & digit_mask];
+        uint32_t at = 0;
+        for (size_t d = 0; d <= digit_mask; ++d) {
+            uint32_t c = counts[d];
+            counts[d] = at, at += c;
+        }
+        for (size_t i = 0; i < count; ++i) b[counts[(a[i] >> shift) & digit_mask]++] = a[i];
+        uint64_t *t = a;
+        a = b, b = t;
+    }
+    return a;
+}
+
 /* Many endpoints: each tagged with its key and end (2k base, 2k + 1 end), sorted by a radix
- * sort on the low 64 bits (bytes all endpoints share skipped), those at 2^64 last; then one
- * walk gives the unique endpoints and each key's range. Returns false out of memory. */
+ * sort, those at 2^64 last; then one walk gives the unique endpoints and each key's range
+ * (key k's first cell at key_cell[k], its end at key_cell[keys_count + k]).
+ * Endpoints share their high bytes and, aligned, their low bits: what lies between, offset
+ * from the least endpoint, is what is sorted on, packed with its tag into one word (when it
+ * fits 32 bits: an arena under 4 GiB at its alignment), else beside it. Returns false out of
+ * memory. */
 static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t keys_count,
-                          arp_u128_t *coords, size_t *unique_out, uint32_t *key_lo,
-                          uint32_t *key_hi) {
+                          arp_u128_t *coords, size_t *unique_out, uint32_t *key_cell) {
     size_t n = 2 * keys_count;
     uint64_t *value = malloc(2 * n * sizeof *value);
     uint32_t *tag = malloc(2 * n * sizeof *tag);
     uint32_t *tops = malloc((keys_count + 1) * sizeof *tops);
-    size_t(*counts)[256] = calloc(8, sizeof *counts);
-    if (!value || !tag || !tops || !counts) {
-        free(value), free(tag), free(tops), free(counts);
+    if (!value || !tag || !tops) {
+        free(value), free(tag), free(tops);
         return false;
     }
     size_t m = 0, top = 0; /* endpoints below 2^64; those at 2^64 are tagged from the end */
+    uint64_t differ = 0;   /* the bits in which some endpoint differs from the first */
+    uint64_t least = UINT64_MAX, most = 0;
     for (size_t k = 0; k < keys_count; ++k) {
         ar_plane_t const *plane = &plan->planes[key_plane[k]];
         arp_u128_t end = (arp_u128_t)plane->base + plane->size;
@@ -63,36 +90,57 @@ static bool compress_many(ar_plan_t const *plan, size_t const *key_plane, size_t
             tops[top++] = (uint32_t)(2 * k + 1);
         else
             value[m] = (uint64_t)end, tag[m++] = (uint32_t)(2 * k + 1);
+        differ |= (value[m - 1] ^ value[0]) | (plane->base ^ value[0]);
+        least = plane->base < least ? plane->base : least;
+        most = value[m - 1] > most ? value[m - 1] : most;
     }
-    for (size_t i = 0; i < m; ++i)
-        for (int b = 0; b < 8; ++b) ++counts[b][(value[i] >> (8 * b)) & 255];
+    int low = differ ? __builtin_ctzll(differ) : 0;
+    uint64_t span = m ? (most - least) >> low : 0;
+    bool packed = span < ((uint64_t)1 << 32);
     uint64_t *v = value, *v2 = value + n;
     uint32_t *t = tag, *t2 = tag + n;
-    for (int b = 0; b < 8; ++b) {
-        if (counts[b][(v[0] >> (8 * b)) & 255] == m) continue; /* one digit: the order stands */
-        size_t at = 0;
-        for (int d = 0; d < 256; ++d) {
-            size_t c = counts[b][d];
-            counts[b][d] = at, at += c;
+    if (packed) { /* (offset >> low) << 32 | tag, sorted on the offset's bits */
+        for (size_t i = 0; i < m; ++i) v2[i] = ((value[i] - least) >> low) << 32 | tag[i];
+        int bits = span ? 64 - __builtin_clzll(span) : 0;
+        v = radix_sort(v2, value, m, 32, bits);
+    } else {
+        for (int b = 0; b < 8; ++b) {
+            if (!(differ >> (8 * b) & 255)) continue; /* one digit: the order stands */
+            uint32_t counts[256] = {0};
+            for (size_t i = 0; i < m; ++i) ++counts[(v[i] >> (8 * b)) & 255];
+            uint32_t at = 0;
+            for (int d = 0; d < 256; ++d) {
+                uint32_t c = counts[d];
+                counts[d] = at, at += c;
+            }
+            for (size_t i = 0; i < m; ++i) {
+                uint32_t to = counts[(v[i] >> (8 * b)) & 255]++;
+                v2[to] = v[i], t2[to] = t[i];
+            }
+            uint64_t *sv = v;
+            uint32_t *st = t;
+            v = v2, t = t2, v2 = sv, t2 = st;
         }
-        for (size_t i = 0; i < m; ++i) {
-            size_t to = counts[b][(v[i] >> (8 * b)) & 255]++;
-            v2[to] = v[i], t2[to] = t[i];
-        }
-        uint64_t *sv = v;
-        uint32_t *st = t;
-        v = v2, t = t2, v2 = sv, t2 = st;
     }
     size_t unique = 0;
-    for (size_t i = 0; i < n; ++i) {
+    if (packed) { /* the offsets compared, one word each; tag 2k + e goes to key k's lo or hi */
+        uint64_t last = UINT64_MAX; /* no offset (below 2^32) */
+        for (size_t i = 0; i < m; ++i) {
+            uint64_t offset = v[i] >> 32;
+            if (offset != last) coords[unique++] = least + (offset << low), last = offset;
+            uint32_t which = (uint32_t)v[i];
+            key_cell[(which & 1) * keys_count + which / 2] = (uint32_t)(unique - 1);
+        }
+    }
+    for (size_t i = packed ? m : 0; i < n; ++i) {
         bool past = i >= m; /* at 2^64 */
         arp_u128_t c = past ? (arp_u128_t)1 << 64 : v[i];
         uint32_t which = past ? tops[i - m] : t[i];
         if (!unique || coords[unique - 1] != c) coords[unique++] = c;
-        (which & 1 ? key_hi : key_lo)[which / 2] = (uint32_t)(unique - 1);
+        key_cell[(which & 1) * keys_count + which / 2] = (uint32_t)(unique - 1);
     }
     *unique_out = unique;
-    free(value), free(tag), free(tops), free(counts);
+    free(value), free(tag), free(tops);
     return true;
 }
 
@@ -111,8 +159,7 @@ ar_status_t arp_cert_compress(ar_plan_t const *plan, int32_t const *plane_key,
     if (2 * keys_count > 64) {
         uint32_t *key_lo = malloc((2 * keys_count + 1) * sizeof *key_lo);
         size_t unique = 0;
-        bool ok = key_lo && compress_many(plan, key_plane, keys_count, coords, &unique, key_lo,
-                                          key_lo + keys_count);
+        bool ok = key_lo && compress_many(plan, key_plane, keys_count, coords, &unique, key_lo);
         if (ok)
             for (size_t i = 0; i < p; ++i)
                 lo[i] = key_lo[plane_key[i]], hi[i] = key_lo[keys_count + (size_t)plane_key[i]];
