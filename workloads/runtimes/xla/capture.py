@@ -12,6 +12,7 @@ ExportError naming the instruction.
 
 import json
 import sys
+import time
 
 from . import hlo_proto
 
@@ -390,3 +391,23 @@ def _arg_shapes(args):
     leaves = jax.tree_util.tree_leaves_with_path(args)
     return {jax.tree_util.keystr(p) or "arg": f"{getattr(x, 'dtype', type(x).__name__)}"
             f"{list(getattr(x, 'shape', ()))}" for p, x in leaves}
+
+
+def export(fn, args, name=None, out=None, fault_rule=None, fault_seed=0, fault_kind=None,
+           donate_argnums=(), flags=None):
+    """The Python call: fn (jitted or not) on args as an arena-plan/1 (a dict), written to out
+    if given. Raises ExportError (what XLA compiled cannot be said) or common.TraceError."""
+    import common
+
+    start = time.perf_counter()
+    raw = capture(fn, args, name=name, donate_argnums=donate_argnums, flags=flags)
+    plan, t = common.export(raw, fault_rule, fault_seed, fault_kind)
+    prob = common.problem(t)
+    plan["meta"]["placement"] = {k: prob[k] for k in ("planned_size", "max_live", "order")}
+    plan["meta"]["placement"]["rows"] = len(prob["rows"])
+    plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
+    if out:
+        from common.cli import write
+
+        write(out, json.dumps(plan) + "\n")
+    return plan
