@@ -139,6 +139,7 @@ def code_digest():
 def export_all(directory):
     """The bench's programs as clean, fault-B and fault-D plans plus the placement problem,
     cached under directory by program, sizes, versions and code; directory/index.tsv."""
+    directory = os.path.abspath(directory)
     os.makedirs(directory, exist_ok=True)
     code = code_digest()
     vers = json.dumps(versions(), sort_keys=True)
