@@ -54,9 +54,12 @@ CASES = [
     ("gpt2-train", {"layers": 2}, [(2, 0), (2, 0)]),
     ("penzai-llama-forward", {"layers": 1}, []),
     ("penzai-llama-forward", {"layers": 2}, []),
+    ("penzai-llama-decode", {"layers": 1, "tokens": 1}, []),
+    ("penzai-llama-decode", {"layers": 2, "tokens": 3}, [(3, 0)]),
     ("penzai-gptneox-forward", {"layers": 2}, []),
 ]
-FAULTED = {("gpt2-forward", 4), ("gpt2-decode", 2), ("gpt2-train", 2), ("penzai-llama-forward", 2)}
+FAULTED = {("gpt2-forward", 4), ("gpt2-decode", 2), ("gpt2-train", 2), ("penzai-llama-forward", 2),
+           ("penzai-llama-decode", 2)}
 
 for name, sizes, loops in CASES:
     tag = name + "-" + "-".join(f"{k}{v}" for k, v in sizes.items())

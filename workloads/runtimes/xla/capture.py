@@ -348,7 +348,7 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
     used = {v["region"] for v in values.values()}
     shapes = shapes if shapes is not None else _arg_shapes(args)
     program = {"name": name or getattr(fn, "__name__", "function"), "shapes": shapes,
-               "flags": dict(flags or {}, donate_argnums=list(donate_argnums)),
+               "flags": dict(flags or {}, donated_parameters=sorted(donated)),
                "hlo_module": mod.name}
     return {
         "format": "arena-trace/1",
@@ -366,6 +366,7 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
             "allocations": len(ba.buffer_allocations),
             "allocations_skipped": skipped,
             "regions_unused": sorted(r["name"] for r in regions if r["name"] not in used),
+            "region_roles": {r["name"]: r["role"] for r in regions},
             "kernels": _kernel_kinds(ops),
             **counts,
         },

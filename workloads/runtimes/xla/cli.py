@@ -20,7 +20,8 @@ from .capture import ExportError, capture, versions
 SIZE_OPTIONS = ("layers", "d_model", "heads", "vocab", "seq", "batch", "tokens")
 # The bench's programs (scripts/bench): small, so the export is seconds; decode 8 tokens.
 BENCH = [("gpt2-forward", {"layers": 4}), ("gpt2-decode", {"layers": 4, "tokens": 8}),
-         ("gpt2-train", {"layers": 2}), ("penzai-llama-forward", {"layers": 2})]
+         ("gpt2-train", {"layers": 2}), ("penzai-llama-forward", {"layers": 2}),
+         ("penzai-llama-decode", {"layers": 2, "tokens": 8})]
 
 
 def load_user(spec):

@@ -10,6 +10,7 @@ PROGRAMS = {
     "gpt2-decode": ("gpt2", "gpt2_decode", "xla"),
     "gpt2-train": ("gpt2", "gpt2_train", "xla"),
     "penzai-llama-forward": ("penzai_models", "penzai_llama_forward", "xla-penzai"),
+    "penzai-llama-decode": ("penzai_models", "penzai_llama_decode", "xla-penzai"),
     "penzai-gptneox-forward": ("penzai_models", "penzai_gptneox_forward", "xla-penzai"),
 }
 
