@@ -82,7 +82,7 @@ void bench_register_arena(void);
 void bench_register_gpu(void);
 void bench_register_placement(void); /* bench_placement.c */
 /* Real runtimes' plans (bench_runtimes.c): LiteRT's from $ARENAREF_TFLITE_PLANS, llama.cpp's
- * from $ARENAREF_LLAMA_PLANS. */
+ * from $ARENAREF_LLAMA_PLANS, XLA's from $ARENAREF_XLA_PLANS. */
 void bench_register_runtimes(void);
 /* Adds the environment record to the JSON context. topology_xml: where to export the hwloc
  * topology, or NULL. */

@@ -1,10 +1,12 @@
-/* Real runtimes' plans, one family each (tflite: LiteRT's arena, llama: llama.cpp's ggml-alloc),
+/* Real runtimes' plans, one family each (tflite: LiteRT's arena, llama: llama.cpp's ggml-alloc,
+ * xla: XLA's temp allocation),
  * read from the directory the family's variable names (scripts/bench exports them there once per
  * run, cached; index.tsv lists model, variant, plan, problem).
  *   certify/FAMILY/MODEL          the certificate on the clean plan (a regression entry)
  *   precision/FAMILY/MODEL        exact oracle vs certificate on the clean plan and two faults
  *   placement/FAMILY/MODEL/NAME   the same lifetimes placed by each strategy of place.h, beside
- *                                 the runtime's own planner (NAME litert, ggml-alloc) and the bound
+ *                                 the runtime's own planner (NAME litert, ggml-alloc, xla-temp)
+ *                                 and the bound
  * Plans are made by scripts, so the bench only reads files; without them the family is one
  * skipped entry with the reason. */
 #define _GNU_SOURCE
@@ -35,6 +37,9 @@ static runtime_family_t families[] = {
     {"llama", "ARENAREF_LLAMA_PLANS", "scripts/llama-plan --export-all", "ggml-alloc",
      "placement.planned_size", "placement.max_live", "counts.ops", "counts.values", "counts.planes",
      "fault.expect_class", "planned_size", "height_over_planned_size", 32, ""},
+    {"xla", "ARENAREF_XLA_PLANS", "scripts/xla-plan --export-all", "xla-temp",
+     "placement.planned_size", "placement.max_live", "counts.ops", "counts.values", "counts.planes",
+     "fault.expect_class", "planned_size", "height_over_planned_size", 64, ""},
 };
 
 typedef struct runtime_plan_t {

@@ -1,5 +1,5 @@
 """The report's placement sections: strategies on MiniMalloc's instances and our presets, and real
-runtimes' models (LiteRT's, llama.cpp's) beside the runtime's own planner."""
+runtimes' models (LiteRT's, llama.cpp's, XLA's) beside the runtime's own planner."""
 
 import os
 import re
@@ -24,6 +24,7 @@ RUNTIMES = [
     ("tflite", "LiteRT", "litert", "LiteRT arena", "litert_arena_bytes", "height_over_litert"),
     ("llama", "llama.cpp", "ggml-alloc", "ggml-alloc buffer", "planned_size",
      "height_over_planned_size"),
+    ("xla", "XLA", "xla-temp", "XLA temp allocation", "planned_size", "height_over_planned_size"),
 ]
 OWN_OVER = tuple(r[5] for r in RUNTIMES)
 

@@ -4,6 +4,7 @@
 # (a stamp per group records the file's digest, so editing a pin reinstalls). A line
 # "# arenaref-pip-options: --no-deps" in a group file adds pip options for that group. Sourced.
 #   source scripts/lib/venv.sh; ensure_venv tflite consumers; "$ARENAREF_VENV/bin/python" ...
+#   venv_has xla || echo "not installed"        (checks, installs nothing)
 _arenaref_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ARENAREF_VENV=${ARENAREF_VENV:-$_arenaref_root/build/venv}
 export ARENAREF_VENV
@@ -32,5 +33,15 @@ ensure_venv() {
       || { echo "arenaref: pip install -r $req failed" >&2; return 1; }
     rm -f "$ARENAREF_VENV/.arenaref-$group-"*
     touch "$stamp"
+  done
+}
+
+# Whether every group named is installed already (as ensure_venv left it), installing nothing.
+venv_has() {
+  local group req
+  [ -x "$ARENAREF_VENV/bin/python" ] || return 1
+  for group in "$@"; do
+    req="$_arenaref_root/scripts/lib/requirements/$group.txt"
+    [ -f "$req" ] && [ -f "$ARENAREF_VENV/.arenaref-$group-$(sha256sum "$req" | cut -c1-16)" ] || return 1
   done
 }

@@ -1,0 +1,89 @@
+"""A real runtime's family in the suite: scripts/bench (no build, no report) runs
+certify/FAMILY/ and placement/FAMILY/ on the plans the family's exporter made (--export-all),
+and the results file is checked: every model's certify entry gives verdict 0, the runtime's own
+planner (OWN: planned_size) is at least the max-live bound, every strategy's placement
+certifies 0 and is no lower than the bound, and the search's height is at most the runtime's
+own size. With --bound-may-exceed-own the last two are reported, not required, for a model
+whose bound exceeds the runtime's size (XLA reuses a loop-carried buffer's bytes inside the
+loop's body, which one interval per buffer cannot say; and sizes rounded up to the alignment
+can pass an allocation whose end is not aligned): then the search must reach the bound.
+Usage: check_bench.py ROOT BUILD_DIR DIR FAMILY OWN MODEL... [--bound-may-exceed-own]"""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+args = [a for a in sys.argv[1:] if a != "--bound-may-exceed-own"]
+may_exceed = len(args) != len(sys.argv) - 1
+root, build_dir, work, family, own_name = args[:5]
+want_models = sorted(args[5:])
+failures = []
+
+
+def expect(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+os.makedirs(work, exist_ok=True)
+for old in glob.glob(os.path.join(work, "*.json")):
+    os.remove(old)
+env = dict(os.environ, BUILD_DIR=build_dir)
+done = subprocess.run(
+    [os.path.join(root, "scripts/bench"), "--no-build", "--no-report", "--out", work,
+     "--filter", f"^(certify|placement)/{family}/"],
+    env=env, capture_output=True, text=True)
+expect(done.returncode == 0, f"scripts/bench exit status {done.returncode}")
+files = [f for f in glob.glob(os.path.join(work, "*.json")) if not f.endswith(".topology.json")]
+if done.returncode or len(files) != 1:
+    print(done.stdout[-2000:], done.stderr[-3000:])
+    sys.exit(1)
+results = json.load(open(files[0]))
+for skipped in results.get("arenaref_skipped", []):
+    expect(False, f"{skipped['name']} skipped: {skipped.get('error_message')}")
+runs = {}
+for entry in results["benchmarks"]:
+    if entry.get("run_type") != "aggregate":
+        runs.setdefault(entry["name"].split("/repeats")[0].split("/iterations")[0], entry)
+models = sorted({n.split("/")[2] for n in runs if n.startswith(f"certify/{family}/")})
+expect(models == want_models, f"the models {want_models}: {models}")
+strategies = None
+for model in models:
+    c = runs[f"certify/{family}/{model}"]
+    expect(c.get("verdict") == 0 and c.get("ops", 0) > 0, f"certify/{family}/{model}: verdict 0"
+           + (f", {c['instructions']:.0f} instructions" if "instructions" in c else ""))
+    planned, bound = c.get("planned_size", 0), c.get("lower_bound_bytes", 0)
+    exceeds = bound > planned
+    if exceeds and may_exceed:
+        print(f"note {model}: the bound {bound} exceeds {own_name}'s {planned} "
+              f"(+{bound - planned} B)")
+    else:
+        expect(0 < bound <= planned, f"{model}: {own_name}'s {planned} >= bound {bound}")
+    own = runs.get(f"placement/{family}/{model}/{own_name}", {})
+    expect(own.get("height_bytes") == planned and own.get("lower_bound_bytes") == bound
+           and own.get("verdict") == 0,
+           f"placement/{family}/{model}/{own_name}: height {own.get('height_bytes')}, verdict "
+           f"{own.get('verdict')}")
+    ours = sorted(n.split("/")[3] for n in runs
+                  if n.startswith(f"placement/{family}/{model}/")
+                  and not n.endswith(f"/{own_name}"))
+    strategies = strategies or ours
+    expect(len(ours) == 5 and ours == strategies, f"{model}: the five strategies ran ({ours})")
+    for s in ours:
+        r = runs[f"placement/{family}/{model}/{s}"]
+        expect(r.get("verdict") == 0 and r.get("valid") == 1 and r.get("height_bytes", 0) >= bound
+               and r.get("planned_size") == planned,
+               f"placement/{family}/{model}/{s}: height {r.get('height_bytes')} >= bound {bound},"
+               f" verdict {r.get('verdict')}")
+    search = runs.get(f"placement/{family}/{model}/search", {}).get("height_bytes")
+    if exceeds and may_exceed:
+        expect(search == bound, f"{model}: search {search} reaches the bound {bound} "
+               f"({own_name}'s {planned})")
+    else:
+        expect(search is not None and search <= planned,
+               f"{model}: search {search} <= {own_name}'s {planned}")
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
