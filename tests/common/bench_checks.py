@@ -1,4 +1,4 @@
-"""Shared by the runtime families' bench checks (tests/tflite, tests/llama check_bench.py): named
+"""Shared by the runtime families' bench checks (tests/tflite and tests/runtimes check_bench.py): named
 checks that print ok/FAIL and end the test with their count, and a results file's entries by
 benchmark name (the first of each, aggregates and /repeats, /iterations suffixes left out)."""
 

@@ -15,19 +15,13 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_checks import expect, finish, runs as by_name  # noqa: E402
+
 args = [a for a in sys.argv[1:] if a != "--bound-may-exceed-own"]
 may_exceed = len(args) != len(sys.argv) - 1
 root, build_dir, work, family, own_name = args[:5]
 want_models = sorted(args[5:])
-failures = []
-
-
-def expect(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
-
-
 os.makedirs(work, exist_ok=True)
 for old in glob.glob(os.path.join(work, "*.json")):
     os.remove(old)
@@ -44,10 +38,7 @@ if done.returncode or len(files) != 1:
 results = json.load(open(files[0]))
 for skipped in results.get("arenaref_skipped", []):
     expect(False, f"{skipped['name']} skipped: {skipped.get('error_message')}")
-runs = {}
-for entry in results["benchmarks"]:
-    if entry.get("run_type") != "aggregate":
-        runs.setdefault(entry["name"].split("/repeats")[0].split("/iterations")[0], entry)
+runs = by_name(results["benchmarks"])
 models = sorted({n.split("/")[2] for n in runs if n.startswith(f"certify/{family}/")})
 expect(models == want_models, f"the models {want_models}: {models}")
 strategies = None
@@ -85,5 +76,4 @@ for model in models:
     else:
         expect(search is not None and search <= planned,
                f"{model}: search {search} <= {own_name}'s {planned}")
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
