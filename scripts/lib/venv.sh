@@ -9,16 +9,33 @@ _arenaref_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ARENAREF_VENV=${ARENAREF_VENV:-$_arenaref_root/build/venv}
 export ARENAREF_VENV
 
+# Tests run in parallel (ctest -j) and several of them call ensure_venv on one fresh build folder:
+# creating the venv and pip-installing into it are done under one lock file beside the venv, so
+# the second caller waits and then finds the work done (two `python3 -m venv` on one folder fail).
 ensure_venv() {
-  local group req stamp digest options
+  local lock fd rc
+  mkdir -p "$(dirname "$ARENAREF_VENV")"
+  lock="$ARENAREF_VENV.lock"
+  exec {fd}>>"$lock" || { echo "arenaref: cannot open the lock $lock" >&2; return 1; }
+  flock "$fd" || { exec {fd}>&-; echo "arenaref: cannot lock $lock" >&2; return 1; }
+  rc=0
+  _arenaref_ensure_venv_locked "$@" || rc=$?
+  exec {fd}>&-
+  return "$rc"
+}
+
+_arenaref_ensure_venv_locked() {
+  local group req stamp digest options clear
   if [ ! -x "$ARENAREF_VENV/bin/python" ]; then
     if ! /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null; then
       source "$_arenaref_root/scripts/lib/deps.sh"
       ensure_packages python3-venv
     fi
     echo "arenaref: creating the Python environment $ARENAREF_VENV" >&2
-    mkdir -p "$(dirname "$ARENAREF_VENV")"
-    /usr/bin/python3 -m venv "$ARENAREF_VENV" || { echo "arenaref: python3 -m venv $ARENAREF_VENV failed" >&2; return 1; }
+    # A venv left half made (an earlier creation was killed) is cleared and made again.
+    clear=()
+    [ -f "$ARENAREF_VENV/pyvenv.cfg" ] && clear=(--clear)
+    /usr/bin/python3 -m venv "${clear[@]}" "$ARENAREF_VENV" || { echo "arenaref: python3 -m venv $ARENAREF_VENV failed" >&2; return 1; }
   fi
   for group in "$@"; do
     req="$_arenaref_root/scripts/lib/requirements/$group.txt"
