@@ -79,7 +79,9 @@ typedef enum ar_place_strategy_t {
      * buffer could reach (a lower gap would stay open for it). Inference cuts a node when a
      * time section's lowest reachable floor plus its unplaced bytes passes L. A buffer with
      * nothing unplaced beside it is placed where it must be (no alternative is tried); once no
-     * unplaced buffer spans a time boundary, the two sides are solved apart, each re-ranked.
+     * unplaced buffer spans a time boundary, the two sides are solved apart, each re-ranked (a
+     * buffer of several rows rests on the highest top in any of its rows' sections, and spans
+     * its first row's start to its last row's end for that split, so its rows stay together).
      * Ranks: three preorders (lifetime, area, most bytes in a spanned section; and two
      * permutations) take turns on doubling node budgets. Starts from the best of the other
      * strategies and of up to 1024 perturbed greedy orders (a twentieth of the time limit).
