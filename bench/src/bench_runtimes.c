@@ -305,7 +305,10 @@ static void run_placement(gb_state_t *state, void *data) {
         ar_plan_free(plan);
     }
     free(offsets);
-    gb_set_counter(state, "buffers", (double)problem->count, gb_counter_default_k);
+    size_t buffers = 0; /* rows of one id are one buffer: its first row counts it */
+    for (size_t i = 0; i < problem->count; ++i) buffers += !csv->groups || csv->groups[i] == i;
+    gb_set_counter(state, "buffers", (double)buffers, gb_counter_default_k);
+    gb_set_counter(state, "rows", (double)problem->count, gb_counter_default_k);
     gb_set_counter(state, "height_bytes", (double)top, gb_counter_default_k);
     gb_set_counter(state, family->own_counter, own, gb_counter_default_k);
     gb_set_counter(state, "lower_bound_bytes", (double)bound, gb_counter_default_k);

@@ -24,7 +24,8 @@ static void place_usage(FILE *out) {
         "                       [--time-limit SECONDS] [--minimize] [--alignment N]\n"
         "       arenacert place --list\n"
         "  PROBLEM.csv     MiniMalloc's CSV: id|buffer, lower|start, upper|end, size\n"
-        "                  [, alignment] [, offset (ignored)]; \"-\" reads standard input\n"
+        "                  [, alignment] [, offset (ignored)]; \"-\" reads standard input;\n"
+        "                  rows sharing an id are one buffer over disjoint lifetimes\n"
         "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit or search\n"
         "                  (default search)\n"
         "  --capacity      the placement must fit in [0, BYTES); exit 1 when none is found\n"
@@ -33,7 +34,8 @@ static void place_usage(FILE *out) {
         "  --alignment     every offset a multiple of N (a power of two) at least\n"
         "  --list          the strategies, one per line\n"
         "stdout: the rows with an offset column (id,lower,upper,size[,alignment],offset);\n"
-        "stderr: strategy, height, lower bound, their ratio, fits, optimal, nodes, seconds.\n"
+        "stderr: strategy, buffers (and rows, where ids repeat), height, lower bound, their\n"
+        "ratio, fits, optimal, nodes, seconds.\n"
         "exit status: 0 placed (within the capacity), 1 none within the capacity, 2 bad input\n",
         PLACE_TIME_LIMIT_CLI);
 }
@@ -47,8 +49,10 @@ static void import_usage(FILE *out) {
             "stdout: an arena-plan/1 plan that `arenacert certify` accepts exactly when the\n"
             "placement is valid: one phase per distinct start time with one launch, each buffer\n"
             "declared fresh where it starts and carried at the last start before its end.\n"
-            "A row whose offset breaks its own alignment column is reported here (exit 1), as a\n"
-            "plan has one alignment. exit status: 0 written, 1 misaligned row, 2 bad input\n",
+            "Rows sharing an id are one buffer: one plane name, declared for each row.\n"
+            "A row whose offset breaks its own alignment column, or rows of one id at two\n"
+            "offsets, are reported here (exit 1): a plan has one alignment, a name one base.\n"
+            "exit status: 0 written, 1 misaligned row or one id at two offsets, 2 bad input\n",
             (unsigned long long)IMPORT_BASE_DEFAULT);
 }
 
@@ -58,8 +62,9 @@ static void export_usage(FILE *out) {
         "usage: arenacert export-problem PLAN.json [--no-offsets]\n"
         "  PLAN.json      an arena-plan/1 plan (\"-\": standard input)\n"
         "  --no-offsets   leave out the offset column (the plan's own placement)\n"
-        "stdout: one row per plane name: live from the first phase (in the plan's phase order)\n"
-        "that declares it to one past the last, its size, the plan's alignment where above 1,\n"
+        "stdout: a row per plane name and run: live from the first phase (in the plan's phase\n"
+        "order) that declares it, or a later one declaring it fresh, to one past the last\n"
+        "declaring it before the next fresh one; its size, the plan's alignment where above 1,\n"
         "its offset from the lowest plane. exit status: 0 written, 2 bad input\n");
 }
 
@@ -172,11 +177,13 @@ int arenacert_place_main(int argc, char **argv) {
         ar_place_csv_free(csv);
         return 2;
     }
-    fprintf(stderr,
-            "strategy: %s\nbuffers: %zu\nheight: %" PRIu64 "\nlower_bound: %" PRIu64
-            "\nheight/lower_bound: %.4f\n",
-            ar_place_strategy_name(options.strategy), csv->problem.count, result.height,
-            result.lower_bound,
+    size_t buffers = 0;
+    for (size_t i = 0; i < csv->problem.count; ++i) buffers += !csv->groups || csv->groups[i] == i;
+    fprintf(stderr, "strategy: %s\nbuffers: %zu\n", ar_place_strategy_name(options.strategy),
+            buffers);
+    if (csv->groups) fprintf(stderr, "rows: %zu\n", csv->problem.count);
+    fprintf(stderr, "height: %" PRIu64 "\nlower_bound: %" PRIu64 "\nheight/lower_bound: %.4f\n",
+            result.height, result.lower_bound,
             result.lower_bound ? (double)result.height / (double)result.lower_bound : 1.0);
     if (options.capacity)
         fprintf(stderr, "capacity: %" PRIu64 "\nfits: %s\n", options.capacity,
@@ -196,6 +203,35 @@ int arenacert_place_main(int argc, char **argv) {
     }
     free(offsets);
     ar_place_csv_free(csv);
+    return rc;
+}
+
+/* The rows of one id that hold bytes share one offset (a plane name has one base): 1 naming
+ * both lines when they do not, 2 out of memory, else 0. */
+static int one_offset_per_id(char const *path, ar_place_csv_t const *csv) {
+    size_t n = csv->problem.count, *head = malloc((n + 1) * sizeof *head);
+    if (!head) {
+        fprintf(stderr, "arenacert import: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < n; ++i) head[i] = SIZE_MAX;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; ++i) {
+        ar_place_buffer_t const *row = &csv->rows[i];
+        if (!row->size || row->lower >= row->upper) continue;
+        size_t *first = &head[csv->groups[i]];
+        if (*first == SIZE_MAX) {
+            *first = i;
+        } else if (csv->offsets[*first] != csv->offsets[i]) {
+            fprintf(stderr,
+                    "arenacert import: %s: line %zu: offset %" PRIu64 " where line %zu has %" PRIu64
+                    " (rows of id %s are one buffer, at one offset)\n",
+                    path, csv->lines[i], csv->offsets[i], csv->lines[*first], csv->offsets[*first],
+                    csv->ids[i]);
+            rc = 1;
+        }
+    }
+    free(head);
     return rc;
 }
 
@@ -245,6 +281,10 @@ int arenacert_import_main(int argc, char **argv) {
             ar_place_csv_free(csv);
             return 1;
         }
+    }
+    if (csv->groups && (rc = one_offset_per_id(path, csv))) {
+        ar_place_csv_free(csv);
+        return rc;
     }
     ar_plan_t *plan = NULL;
     char message[512];

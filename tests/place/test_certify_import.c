@@ -44,7 +44,7 @@ int main(void) {
         bool aligned = round % 5 == 2;
         place_test_random(&state, buffers, n, 2 + place_test_below(&state, 30),
                           1 + place_test_below(&state, 64), round % 3 == 0, aligned);
-        ar_place_problem_t problem = {buffers, n};
+        ar_place_problem_t problem = {buffers, n, NULL};
         ar_place_options_t options;
         ar_place_options_default(&options);
         options.strategy = (ar_place_strategy_t)(round % ar_place_search_k);

@@ -3,7 +3,10 @@
  * writes every row with an offset, and its import certifies (verdict 0); a placement spoiled by
  * one overlap imports to a plan the certificate rejects; a capacity below the bound exits 1; a
  * bad CSV exits 2 naming its line and column; import without an offset column exits 2;
- * export-problem of a generated plan places and certifies again. Uses a scratch folder. */
+ * export-problem of a generated plan places and certifies again. Rows sharing an id place at
+ * one offset (the summary counts buffers and rows) and certify; an id's rows at two offsets make
+ * import exit 1 naming both lines; a decoder plan's mask, declared fresh twice, exports as two
+ * rows of one id. Uses a scratch folder. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +117,43 @@ int main(int argc, char **argv) {
     expect_int_eq(sh("%s place %s/rows.csv --strategy nope 2> /dev/null", tool, dir), 2);
     expect_int_eq(sh("%s place %s/rows.csv --capacity -3 2> /dev/null", tool, dir), 2);
     expect_int_eq(sh("%s place 2> /dev/null", tool), 2);
+    /* Rows sharing an id: one buffer, one offset, certified; two offsets: import exits 1. */
+    expect_int_eq(sh("printf 'id,lower,upper,size\\nx,0,2,10\\ny,2,4,10\\nx,4,6,10\\n"
+                     "z,1,5,6\\n' > %s/grouped.csv",
+                     dir),
+                  0);
+    for (int s = 0; s < 5; ++s) {
+        expect_int_eq(sh("%s place %s/grouped.csv --strategy %s > %s/out.csv 2> %s/err", tool, dir,
+                         strategies[s], dir, dir),
+                      0);
+        err = slurp("err");
+        expect_str_contains(err, "buffers: 3\nrows: 4\nheight: 16\n");
+        free(err);
+        char *out = slurp("out.csv");
+        expect_size_eq(lines(out), 5);
+        free(out);
+        expect_int_eq(sh("%s import %s/out.csv | %s certify - > %s/verdict", tool, dir, tool, dir),
+                      0);
+    }
+    expect_int_eq(sh("printf 'id,lower,upper,size,offset\\nx,0,2,10,0\\ny,2,4,10,0\\n"
+                     "x,4,6,10,16\\nz,1,5,6,10\\n' > %s/split.csv",
+                     dir),
+                  0);
+    expect_int_eq(sh("%s import %s/split.csv > /dev/null 2> %s/err", tool, dir, dir), 1);
+    err = slurp("err");
+    expect_str_contains(err, "line 4: offset 16 where line 2 has 0");
+    free(err);
+    /* A name declared fresh again later is a second row of its id. */
+    expect_int_eq(sh("%s gen decoder --preset tiny > %s/decoder.json", tool, dir), 0);
+    expect_int_eq(sh("%s export-problem %s/decoder.json > %s/problem.csv", tool, dir, dir), 0);
+    expect_int_eq(sh("grep -c '^mask,' %s/problem.csv > %s/count", dir, dir), 0);
+    char *count = slurp("count");
+    expect_str_eq(count, "2\n");
+    free(count);
+    expect_int_eq(sh("%s place %s/problem.csv --strategy search --time-limit 2 2>/dev/null | %s "
+                     "import - --alignment 256 | %s certify - > /dev/null",
+                     tool, dir, tool, tool),
+                  0);
     /* A generated plan's planes as a problem, placed again and certified. */
     expect_int_eq(sh("%s gen training --preset small > %s/plan.json", tool, dir), 0);
     expect_int_eq(sh("%s export-problem %s/plan.json > %s/problem.csv", tool, dir, dir), 0);

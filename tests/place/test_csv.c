@@ -1,9 +1,11 @@
 /* The CSV reader: both header forms, columns in any order, alignment and offset columns,
  * blank lines and CRLF, and each bad input refused with its line and column: a missing or
  * extra field, a non-decimal or signed number, lower > upper, an alignment that is not a power
- * of two, an empty or duplicate id, an unknown or repeated column, a missing column, an empty
- * file. Zero sizes and empty lifetimes are accepted: they hold no byte, conflict with nothing,
- * and are placed at 0. */
+ * of two, an empty id, an unknown or repeated column, a missing column, an empty file. Zero
+ * sizes and empty lifetimes are accepted: they hold no byte, conflict with nothing, and are
+ * placed at 0. Rows sharing an id are one buffer (groups): placed at one offset and written back
+ * row by row; rows of one id with another size or alignment, or lifetimes that overlap, are
+ * refused naming both lines. */
 #include <string.h>
 
 #include "expect.h"
@@ -91,6 +93,55 @@ int main(void) {
     refused("id,lower,upper,size\n\"a\",0,1,1\n", 2, 1, "quoted");
     refused("lower,id,upper,size\n0,a,1,1\n\n1,b,2,2\n2,a,3,3\n", 5, 2,
             "duplicate id \"a\" (first on line 2)");
+    /* Rows sharing an id: one buffer, its rows at one offset, written back row by row. */
+    csv = parse("id,lower,upper,size\nx,0,2,8\ny,1,3,4\nx,2,5,8\nx,7,7,8\nz,3,9,8\n", &error);
+    expect_ptr_not_null(csv);
+    if (csv) {
+        expect_size_eq(csv->problem.count, 5);
+        expect_ptr_not_null(csv->groups);
+        expect_true(csv->problem.groups == csv->groups);
+        size_t const want[] = {0, 1, 0, 0, 4};
+        for (size_t i = 0; csv->groups && i < 5; ++i) expect_size_eq(csv->groups[i], want[i]);
+        uint64_t offsets[5];
+        ar_place_result_t result;
+        expect_int_eq(ar_place(&csv->problem, NULL, offsets, &result), ar_status_success_k);
+        expect_u64_eq(offsets[0], offsets[2]);
+        expect_u64_eq(offsets[0], offsets[3]);
+        expect_u64_eq(result.height, 16); /* x and z together, y beside x */
+        expect_true(ar_place_check(&csv->problem, offsets, 0, NULL));
+        char *text = NULL;
+        size_t length = 0;
+        FILE *out = open_memstream(&text, &length);
+        expect_true(ar_place_csv_write(out, csv, offsets));
+        fclose(out);
+        ar_place_csv_t *back = parse(text, &error);
+        expect_ptr_not_null(back);
+        if (back) {
+            expect_size_eq(back->problem.count, 5);
+            expect_str_eq(back->ids[2], "x");
+            expect_size_eq(back->groups[2], 0);
+            expect_u64_eq(back->offsets[2], offsets[0]);
+        }
+        ar_place_csv_free(back);
+        free(text);
+    }
+    ar_place_csv_free(csv);
+    /* Every id once: no groups. */
+    csv = parse("id,lower,upper,size\nx,0,2,8\ny,1,3,4\n", &error);
+    expect_ptr_not_null(csv);
+    if (csv) expect_ptr_null(csv->groups);
+    ar_place_csv_free(csv);
+    refused("id,lower,upper,size\nx,0,2,8\nx,3,5,4\n", 3, 1,
+            "duplicate id \"x\" (first on line 2) with size 4, not 8");
+    refused("id,lower,upper,size,alignment\nx,0,2,8,4\n\nx,3,5,8,8\n", 4, 1,
+            "duplicate id \"x\" (first on line 2) with alignment 8, not 4");
+    refused("id,lower,upper,size\nx,0,4,8\ny,0,1,1\nx,3,5,8\n", 4, 1,
+            "id \"x\" on lines 2 and 4: lifetimes [0, 4) and [3, 5) overlap");
+    /* Of two overlapping pairs, the one whose later line comes first. */
+    refused("start,buffer,end,size\n0,x,10,1\n20,x,30,1\n4,y,6,1\n25,x,26,1\n5,y,9,1\n", 5, 2,
+            "id \"x\" on lines 3 and 5: lifetimes [20, 30) and [25, 26) overlap");
+    refused("id,lower,upper,size\nx,0,10,1\nx,0,10,1\n", 3, 1, "on lines 2 and 3");
+
     /* Tens of thousands of rows: no cap. */
     size_t rows = 30000;
     char *big = malloc(rows * 40 + 64), *at = big;

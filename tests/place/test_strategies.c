@@ -88,7 +88,7 @@ int main(void) {
         bool odd = round % 3 == 0, aligned = round % 4 == 1;
         place_test_random(&state, buffers, n, 2 + place_test_below(&state, 40),
                           1 + place_test_below(&state, 100), odd, aligned);
-        ar_place_problem_t problem = {buffers, n};
+        ar_place_problem_t problem = {buffers, n, NULL};
         uint64_t bound = ar_place_lower_bound(&problem);
         for (int s = 0; s < ar_place_strategy_count_k; ++s) {
             ar_place_options_t options;
@@ -109,7 +109,7 @@ int main(void) {
         size_t n = 2 + place_test_below(&state, 6);
         place_test_random(&state, buffers, n, 2 + place_test_below(&state, 8),
                           1 + place_test_below(&state, 9), round % 5 == 0, round % 4 == 1);
-        ar_place_problem_t problem = {buffers, n};
+        ar_place_problem_t problem = {buffers, n, NULL};
         size_t order[8];
         for (size_t i = 0; i < n; ++i) order[i] = i;
         uint64_t optimum = best_over_orders(buffers, order, 0, n);
@@ -145,7 +145,7 @@ int main(void) {
             planted_tiling(&state, buffers, planted, 40 + place_test_below(&state, 60), w, t);
         for (size_t i = 0; i < n; ++i)
             if (place_test_below(&state, 25) == 0) buffers[i].size = 0; /* dropped: holds nothing */
-        ar_place_problem_t problem = {buffers, n};
+        ar_place_problem_t problem = {buffers, n, NULL};
         expect_true(place_test_valid(buffers, n, planted, 0));
         expect_u64_le(ar_place_height(&problem, planted), w);
         ar_place_options_t options;

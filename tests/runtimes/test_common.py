@@ -149,12 +149,41 @@ class Faults(unittest.TestCase):
         self.assertEqual(a, b)
 
 
+def state_loop():
+    """A loop whose state s is read at the body's start and rewritten at its end (as XLA
+    copies loop state): between the two, u lies on s's bytes. t and v are not 64-byte long."""
+    v = lambda i, off, size: {"id": i, "region": "temp", "offset": off, "size": size}
+    return {
+        "format": "arena-trace/1",
+        "runtime": {"name": "hand"},
+        "program": {"name": "loop"},
+        "alignment": 64,
+        "regions": [
+            {"name": "temp", "kind": "arena", "base": 1 << 20, "size": 112, "planned_size": 112}
+        ],
+        "values": [v("s", 0, 64), v("t", 64, 48), v("u", 0, 64), v("v", 64, 40)],
+        "ops": [
+            {"kernel": "upload", "writes": ["s"]},
+            {"kernel": "a", "reads": ["s"], "writes": ["t"]},
+            {"kernel": "b", "reads": ["t"], "writes": ["u"]},
+            {"kernel": "c", "reads": ["u"], "writes": ["v"]},
+            {"kernel": "copy", "reads": ["v"], "writes": ["s"]},
+            {"kernel": "readback", "reads": ["s"]},
+        ],
+        "loops": [{"first": 1, "count": 4, "iterations": 3}],
+    }
+
+
 class Placement(unittest.TestCase):
     def test_problem(self):
         t = common.validate(small())
         p = common.problem(t)
         # x and acc live over everything; h/h2 one in-place class (ops 1..3); y ops 3..4.
-        self.assertEqual(p["csv"], "id,lower,upper,size\n0,0,6,128\n1,0,6,64\n2,1,4,128\n3,3,5,128\n")
+        self.assertEqual(
+            p["csv"],
+            "id,lower,upper,size,alignment\n0,0,6,128,64\n1,0,6,64,64\n"
+            "2,1,4,128,64\n3,3,5,128,64\n",
+        )
         self.assertEqual(p["rows"][2]["values"], ["h", "h2"])
         self.assertEqual(p["planned_size"], 1024)
         self.assertEqual(p["max_live"], 128 + 64 + 128 + 128)
@@ -164,9 +193,63 @@ class Placement(unittest.TestCase):
         path = os.path.join(TMP, "p.csv")
         with open(path, "w") as f:
             f.write(common.problem(t)["csv"])
-        r = subprocess.run([ARENACERT, "place", path, "--strategy", "greedy-by-size"],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [ARENACERT, "place", path, "--strategy", "greedy-by-size"],
+            capture_output=True,
+            text=True,
+        )
         self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_loop_state_runs(self):
+        # s is live at ops 0..1 and 4..5 (written order), not over the body's middle, where u
+        # takes its bytes; sizes are the values' own, with the alignment beside them.
+        p = common.problem(common.validate(state_loop()))
+        self.assertEqual(
+            p["csv"],
+            "id,lower,upper,size,alignment\n0,0,2,64,64\n0,4,6,64,64\n"
+            "1,1,3,48,64\n2,2,4,64,64\n3,3,5,40,64\n",
+        )
+        self.assertEqual(
+            [b["runs"] for b in p["buffers"]], [[[0, 2], [4, 6]], [[1, 3]], [[2, 4]], [[3, 5]]]
+        )
+        self.assertEqual(p["max_live"], 112)  # one hull for s would make it 176
+        self.assertEqual(p["planned_size"], 112)
+        path = os.path.join(TMP, "loop.csv")
+        with open(path, "w") as f:
+            f.write(p["csv"])
+        for strategy in ("greedy-by-size", "best-fit", "search"):
+            r = subprocess.run(
+                [ARENACERT, "place", path, "--strategy", strategy], capture_output=True, text=True
+            )
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("lower_bound: 112\n", r.stderr)
+            self.assertIn("height: 112\n", r.stderr)
+        # The runtime's own offsets are a placement of the problem: its plan certifies 0.
+        own = {"s": 0, "t": 64, "u": 0, "v": 64}
+        with open(path, "w") as f:
+            f.write(
+                "id,lower,upper,size,offset\n"
+                + "".join(
+                    f"{r['id']},{r['lower']},{r['upper']},{r['size']},{own[r['values'][0]]}\n"
+                    for r in p["rows"]
+                )
+            )
+        r = subprocess.run(
+            f"{ARENACERT} import {path} --alignment 64 | {ARENACERT} certify -",
+            shell=True,
+            capture_output=True,
+            text=True,
+        )
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_max_live_counts_rows(self):
+        rows = [
+            {"lower": 0, "upper": 2, "size": 10},
+            {"lower": 4, "upper": 6, "size": 10},
+            {"lower": 2, "upper": 4, "size": 7},
+            {"lower": 3, "upper": 3, "size": 99},
+        ]
+        self.assertEqual(common.max_live(rows), 10)
 
 
 def cli(args, stdin=None):
@@ -240,7 +323,7 @@ class Validation(unittest.TestCase):
         with open(out) as f:
             self.assertEqual(certify(json.load(f))[0], 0)
         with open(csv) as f:
-            self.assertTrue(f.read().startswith("id,lower,upper,size\n"))
+            self.assertTrue(f.read().startswith("id,lower,upper,size,alignment\n"))
 
 
 if __name__ == "__main__":

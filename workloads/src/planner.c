@@ -75,7 +75,7 @@ void arp_wl_place(arp_wl_t *wl) {
             which[count++] = n;
             done[n] = true;
         }
-    ar_place_problem_t problem = {buffers, (size_t)count};
+    ar_place_problem_t problem = {buffers, (size_t)count, NULL};
     ar_place_options_t options;
     ar_place_options_default(&options);
     options.strategy = (ar_place_strategy_t)wl->strategy;

@@ -1,8 +1,9 @@
 /* arenaref: placement, the device arena strategy. A problem is buffers, each live over a
- * half-open lifetime [lower, upper) and needing `size` bytes at an offset that is a multiple of
- * its alignment; a solution gives each an offset so that no two buffers whose lifetimes overlap
- * share a byte. The height of a solution is its largest offset + size; the max-live bound (the
- * most bytes live at one time) is a lower bound on any height. */
+ * half-open lifetime [lower, upper) (or over several disjoint ones: `groups`) and needing `size`
+ * bytes at an offset that is a multiple of its alignment; a solution gives each an offset so
+ * that no two buffers whose lifetimes overlap share a byte. The height of a solution is its
+ * largest offset + size; the max-live bound (the most bytes live at one time) is a lower bound
+ * on any height. */
 #ifndef ARENAREF_PLACE_H
 #define ARENAREF_PLACE_H
 
@@ -20,7 +21,11 @@
  * There are no fixed caps: sizes of arrays are bounded by memory only.
  *
  * Buffers with size 0 or an empty lifetime (lower == upper) hold no byte at any time: they
- * conflict with nothing and get offset 0. */
+ * conflict with nothing and get offset 0.
+ *
+ * A buffer of several rows (`groups`) is placed whole by every strategy: at an offset clear of
+ * every buffer live with any of its rows. Where an order below reads a lifetime, it reads the
+ * buffer's first start, its last end and its total length (the sum of its rows'). */
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,9 +42,17 @@ typedef struct ar_place_buffer_t {
     uint64_t alignment;    /* the offset's alignment, a power of two; 0 or 1: none */
 } ar_place_buffer_t;
 
+/* A problem's rows are `buffers`. `groups` (optional) makes several rows one buffer: rows with
+ * the same groups[i] (a label below count) are one buffer, live over the union of their
+ * lifetimes at one offset; they have one size and one alignment, and their lifetimes are
+ * pairwise disjoint (half-open: touching is fine). NULL: every row its own buffer. Offsets stay
+ * per row (every row of a buffer gets the buffer's offset); the max-live bound counts each row
+ * while it is live, and heights and checks read rows. `groups` was added after 0.1.0 as the last
+ * field: code built against an older header passes a shorter struct and must be rebuilt. */
 typedef struct ar_place_problem_t {
     ar_place_buffer_t const *buffers;
     size_t count;
+    size_t const *groups; /* NULL, or each row's buffer label */
 } ar_place_problem_t;
 
 typedef enum ar_place_strategy_t {
@@ -66,7 +79,9 @@ typedef enum ar_place_strategy_t {
      * buffer could reach (a lower gap would stay open for it). Inference cuts a node when a
      * time section's lowest reachable floor plus its unplaced bytes passes L. A buffer with
      * nothing unplaced beside it is placed where it must be (no alternative is tried); once no
-     * unplaced buffer spans a time boundary, the two sides are solved apart, each re-ranked.
+     * unplaced buffer spans a time boundary, the two sides are solved apart, each re-ranked (a
+     * buffer of several rows rests on the highest top in any of its rows' sections, and spans
+     * its first row's start to its last row's end for that split, so its rows stay together).
      * Ranks: three preorders (lifetime, area, most bytes in a spanned section; and two
      * permutations) take turns on doubling node budgets. Starts from the best of the other
      * strategies and of up to 1024 perturbed greedy orders (a twentieth of the time limit).
@@ -120,32 +135,37 @@ typedef struct ar_place_result_t {
 ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const *options,
                      uint64_t *offsets, ar_place_result_t *result);
 
-/* Check a problem against the limits above; false with a message naming the buffer. */
+/* Check a problem against the limits above and the rules of `groups`; false with a message
+ * naming the row (rows). */
 bool ar_place_problem_valid(ar_place_problem_t const *problem, char *message, size_t size);
 
 /* The max-live bound: the largest sum of sizes live at one time. O(n log n). */
 uint64_t ar_place_lower_bound(ar_place_problem_t const *problem);
 
-/* max over buffers of offset + size (buffers holding no byte count 0). */
+/* max over rows of offset + size (rows holding no byte count 0). */
 uint64_t ar_place_height(ar_place_problem_t const *problem, uint64_t const *offsets);
 
-/* Why a placement is not valid: the first misaligned buffer (second == SIZE_MAX) or a pair of
- * buffers live together whose byte ranges meet. */
+/* Why a placement is not valid, by rows: the first misaligned row (second == SIZE_MAX), two
+ * rows of one buffer at different offsets, or a pair of rows live together whose byte ranges
+ * meet. */
 typedef struct ar_place_violation_t {
     size_t first, second;
 } ar_place_violation_t;
 
-/* true when every offset is aligned and no two buffers live together share a byte (a sweep
- * over time with an ordered set of live ranges: O(n log n)). Otherwise false, and *violation
- * (may be NULL) names one. `alignment` is a floor on every buffer's alignment (0: none). */
+/* true when every offset is aligned, the rows of a buffer that hold bytes share one offset, and
+ * no two rows live together share a byte (a sweep over time with an ordered set of live
+ * ranges: O(n log n)). Otherwise false, and *violation (may be NULL) names one. `alignment` is a
+ * floor on every row's alignment (0: none). */
 bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
                     uint64_t alignment, ar_place_violation_t *violation);
 
 /* ---- CSV: MiniMalloc's format ---------------------------------------------------------------
  * A header naming columns (any order): `id` or `buffer`, `lower` or `start`, `upper` or `end`,
- * `size`, and optionally `alignment` and `offset`; then one row per buffer. Numbers are decimal,
- * with no sign; ids are unique, non-empty, and hold no comma or quote. Blank lines are skipped;
- * CRLF line ends are accepted. */
+ * `size`, and optionally `alignment` and `offset`; then one row per lifetime interval. Numbers
+ * are decimal, with no sign; ids are non-empty and hold no comma or quote. Rows that share an id
+ * are one buffer live over the union of their intervals: the same size (and alignment), and
+ * intervals pairwise disjoint (half-open), else an error naming both lines. Blank lines are
+ * skipped; CRLF line ends are accepted. */
 
 typedef struct ar_place_csv_t {
     ar_place_problem_t problem; /* buffers point into `rows` */
@@ -154,6 +174,8 @@ typedef struct ar_place_csv_t {
     uint64_t *offsets;          /* each row's offset; NULL without an `offset` column */
     bool has_alignment;         /* the file had an `alignment` column */
     size_t *lines;              /* each row's line in the file (1-based) */
+    size_t *groups;             /* each row's buffer (its id's first row); NULL when no id
+                                   repeats. problem.groups points here */
 } ar_place_csv_t;
 
 /* Where a CSV was bad: line and column are 1-based (column: the field's number; 0 when the
@@ -172,7 +194,8 @@ ar_status_t ar_place_csv_read_file(char const *path, ar_place_csv_t **csv,
 void ar_place_csv_free(ar_place_csv_t *csv); /* NULL is safe */
 
 /* Write the rows, with `offsets` (NULL: no offset column): header `id,lower,upper,size` (plus
- * `,alignment` when the CSV had one) and `,offset`. Returns false on a write error. */
+ * `,alignment` when the CSV had one) and `,offset`; one row per row read, so a buffer of several
+ * intervals keeps its rows, each with its offset. Returns false on a write error. */
 bool ar_place_csv_write(FILE *file, ar_place_csv_t const *csv, uint64_t const *offsets);
 
 /* ---- Plans ----------------------------------------------------------------------------------
@@ -184,14 +207,20 @@ bool ar_place_csv_write(FILE *file, ar_place_csv_t const *csv, uint64_t const *o
  * pair, because the later one's fresh plane lands on the earlier one's bytes before the earlier
  * one's carried declaration. Buffers holding no byte are left out. The plan's alignment is
  * `alignment` (0: 1), so it certifies exactly when ar_place_check with that floor accepts.
- * `ids` NULL names planes "b" + the index. */
+ * `ids` NULL names planes "b" + the index. A buffer of several rows is one name (its first
+ * row's id, or "b" + its first row) at one base, declared so for each row: declaring it fresh
+ * again where a later row starts is allowed by (D), and anything placed on its bytes between
+ * two of its rows is overwritten before it is read. Rows of one buffer at different offsets are
+ * refused (ar_status_invalid_argument_k, naming both): one name has one base. */
 ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *const *ids,
                              uint64_t const *offsets, uint64_t alignment, uint64_t base,
                              ar_plan_t **plan, char *message, size_t message_size);
 
-/* A plan's planes as a problem: one buffer per plane name, live from the position (in the
- * plan's phase order) of the first phase declaring it to one past the last, its size, the
- * plan's alignment; offsets relative to the lowest plane base. The csv's ids are the names. */
+/* A plan's planes as a problem: one buffer per plane name, its size, the plan's alignment, its
+ * offset relative to the lowest plane base; live (positions in the plan's phase order) from
+ * its first phase, and from each later phase that declares it fresh, to one past the last phase
+ * declaring it before the next fresh one: one row per such run (runs that touch are one row,
+ * and groups are set where a name has several). The csv's ids are the names. */
 ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **csv, char *message,
                                size_t message_size);
 

@@ -2,8 +2,10 @@
  * spellings, in any order); each row is checked as it is read, and the first bad one is
  * reported by line and field with what was wrong (a missing or extra field, a number that is
  * not a plain decimal or is out of range, lower > upper, an alignment that is not a power of two,
- * an empty or duplicate id: a hash set of ids finds duplicates in O(1) each). Rows with size 0
- * or an empty lifetime are kept: they hold no byte and conflict with nothing. */
+ * an empty id). Rows that share an id are one buffer of several lifetimes: a hash set of ids
+ * finds a row's first in O(1), whose size and alignment it must repeat; once all are read, one
+ * sort of the repeated ids' rows by lower finds two that live at once. Rows with size 0 or an
+ * empty lifetime are kept: they hold no byte and conflict with nothing. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -43,6 +45,7 @@ void ar_place_csv_free(ar_place_csv_t *csv) {
     free(csv->rows);
     free(csv->offsets);
     free(csv->lines);
+    free(csv->groups);
     free(csv);
 }
 
@@ -118,11 +121,63 @@ static bool reserve_rows(reader_t *r, size_t need, bool offsets) {
     if (ids) c->ids = ids;
     size_t *lines = realloc(c->lines, cap * sizeof *lines);
     if (lines) c->lines = lines;
+    size_t *groups = realloc(c->groups, cap * sizeof *groups);
+    if (groups) c->groups = groups;
     uint64_t *offs = offsets ? realloc(c->offsets, cap * sizeof *offs) : NULL;
     if (offs) c->offsets = offs;
-    if (!rows || !ids || !lines || (offsets && !offs)) return false;
+    if (!rows || !ids || !lines || !groups || (offsets && !offs)) return false;
     r->capacity = cap;
     return true;
+}
+
+typedef struct timed_row_t {
+    size_t group, row;
+    uint64_t lower;
+} timed_row_t;
+
+static int by_group_lower(void const *a, void const *b) {
+    timed_row_t const *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->lower != y->lower) return x->lower < y->lower ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The rows of each id live at disjoint times: sorted by id and lower, rows that meet include
+ * two next to each other. Of every such pair, the one whose later line comes first is named. */
+static ar_status_t disjoint(ar_place_csv_t const *csv, size_t id_column,
+                            ar_place_csv_error_t *error) {
+    size_t n = csv->problem.count, count = 0;
+    timed_row_t *rows = malloc((n + 1) * sizeof *rows);
+    if (!rows) {
+        fail(error, 0, 0, "out of memory");
+        return ar_status_out_of_memory_k;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (csv->rows[i].lower < csv->rows[i].upper)
+            rows[count++] = (timed_row_t){csv->groups[i], i, csv->rows[i].lower};
+    qsort(rows, count, sizeof *rows, by_group_lower);
+    size_t a = SIZE_MAX, b = SIZE_MAX;
+    for (size_t k = 1; k < count; ++k) {
+        size_t x = rows[k - 1].row, y = rows[k].row;
+        if (rows[k - 1].group != rows[k].group || csv->rows[y].lower >= csv->rows[x].upper)
+            continue;
+        if (x > y) {
+            size_t t = x;
+            x = y;
+            y = t;
+        }
+        if (b == SIZE_MAX || y < b || (y == b && x < a)) a = x, b = y;
+    }
+    free(rows);
+    if (b == SIZE_MAX) return ar_status_success_k;
+    ar_place_buffer_t const *first = &csv->rows[a], *second = &csv->rows[b];
+    fail(error, csv->lines[b], id_column,
+         "id \"%.40s\" on lines %zu and %zu: lifetimes [%llu, %llu) and [%llu, %llu) overlap (rows "
+         "of one id are one buffer, live over disjoint intervals)",
+         csv->ids[b], csv->lines[a], csv->lines[b], (unsigned long long)first->lower,
+         (unsigned long long)first->upper, (unsigned long long)second->lower,
+         (unsigned long long)second->upper);
+    return ar_status_invalid_argument_k;
 }
 
 ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t **out,
@@ -137,6 +192,7 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
     size_t fields = 0, line = 0;
     bool header = false;
     int present[COL_COUNT];
+    bool grouped = false;
     for (int k = 0; k < COL_COUNT; ++k) present[k] = -1;
     ar_status_t status = ar_status_invalid_argument_k;
     char const *at = text, *stop = text + length;
@@ -295,16 +351,37 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
             fail(error, line, 0, "out of memory");
             goto bad;
         }
+        r.csv->groups[row] = previous == SIZE_MAX ? row : previous;
         if (previous != SIZE_MAX) {
-            fail(error, line, (size_t)present[COL_ID] + 1,
-                 "duplicate id \"%.40s\" (first on line %zu)", id, r.csv->lines[previous]);
-            goto bad;
+            ar_place_buffer_t const *first = &r.csv->rows[previous];
+            char const *what = first->size != buffer.size             ? "size"
+                               : first->alignment != buffer.alignment ? "alignment"
+                                                                      : NULL;
+            if (what) {
+                bool size = what[0] == 's';
+                fail(error, line, (size_t)present[COL_ID] + 1,
+                     "duplicate id \"%.40s\" (first on line %zu) with %s %llu, not %llu: rows of "
+                     "one id are one buffer, of one %s",
+                     id, r.csv->lines[previous], what,
+                     (unsigned long long)(size ? buffer.size : buffer.alignment),
+                     (unsigned long long)(size ? first->size : first->alignment), what);
+                goto bad;
+            }
+            grouped = true;
         }
         at = next;
     }
     if (!header) {
         fail(error, line ? line : 1, 0, "no header (an empty file)");
         goto bad;
+    }
+    if (grouped) {
+        status = disjoint(r.csv, (size_t)present[COL_ID] + 1, error);
+        if (status != ar_status_success_k) goto bad;
+        status = ar_status_invalid_argument_k;
+    } else {
+        free(r.csv->groups); /* every id once: no groups */
+        r.csv->groups = NULL;
     }
     if (present[COL_OFFSET] >= 0 && !r.csv->offsets) {
         r.csv->offsets = malloc(sizeof *r.csv->offsets); /* no rows: still "has offsets" */
@@ -314,6 +391,7 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
         }
     }
     r.csv->problem.buffers = r.csv->rows;
+    r.csv->problem.groups = r.csv->groups;
     free(r.slots);
     *out = r.csv;
     return ar_status_success_k;

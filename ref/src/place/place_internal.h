@@ -1,13 +1,13 @@
-/* The placement library's internals: what the strategies share (which buffers hold bytes,
- * effective alignments, the order-driven greedy core) and the entry of each strategy file.
- * problem.c validates and dispatches; greedy.c holds the four heuristics; search.c the exact
- * search; csv.c and plan_io.c the file and plan forms. */
+/* The placement library's internals: what the strategies share (which rows hold bytes,
+ * effective alignments, buffers of several rows) and the entry of each strategy file.
+ * problem.c validates and dispatches; groups.c gathers each buffer's rows; greedy.c holds the
+ * four heuristics; search.c the exact search; csv.c and plan_io.c the file and plan forms. */
 #ifndef ARENAREF_PLACE_INTERNAL_H
 #define ARENAREF_PLACE_INTERNAL_H
 
 #include "arenaref/place.h"
 
-/* A buffer holds bytes at some time: size > 0 and lower < upper. */
+/* A row holds bytes at some time: size > 0 and lower < upper. */
 static inline bool arp_place_holds(ar_place_buffer_t const *buffer) {
     return buffer->size > 0 && buffer->lower < buffer->upper;
 }
@@ -41,21 +41,70 @@ static inline size_t arp_place_count_below(uint64_t const *values, size_t count,
     return lo;
 }
 
-/* Heuristics: fill offsets[] (every buffer). ar_status_out_of_memory_k or success. */
-ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, ar_place_strategy_t strategy,
-                                uint64_t alignment, uint64_t *offsets);
+/* A problem's buffers (groups.c): problem->groups' rows of one label, numbered in the order
+ * of their first rows (without groups, buffer i is row i). A buffer holds bytes when its size
+ * is not 0 and one of its rows has lower < upper; only those rows are in its list. */
+typedef struct arp_place_hull_t {
+    uint64_t lower, upper; /* the hull of its rows with lower < upper (0, 0 when none) */
+    uint64_t size;
+    uint64_t several; /* more than one such row */
+} arp_place_hull_t;
+
+typedef struct arp_place_groups_t {
+    size_t count;           /* buffers */
+    size_t *of;             /* per row: its buffer */
+    size_t *first;          /* per buffer: its first row (ties between buffers break on it) */
+    size_t *start, *rows;   /* buffer b's rows with lower < upper, by lower: rows[start[b],
+                               start[b + 1]) */
+    arp_place_hull_t *hull; /* per buffer: what a scan over buffers reads, in one place */
+    uint64_t *width;        /* per buffer: the total length of its rows */
+} arp_place_groups_t;
+
+/* Gather the buffers; ar_status_invalid_argument_k (message names the rows) when rows of one
+ * buffer differ in size or alignment, live at once, or a label is not below count. */
+ar_status_t arp_place_groups_make(ar_place_problem_t const *problem, arp_place_groups_t *groups,
+                                  char *message, size_t message_size);
+void arp_place_groups_free(arp_place_groups_t *groups);
+
+static inline bool arp_place_group_holds(arp_place_groups_t const *g, size_t b) {
+    return g->hull[b].size > 0 && g->start[b] < g->start[b + 1];
+}
+
+/* Whether two buffers of several rows meet: a merge of their sorted rows. */
+bool arp_place_rows_meet(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                         size_t a, size_t b);
+
+/* Whether buffers a and b are live at one time: their hulls meet, and where either has several
+ * rows, two of their rows do. */
+static inline bool arp_place_groups_meet(ar_place_problem_t const *problem,
+                                         arp_place_groups_t const *g, size_t a, size_t b) {
+    arp_place_hull_t const *x = &g->hull[a], *y = &g->hull[b];
+    if (!(x->lower < y->upper && y->lower < x->upper)) return false;
+    return !(x->several | y->several) || arp_place_rows_meet(problem, g, a, b);
+}
+
+/* offsets[row] = at[its buffer], for every row. */
+void arp_place_groups_spread(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                             uint64_t const *at, uint64_t *offsets);
+
+/* Heuristics: fill offsets[] (every row). ar_status_out_of_memory_k or success. */
+ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                                ar_place_strategy_t strategy, uint64_t alignment,
+                                uint64_t *offsets);
 
 /* One perturbed greedy order (seeded), lowest or tightest gaps: the search's incumbent. */
-ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, uint64_t alignment,
-                                uint64_t seed, uint64_t *offsets);
+ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                                uint64_t alignment, uint64_t seed, uint64_t *offsets);
 
 /* Local search over placement orders from a valid placement (offsets[] in and out). */
-ar_status_t arp_place_improve(ar_place_problem_t const *problem, uint64_t alignment, uint64_t goal,
-                              uint64_t moves, double deadline, uint64_t *offsets);
+ar_status_t arp_place_improve(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                              uint64_t alignment, uint64_t goal, uint64_t moves, double deadline,
+                              uint64_t *offsets);
 
 /* The exact search: offsets[] holds an incumbent (valid) on entry and the best on return. */
-ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options_t const *options,
-                             uint64_t *offsets, ar_place_result_t *result);
+ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                             ar_place_options_t const *options, uint64_t *offsets,
+                             ar_place_result_t *result);
 
 double arp_place_now(void);
 

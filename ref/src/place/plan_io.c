@@ -1,9 +1,11 @@
 /* A placement as an arena-plan/1 plan, and a plan's planes as a placement problem. The plan
  * form lets the certificate judge any strategy's layout: each distinct start time is a phase
- * (one launch, no words), a buffer is declared fresh where it starts and carried at the last
- * start before its end, and nowhere else, so the plan holds at most two planes per buffer and
+ * (one launch, no words), a row is declared fresh where it starts and carried at the last
+ * start before its end, and nowhere else, so the plan holds at most two planes per row and
  * rule (D) checks the rest of its lifetime without a phase per time step (place.h says why a
- * meeting pair always breaks (B) or (D)). */
+ * meeting pair always breaks (B) or (D)). The rows of one buffer are one name at one base,
+ * declared fresh again where each starts, which (D) allows: what lay on those bytes in between
+ * is gone. Back from a plan, a name's runs between fresh declarations are its rows. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,22 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
     }
     if (!ar_place_problem_valid(problem, message, message_size))
         return ar_status_invalid_argument_k;
+    arp_place_groups_t g;
+    ar_status_t made = arp_place_groups_make(problem, &g, message, message_size);
+    if (made != ar_status_success_k) return made;
+    for (size_t b = 0; b < g.count; ++b) {
+        if (!arp_place_group_holds(&g, b)) continue;
+        for (size_t k = g.start[b] + 1; k < g.start[b + 1]; ++k) {
+            size_t x = g.rows[g.start[b]], y = g.rows[k];
+            if (offsets[x] == offsets[y]) continue;
+            snprintf(message, message_size,
+                     "rows %zu and %zu are one buffer at offsets %" PRIu64 " and %" PRIu64
+                     " (a plane name has one base)",
+                     x < y ? x : y, x < y ? y : x, offsets[x < y ? x : y], offsets[x < y ? y : x]);
+            arp_place_groups_free(&g);
+            return ar_status_invalid_argument_k;
+        }
+    }
     size_t n = problem->count, held = 0;
     for (size_t i = 0; i < n; ++i) {
         ar_place_buffer_t const *b = &problem->buffers[i];
@@ -35,6 +53,7 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
             snprintf(message, message_size,
                      "buffer %zu: base + offset + size passes 2^64 (offset %" PRIu64 ")", i,
                      offsets[i]);
+            arp_place_groups_free(&g);
             return ar_status_invalid_argument_k;
         }
         ++held;
@@ -83,10 +102,10 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
         snprintf(name, sizeof name, "t%" PRIu64, starts[p]);
         if (ar_plan_add_phase(plan, name) != ar_status_success_k) goto done;
         for (size_t s = per_phase[p]; s < per_phase[p + 1]; ++s) {
-            size_t i = slots[s] / 2;
-            char const *id = ids ? ids[i] : NULL;
+            size_t i = slots[s] / 2, head = g.first[g.of[i]];
+            char const *id = ids ? ids[head] : NULL;
             if (!id) {
-                snprintf(name, sizeof name, "b%zu", i);
+                snprintf(name, sizeof name, "b%zu", head);
                 id = name;
             }
             if (ar_plan_add_plane(plan, id, base + offsets[i], problem->buffers[i].size,
@@ -114,14 +133,21 @@ done:
     else
         ar_plan_free(plan);
     free(starts), free(per_phase), free(slots);
+    arp_place_groups_free(&g);
     return status;
 }
 
 typedef struct entry_t {
     char const *name;
     uint64_t base, size;
-    size_t first, last;
+    size_t origin;      /* the phase first declaring it */
+    size_t first, last; /* its open run: phases [first, last] */
+    size_t runs;        /* runs closed before it */
 } entry_t;
+
+typedef struct run_t {
+    size_t entry, first, last;
+} run_t;
 
 static uint64_t hash_name(char const *text) {
     uint64_t h = 1469598103934665603ull;
@@ -135,10 +161,11 @@ ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char
     size_t capacity = 16;
     while (capacity < 2 * plan->planes_count + 2) capacity *= 2;
     entry_t *entries = malloc(plan->planes_count * sizeof *entries + 1);
-    size_t *table = calloc(capacity, sizeof *table), count = 0;
+    run_t *runs = malloc(plan->planes_count * sizeof *runs + 1);
+    size_t *table = calloc(capacity, sizeof *table), count = 0, closed = 0, *row_of = NULL;
     ar_place_csv_t *csv = calloc(1, sizeof *csv);
     ar_status_t status = ar_status_out_of_memory_k;
-    if (!entries || !table || !csv) goto done;
+    if (!entries || !runs || !table || !csv) goto done;
     for (size_t p = 0; p < plan->phases_count; ++p) {
         ar_phase_t const *phase = &plan->phases[p];
         for (size_t j = 0; j < phase->planes_count; ++j) {
@@ -147,7 +174,7 @@ ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char
             while (table[at] && strcmp(entries[table[at] - 1].name, plane->name) != 0)
                 at = (at + 1) & (capacity - 1);
             if (!table[at]) {
-                entries[count] = (entry_t){plane->name, plane->base, plane->size, p, p};
+                entries[count] = (entry_t){plane->name, plane->base, plane->size, p, p, p, 0};
                 table[at] = ++count;
                 continue;
             }
@@ -156,9 +183,15 @@ ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char
                 snprintf(message, message_size,
                          "$.phases[%zu].planes[%zu]: plane \"%.60s\" is declared elsewhere or with "
                          "another size than in phase %zu",
-                         p, j, plane->name, e->first);
+                         p, j, plane->name, e->origin);
                 status = ar_status_invalid_argument_k;
                 goto done;
+            }
+            /* Declared fresh past its run's end: a new value there, nothing kept in between. */
+            if (!plane->carried && p > e->last + 1) {
+                runs[closed++] = (run_t){(size_t)(e - entries), e->first, e->last};
+                ++e->runs;
+                e->first = p;
             }
             e->last = p;
         }
@@ -166,33 +199,50 @@ ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char
     uint64_t low = UINT64_MAX;
     for (size_t i = 0; i < count; ++i)
         if (entries[i].base < low) low = entries[i].base;
-    csv->rows = calloc(count + 1, sizeof *csv->rows);
-    csv->ids = calloc(count + 1, sizeof *csv->ids);
-    csv->offsets = calloc(count + 1, sizeof *csv->offsets);
-    csv->lines = calloc(count + 1, sizeof *csv->lines);
-    if (!csv->rows || !csv->ids || !csv->offsets || !csv->lines) goto done;
+    size_t rows = count + closed;
+    csv->rows = calloc(rows + 1, sizeof *csv->rows);
+    csv->ids = calloc(rows + 1, sizeof *csv->ids);
+    csv->offsets = calloc(rows + 1, sizeof *csv->offsets);
+    csv->lines = calloc(rows + 1, sizeof *csv->lines);
+    row_of = malloc((count + 1) * sizeof *row_of);
+    if (closed) csv->groups = malloc((rows + 1) * sizeof *csv->groups);
+    if (!csv->rows || !csv->ids || !csv->offsets || !csv->lines || !row_of ||
+        (closed && !csv->groups))
+        goto done;
     csv->has_alignment = plan->alignment > 1;
-    for (size_t i = 0; i < count; ++i) {
-        entry_t const *e = &entries[i];
+    /* Names in order of first declaration, each name's runs in phase order. */
+    for (size_t i = 0, next = 0; i < count; ++i) {
+        row_of[i] = next;
+        next += entries[i].runs + 1;
+    }
+    for (size_t i = 0; i < count; ++i) /* the open runs, last of each name */
+        runs[closed + i] = (run_t){i, entries[i].first, entries[i].last};
+    csv->problem.count = rows; /* ids are NULL until written: freeing them is safe */
+    size_t *filled = table;    /* per name: its rows written so far (the table is done) */
+    memset(filled, 0, (count + 1) * sizeof *filled);
+    for (size_t r = 0; r < rows; ++r) {
+        entry_t const *e = &entries[runs[r].entry];
+        size_t i = row_of[runs[r].entry] + filled[runs[r].entry]++;
         if (e->size >= AR_PLACE_MAX_BYTES || e->base - low >= AR_PLACE_MAX_BYTES) {
             snprintf(message, message_size, "plane \"%.60s\": size or offset past 2^56", e->name);
             status = ar_status_invalid_argument_k;
             goto done;
         }
-        csv->rows[i] = (ar_place_buffer_t){e->first, e->last + 1, e->size,
+        csv->rows[i] = (ar_place_buffer_t){runs[r].first, runs[r].last + 1, e->size,
                                            plan->alignment > 1 ? plan->alignment : 0};
         csv->offsets[i] = e->base - low;
         csv->lines[i] = i + 2;
+        if (csv->groups) csv->groups[i] = row_of[runs[r].entry];
         csv->ids[i] = malloc(strlen(e->name) + 1);
         if (!csv->ids[i]) goto done;
         strcpy(csv->ids[i], e->name);
-        csv->problem.count = i + 1;
     }
     csv->problem.buffers = csv->rows;
+    csv->problem.groups = csv->groups;
     status = ar_status_success_k;
 done:
     if (status == ar_status_out_of_memory_k) snprintf(message, message_size, "out of memory");
-    free(entries), free(table);
+    free(entries), free(runs), free(table), free(row_of);
     if (status == ar_status_success_k)
         *out = csv;
     else

@@ -2,7 +2,9 @@
  * validity check, and ar_place, which validates and hands the problem to a strategy. The check
  * sweeps time once (ends before starts at one time, as lifetimes are half-open) and keeps the
  * live byte ranges in a treap ordered by offset, so a new range meets only its two neighbours:
- * O(n log n), where all-pairs checkers (TFLite Micro's, MiniMalloc's validator) are O(n^2). */
+ * O(n log n), where all-pairs checkers (TFLite Micro's, MiniMalloc's validator) are O(n^2).
+ * Everything here reads rows: a buffer of several rows is several live ranges, which never
+ * meet one another (validation: disjoint lifetimes), at the one offset the check asks of them. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -63,6 +65,10 @@ bool ar_place_problem_valid(ar_place_problem_t const *problem, char *message, si
             return false;
         }
     }
+    if (!problem->groups) return true;
+    arp_place_groups_t groups;
+    if (arp_place_groups_make(problem, &groups, message, size) != ar_status_success_k) return false;
+    arp_place_groups_free(&groups);
     return true;
 }
 
@@ -165,6 +171,32 @@ static size_t treap_min(treap_t const *t, size_t node) {
     return node;
 }
 
+/* The rows of a buffer that hold bytes share one offset (their first's); out of memory, each
+ * is compared with the rows before it. */
+static bool one_offset_each(ar_place_problem_t const *problem, uint64_t const *offsets,
+                            ar_place_violation_t *violation) {
+    size_t n = problem->count, *head = malloc((n + 1) * sizeof *head);
+    for (size_t i = 0; head && i < n; ++i) head[i] = SIZE_MAX;
+    for (size_t i = 0; i < n; ++i) {
+        size_t label = problem->groups[i], first = SIZE_MAX;
+        if (!arp_place_holds(&problem->buffers[i])) continue;
+        if (head && label < n) {
+            first = head[label];
+            if (first == SIZE_MAX) head[label] = i;
+        } else {
+            for (size_t j = 0; j < i && first == SIZE_MAX; ++j)
+                if (problem->groups[j] == label && arp_place_holds(&problem->buffers[j])) first = j;
+        }
+        if (first != SIZE_MAX && offsets[first] != offsets[i]) {
+            *violation = (ar_place_violation_t){first, i};
+            free(head);
+            return false;
+        }
+    }
+    free(head);
+    return true;
+}
+
 bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets, uint64_t alignment,
                     ar_place_violation_t *violation) {
     ar_place_violation_t none = {SIZE_MAX, SIZE_MAX};
@@ -177,6 +209,7 @@ bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets, 
             return false;
         }
     }
+    if (problem->groups && !one_offset_each(problem, offsets, violation)) return false;
     size_t n = 0, count = problem->count;
     event_t *events = sorted_events(problem, &n);
     treap_t t = {malloc((count + 1) * sizeof(size_t)), malloc((count + 1) * sizeof(size_t)),
@@ -257,13 +290,18 @@ ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const
     if (!ar_place_problem_valid(problem, result->message, sizeof result->message))
         return ar_status_invalid_argument_k;
     double start = arp_place_now();
-    ar_status_t status;
+    arp_place_groups_t groups;
+    ar_status_t status =
+        arp_place_groups_make(problem, &groups, result->message, sizeof result->message);
+    if (status != ar_status_success_k) return status;
     if (options->strategy == ar_place_search_k) {
-        status = arp_place_search(problem, options, offsets, result);
+        status = arp_place_search(problem, &groups, options, offsets, result);
     } else {
-        status = arp_place_heuristic(problem, options->strategy, options->alignment, offsets);
+        status =
+            arp_place_heuristic(problem, &groups, options->strategy, options->alignment, offsets);
         if (status == ar_status_success_k) result->height = ar_place_height(problem, offsets);
     }
+    arp_place_groups_free(&groups);
     if (status == ar_status_out_of_memory_k)
         snprintf(result->message, sizeof result->message, "out of memory");
     if (status != ar_status_success_k) return status;

@@ -6,7 +6,10 @@
  * open for it). Inference cuts a node when a section's lowest reachable floor plus its unplaced
  * bytes passes the limit. Once no unplaced buffer spans a time boundary, each side is solved
  * alone. Three preorders take turns on doubling node budgets. Minimising bisects the height
- * between the max-live bound and the incumbent with that procedure. */
+ * between the max-live bound and the incumbent with that procedure. A buffer of several rows
+ * occupies several runs of sections (spans): it rests on the highest top over all of them, its
+ * bytes count as unplaced in each, and for splitting it spans its hull, so its rows stay in
+ * one part and get one offset. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,11 +50,12 @@ typedef struct candidate_t {
 
 typedef struct search_t {
     size_t m, sections;
-    /* Per buffer, the same in every run (prepare's): its problem index, size, alignment,
-     * sections [sl, su), lifetime and area. */
+    /* Per buffer, the same in every run (prepare's): its index among the problem's buffers,
+     * size, alignment, the hull of its sections [sl, su), lifetime and area; its spans
+     * [sf[b], sf[b + 1]), each the sections [lo, hi) of one row. */
     size_t const *orig;
     uint64_t const *size, *align, *width, *area;
-    uint32_t const *sl, *su;
+    uint32_t const *sl, *su, *sf, *lo, *hi;
     uint64_t *solution;
     uint64_t *floor;     /* scratch per node: each unplaced buffer's resting offset */
     uint64_t *raw, *rem; /* per section: top of the highest placed buffer; unplaced bytes */
@@ -64,6 +68,7 @@ typedef struct search_t {
     uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
     uint64_t probes;        /* every node entered: the deadline is read every 16 */
     double deadline;
+    bool several; /* some buffer has several spans */
     bool timed_out, out_of_nodes, oom, too_deep;
     size_t depth;
     candidate_t *cands; /* a stack: each node's candidates */
@@ -100,8 +105,9 @@ static outcome_t solve_range(search_t *s, uint32_t lo, uint32_t hi, size_t first
  * each part split off is ranked afresh, as MiniMalloc does. */
 static rank_t key_of(search_t const *s, uint32_t b) {
     uint64_t total = 0;
-    for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
-        if (s->rem[k] > total) total = s->rem[k];
+    for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
+        for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k)
+            if (s->rem[k] > total) total = s->rem[k];
     uint64_t w = ~s->width[b], a = ~s->area[b], t = ~total;
     if (s->order == arp_order_taw_k) return (rank_t){t, a, w, s->orig[b], b};
     if (s->order == arp_order_twa_k) return (rank_t){t, w, a, s->orig[b], b};
@@ -125,9 +131,12 @@ static void rank_partition(search_t *s, size_t start, size_t count) {
  * can reach and how many there are; false when the limit cannot be met: a buffer's top passes
  * it, or a section's lowest reachable floor (no lower than `base`) plus its unplaced bytes
  * does. With `push`, the candidates (resting at or above `base`, below that lowest top) go on
- * the stack: only they can be placed next. */
-static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, uint64_t base,
-                  bool push, size_t *unplaced) {
+ * the stack: only they can be placed next. The search's hot loop: made twice, with `several`
+ * false (every buffer one span, its hull: the loops read nothing more) and true. */
+static inline __attribute__((always_inline)) bool infer_spans(search_t *s, uint32_t lo, uint32_t hi,
+                                                              size_t first, size_t count,
+                                                              uint64_t base, bool push,
+                                                              size_t *unplaced, bool several) {
     for (uint32_t k = lo; k < hi; ++k) s->infl[k] = UINT64_MAX;
     uint64_t min_top = UINT64_MAX;
     *unplaced = 0;
@@ -136,14 +145,26 @@ static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t co
         if (s->placed[b]) continue;
         ++*unplaced;
         uint64_t floor = 0;
-        for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
-            if (s->raw[k] > floor) floor = s->raw[k];
+        if (!several) {
+            for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
+                if (s->raw[k] > floor) floor = s->raw[k];
+        } else {
+            for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
+                for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k)
+                    if (s->raw[k] > floor) floor = s->raw[k];
+        }
         floor = arp_place_align_up(floor, s->align[b]);
         if (floor + s->size[b] > s->limit) return false;
         if (floor + s->size[b] < min_top) min_top = floor + s->size[b];
         uint64_t reach = floor < base ? arp_place_align_up(base, s->align[b]) : floor;
-        for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
-            if (reach < s->infl[k]) s->infl[k] = reach;
+        if (!several) {
+            for (uint32_t k = s->sl[b]; k < s->su[b]; ++k)
+                if (reach < s->infl[k]) s->infl[k] = reach;
+        } else {
+            for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
+                for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k)
+                    if (reach < s->infl[k]) s->infl[k] = reach;
+        }
         s->floor[b] = floor;
     }
     for (uint32_t k = lo; k < hi; ++k)
@@ -160,6 +181,12 @@ static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t co
             s->cands[s->cands_count++] = (candidate_t){s->floor[b], s->rank[b], b};
     }
     return true;
+}
+
+static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, uint64_t base,
+                  bool push, size_t *unplaced) {
+    return s->several ? infer_spans(s, lo, hi, first, count, base, push, unplaced, true)
+                      : infer_spans(s, lo, hi, first, count, base, push, unplaced, false);
 }
 
 /* Buffers live in sections [lo, hi), members[first, first + count) (some already placed), all
@@ -189,15 +216,17 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
         uint64_t at = s->cands[c].off;
         uint32_t b = s->cands[c].b, rank = s->cands[c].rank;
         if (at == base && last != NONE && rank <= last) continue; /* that order was explored */
-        for (uint32_t k = s->sl[b]; k < s->su[b]; ++k) {
-            s->undo[s->undo_count++] = s->raw[k];
-            s->raw[k] = at + s->size[b];
-            s->rem[k] -= s->size[b];
-        }
+        for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
+            for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k) {
+                s->undo[s->undo_count++] = s->raw[k];
+                s->raw[k] = at + s->size[b];
+                s->rem[k] -= s->size[b];
+            }
         s->placed[b] = true;
         s->solution[b] = at;
         bool hatless = true; /* no unplaced buffer lives with b: its offset is forced */
-        for (uint32_t k = s->sl[b]; k < s->su[b] && hatless; ++k) hatless = s->rem[k] == 0;
+        for (uint32_t j = s->sf[b]; j < s->sf[b + 1] && hatless; ++j)
+            for (uint32_t k = s->lo[j]; k < s->hi[j] && hatless; ++k) hatless = s->rem[k] == 0;
         bool cut = false;
         for (uint32_t k = s->sl[b]; k + 1 < s->su[b]; ++k) cut |= --s->cuts[k] == 0;
         if (!cut) {
@@ -210,10 +239,11 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
                   : feasible ? solve_range(s, lo, hi, first, count)
                              : not_found_k;
         }
-        for (uint32_t k = s->su[b]; k-- > s->sl[b];) {
-            s->raw[k] = s->undo[--s->undo_count];
-            s->rem[k] += s->size[b];
-        }
+        for (uint32_t j = s->sf[b + 1]; j-- > s->sf[b];)
+            for (uint32_t k = s->hi[j]; k-- > s->lo[j];) {
+                s->raw[k] = s->undo[--s->undo_count];
+                s->rem[k] += s->size[b];
+            }
         for (uint32_t k = s->sl[b]; k + 1 < s->su[b]; ++k) ++s->cuts[k];
         s->placed[b] = false;
         /* A hatless b sits where it must in every completion, and placing it first changed
@@ -276,16 +306,17 @@ static outcome_t solve_range(search_t *s, uint32_t lo, uint32_t hi, size_t first
 /* The problem cut into sections once; each run ranks the buffers in its order. */
 typedef struct prepared_t {
     size_t m, sections;
-    size_t *index; /* problem index of each buffer that holds bytes */
+    size_t *index; /* the index (among the problem's buffers) of each buffer that holds bytes */
     uint64_t *size, *align, *width, *area;
-    uint32_t *lo, *hi; /* its sections */
-    uint64_t *rem;     /* per section: bytes live */
-    uint64_t grain;    /* the sizes' and alignments' greatest common divisor */
+    uint32_t *lo, *hi;                /* the hull of its sections */
+    uint32_t *sf, *span_lo, *span_hi; /* its spans [sf[k], sf[k + 1]): one row's sections each */
+    uint64_t *rem;                    /* per section: bytes live */
+    uint64_t grain;                   /* the sizes' and alignments' greatest common divisor */
 } prepared_t;
 
 static void prepared_free(prepared_t *p) {
     free(p->index), free(p->size), free(p->align), free(p->width), free(p->area);
-    free(p->lo), free(p->hi), free(p->rem);
+    free(p->lo), free(p->hi), free(p->sf), free(p->span_lo), free(p->span_hi), free(p->rem);
 }
 
 /* Lifetime times size, saturated (times reach 2^63 and sizes 2^56): only an order's key. */
@@ -303,34 +334,42 @@ static uint64_t gcd(uint64_t a, uint64_t b) {
     return a;
 }
 
-static ar_status_t prepare(ar_place_problem_t const *problem, uint64_t alignment, prepared_t *p) {
+static ar_status_t prepare(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                           uint64_t alignment, prepared_t *p) {
     *p = (prepared_t){0};
-    size_t n = problem->count, m = 0;
-    for (size_t i = 0; i < n; ++i) m += arp_place_holds(&problem->buffers[i]);
-    uint64_t *times = malloc((2 * m + 1) * sizeof *times);
+    size_t m = 0, spans = 0;
+    for (size_t b = 0; b < g->count; ++b)
+        if (arp_place_group_holds(g, b)) ++m, spans += g->start[b + 1] - g->start[b];
+    uint64_t *times = malloc((2 * spans + 1) * sizeof *times);
     p->m = m;
     p->index = malloc((m + 1) * sizeof *p->index);
     p->lo = malloc((m + 1) * sizeof *p->lo);
     p->hi = malloc((m + 1) * sizeof *p->hi);
+    p->sf = malloc((m + 1) * sizeof *p->sf);
+    p->span_lo = malloc((spans + 1) * sizeof *p->span_lo);
+    p->span_hi = malloc((spans + 1) * sizeof *p->span_hi);
     p->size = malloc((m + 1) * sizeof *p->size);
     p->align = malloc((m + 1) * sizeof *p->align);
     p->width = malloc((m + 1) * sizeof *p->width);
     p->area = malloc((m + 1) * sizeof *p->area);
-    if (!times || !p->index || !p->lo || !p->hi || !p->size || !p->align || !p->width || !p->area)
+    if (!times || !p->index || !p->lo || !p->hi || !p->sf || !p->span_lo || !p->span_hi ||
+        !p->size || !p->align || !p->width || !p->area)
         goto oom;
     size_t t = 0;
-    for (size_t i = 0, k = 0; i < n; ++i) {
-        ar_place_buffer_t const *b = &problem->buffers[i];
-        if (!arp_place_holds(b)) continue;
-        p->index[k] = i;
-        p->size[k] = b->size;
-        p->align[k] = arp_place_alignment(b, alignment);
-        p->width[k] = b->upper - b->lower;
-        p->area[k] = area_of(p->width[k], b->size);
-        p->grain = gcd(p->grain, gcd(b->size, p->align[k]));
+    for (size_t b = 0, k = 0; b < g->count; ++b) {
+        if (!arp_place_group_holds(g, b)) continue;
+        ar_place_buffer_t const *head = &problem->buffers[g->first[b]];
+        p->index[k] = b;
+        p->size[k] = head->size;
+        p->align[k] = arp_place_alignment(head, alignment);
+        p->width[k] = g->width[b];
+        p->area[k] = area_of(p->width[k], head->size);
+        p->grain = gcd(p->grain, gcd(head->size, p->align[k]));
         ++k;
-        times[t++] = b->lower;
-        times[t++] = b->upper;
+        for (size_t j = g->start[b]; j < g->start[b + 1]; ++j) {
+            times[t++] = problem->buffers[g->rows[j]].lower;
+            times[t++] = problem->buffers[g->rows[j]].upper;
+        }
     }
     qsort(times, t, sizeof *times, arp_place_by_u64);
     size_t distinct = 0;
@@ -339,11 +378,18 @@ static ar_status_t prepare(ar_place_problem_t const *problem, uint64_t alignment
     p->sections = distinct ? distinct - 1 : 0;
     p->rem = calloc(p->sections + 1, sizeof *p->rem);
     if (!p->rem) goto oom;
-    for (size_t k = 0; k < m; ++k) {
-        ar_place_buffer_t const *b = &problem->buffers[p->index[k]];
-        p->lo[k] = (uint32_t)arp_place_count_below(times, distinct, b->lower);
-        p->hi[k] = (uint32_t)arp_place_count_below(times, distinct, b->upper);
-        for (uint32_t j = p->lo[k]; j < p->hi[k]; ++j) p->rem[j] += b->size;
+    p->sf[m] = (uint32_t)spans;
+    for (size_t k = 0, span = 0; k < m; ++k) {
+        size_t b = p->index[k];
+        p->sf[k] = (uint32_t)span;
+        for (size_t j = g->start[b]; j < g->start[b + 1]; ++j, ++span) {
+            ar_place_buffer_t const *row = &problem->buffers[g->rows[j]];
+            p->span_lo[span] = (uint32_t)arp_place_count_below(times, distinct, row->lower);
+            p->span_hi[span] = (uint32_t)arp_place_count_below(times, distinct, row->upper);
+            for (uint32_t x = p->span_lo[span]; x < p->span_hi[span]; ++x) p->rem[x] += p->size[k];
+        }
+        p->lo[k] = p->span_lo[p->sf[k]];
+        p->hi[k] = p->span_hi[span - 1];
     }
     free(times);
     return ar_status_success_k;
@@ -353,11 +399,10 @@ oom:
     return ar_status_out_of_memory_k;
 }
 
-/* One run: a placement within `limit` in offsets[] (found_k), none exists (not_found_k), or
- * the budget or the deadline ran out first (stopped_k). */
+/* One run: a placement within `limit` in at[] (per buffer; found_k), none exists
+ * (not_found_k), or the budget or the deadline ran out first (stopped_k). */
 static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_t budget,
-                     double deadline, uint64_t *offsets, uint64_t *nodes, bool *oom,
-                     bool *too_deep) {
+                     double deadline, uint64_t *at, uint64_t *nodes, bool *oom, bool *too_deep) {
     search_t s = {.m = p->m,
                   .sections = p->sections,
                   .orig = p->index,
@@ -367,6 +412,10 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
                   .area = p->area,
                   .sl = p->lo,
                   .su = p->hi,
+                  .sf = p->sf,
+                  .lo = p->span_lo,
+                  .hi = p->span_hi,
+                  .several = p->sf[p->m] > p->m,
                   .limit = limit,
                   .budget = budget,
                   .deadline = deadline,
@@ -383,7 +432,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
     s.cuts = calloc(p->sections + 1, sizeof *s.cuts);
     s.members = malloc((m + 1) * sizeof *s.members);
     size_t spans = 1;
-    for (size_t b = 0; b < m; ++b) spans += p->hi[b] - p->lo[b];
+    for (size_t j = 0; j < p->sf[m]; ++j) spans += p->span_hi[j] - p->span_lo[j];
     s.undo = malloc(spans * sizeof *s.undo);
     s.members_capacity = m + 1;
     if (!s.rank || !s.solution || !s.floor || !s.placed || !s.raw || !s.rem || !s.infl || !s.cuts ||
@@ -399,7 +448,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
     s.members_count = m;
     out = solve_range(&s, 0, (uint32_t)p->sections, 0, m);
     if (out == found_k)
-        for (size_t b = 0; b < m; ++b) offsets[s.orig[b]] = s.solution[b];
+        for (size_t b = 0; b < m; ++b) at[s.orig[b]] = s.solution[b];
 done:
     *nodes += s.nodes;
     *oom = s.oom;
@@ -412,13 +461,12 @@ done:
 
 /* Is there a placement within `limit`? The three orders take turns, each budget twice the
  * last (MiniMalloc's round robin); a run that ends without running out decides. */
-static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *offsets,
+static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *at,
                         uint64_t *nodes, bool *oom) {
     for (uint64_t budget = 2 * (p->m + 1);; budget *= 2) {
         for (int o = 0; o < arp_order_count_k; ++o) {
             bool too_deep = false;
-            outcome_t out =
-                run(p, (order_t)o, limit, budget, deadline, offsets, nodes, oom, &too_deep);
+            outcome_t out = run(p, (order_t)o, limit, budget, deadline, at, nodes, oom, &too_deep);
             if (*oom || too_deep) return stopped_k; /* a larger budget would stop there too */
             if (out != stopped_k) return out;
             if (arp_place_now() > deadline) return stopped_k;
@@ -437,19 +485,30 @@ static void keep_if_lower(ar_place_problem_t const *problem, uint64_t const *tri
     }
 }
 
-ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options_t const *options,
-                             uint64_t *offsets, ar_place_result_t *result) {
+/* A decision's answer (per buffer) as rows, kept when lower. */
+static void keep_found(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                       uint64_t const *at, uint64_t *trial, uint64_t *offsets, uint64_t *best) {
+    arp_place_groups_spread(problem, g, at, trial);
+    keep_if_lower(problem, trial, offsets, best);
+}
+
+ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                             ar_place_options_t const *options, uint64_t *offsets,
+                             ar_place_result_t *result) {
     /* The incumbent: the best of the heuristics (within the time limit too). */
     double start = arp_place_now();
     size_t n = problem->count;
-    uint64_t *trial = malloc((n + 1) * sizeof *trial);
-    if (!trial) return ar_status_out_of_memory_k;
+    uint64_t *trial = malloc((n + 1) * sizeof *trial), *at = calloc(g->count + 1, sizeof *at);
+    if (!trial || !at) {
+        free(trial), free(at);
+        return ar_status_out_of_memory_k;
+    }
     uint64_t best = UINT64_MAX;
     for (int h = 0; h < ar_place_search_k; ++h) {
         ar_status_t status =
-            arp_place_heuristic(problem, (ar_place_strategy_t)h, options->alignment, trial);
+            arp_place_heuristic(problem, g, (ar_place_strategy_t)h, options->alignment, trial);
         if (status != ar_status_success_k) {
-            free(trial);
+            free(trial), free(at);
             return status;
         }
         keep_if_lower(problem, trial, offsets, &best);
@@ -463,9 +522,9 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
     /* Then perturbed greedy orders, within a twentieth of the limit, until one meets the goal. */
     for (uint64_t seed = 1; best > goal && seed <= 1024 && arp_place_now() < start + limit_s / 20;
          ++seed) {
-        ar_status_t status = arp_place_perturbed(problem, options->alignment, seed, trial);
+        ar_status_t status = arp_place_perturbed(problem, g, options->alignment, seed, trial);
         if (status != ar_status_success_k) {
-            free(trial);
+            free(trial), free(at);
             return status;
         }
         keep_if_lower(problem, trial, offsets, &best);
@@ -475,16 +534,18 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
     result->optimal = best <= bound;
     ar_status_t status = ar_status_success_k;
     prepared_t p;
-    if (best <= goal || best == 0 || (status = prepare(problem, options->alignment, &p))) goto done;
+    if (best <= goal || best == 0 || (status = prepare(problem, g, options->alignment, &p)))
+        goto done;
     bool oom = false;
     if (fit_only) {
         /* One question: a placement within the capacity. */
         outcome_t out =
-            decide(&p, options->capacity, start + limit_s * 0.9, trial, &result->nodes, &oom);
-        if (out == found_k) keep_if_lower(problem, trial, offsets, &best);
+            decide(&p, options->capacity, start + limit_s * 0.9, at, &result->nodes, &oom);
+        if (out == found_k) keep_found(problem, g, at, trial, offsets, &best);
         if (out == stopped_k && !oom) {
             /* Undecided: the rest of the limit polishes the incumbent instead. */
-            status = arp_place_improve(problem, options->alignment, goal, UINT64_MAX, end, offsets);
+            status =
+                arp_place_improve(problem, g, options->alignment, goal, UINT64_MAX, end, offsets);
             best = ar_place_height(problem, offsets);
         }
     } else {
@@ -498,9 +559,9 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
          * strongest (every section's slack is least), so it is often the quickest question. */
         if (lo < best) {
             double now = arp_place_now();
-            outcome_t out = decide(&p, lo, now + (end - now) / 3, trial, &result->nodes, &oom);
+            outcome_t out = decide(&p, lo, now + (end - now) / 3, at, &result->nodes, &oom);
             if (out == found_k)
-                keep_if_lower(problem, trial, offsets, &best);
+                keep_found(problem, g, at, trial, offsets, &best);
             else if (out == not_found_k)
                 lo += grain;
         }
@@ -514,9 +575,9 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
             while (gap >>= 1) ++steps;
             uint64_t mid = lo + (best - lo) / grain / 2 * grain;
             outcome_t out =
-                decide(&p, mid, now + (end - now) / (double)steps, trial, &result->nodes, &oom);
+                decide(&p, mid, now + (end - now) / (double)steps, at, &result->nodes, &oom);
             if (out == found_k) {
-                keep_if_lower(problem, trial, offsets, &best);
+                keep_found(problem, g, at, trial, offsets, &best);
             } else {
                 proven = proven && out == not_found_k;
                 lo = mid + grain;
@@ -529,6 +590,6 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, ar_place_options
     result->height = best;
     result->optimal = result->optimal || best <= bound; /* the incumbent may have come down */
 done:
-    free(trial);
+    free(trial), free(at);
     return status;
 }

@@ -4,7 +4,7 @@ problem. Standard library only. The stable API:
 
     validate(raw) -> Trace           raises TraceError (exit 2: what and where)
     export(raw, fault_rule=None, fault_seed=0, fault_kind=None) -> (plan, Trace)
-    problem(trace) -> {"csv", "rows", "planned_size", "max_live", ...}
+    problem(trace) -> {"csv", "buffers", "rows", "planned_size", "max_live", ...}
     cli.run(argv, prog, description, capture=None, add_arguments=None) -> exit status
 """
 

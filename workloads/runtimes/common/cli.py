@@ -30,7 +30,8 @@ def add_common_arguments(p):
                    help="with --plant-fault: the fault itself (default from --fault-rule)")
     p.add_argument("--fault-seed", type=int, default=0,
                    help="with --plant-fault: which candidate (default 0)")
-    p.add_argument("--problem-out", help="also write the placement problem (id,lower,upper,size)")
+    p.add_argument("--problem-out", help="also write the placement problem "
+                   "(id,lower,upper,size,alignment; a row per run of a buffer's lifetime)")
     p.add_argument("--problem-info-out",
                    help="also write the problem's planned_size, max_live and rows as JSON")
     p.add_argument("--trace-out", help="also write the captured trace (arena-trace/1)")
@@ -80,7 +81,7 @@ def run(argv, prog, description, capture=None, add_arguments=None):
         plan["meta"]["plan_seconds"] = round(done - captured, 3)
         plan["meta"]["placement"] = {"planned_size": prob["planned_size"],
                                      "max_live": prob["max_live"], "rows": len(prob["rows"]),
-                                     "order": prob["order"]}
+                                     "buffers": len(prob["buffers"]), "order": prob["order"]}
         text = json.dumps(plan) + "\n"
         if a.out:
             write(a.out, text)
@@ -90,8 +91,8 @@ def run(argv, prog, description, capture=None, add_arguments=None):
             write(a.problem_out, prob["csv"])
         if a.problem_info_out:
             info = {k: prob[k] for k in ("planned_size", "max_live", "order", "regions")}
-            info["rows"] = [{k: r[k] for k in ("id", "lower", "upper", "size", "values")}
-                            for r in prob["rows"]]
+            info["rows"] = [{k: r[k] for k in ("id", "lower", "upper", "size", "alignment",
+                                               "values")} for r in prob["rows"]]
             write(a.problem_info_out, json.dumps(info) + "\n")
         c, m = plan["meta"]["counts"], plan["meta"]
         loops = ", ".join(f"{l['iterations']}x[{l['first']},{l['first'] + l['count']})"

@@ -406,6 +406,7 @@ def export(fn, args, name=None, out=None, fault_rule=None, fault_seed=0, fault_k
     prob = common.problem(t)
     plan["meta"]["placement"] = {k: prob[k] for k in ("planned_size", "max_live", "order")}
     plan["meta"]["placement"]["rows"] = len(prob["rows"])
+    plan["meta"]["placement"]["buffers"] = len(prob["buffers"])
     plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
     if out:
         from common.cli import write
