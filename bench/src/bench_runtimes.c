@@ -305,7 +305,7 @@ static void run_placement(gb_state_t *state, void *data) {
         ar_plan_free(plan);
     }
     free(offsets);
-    size_t buffers = 0; /* rows of one id are one buffer: its first row counts it */
+    size_t buffers = 0; /* rows of one group are one buffer: its first row counts it */
     for (size_t i = 0; i < problem->count; ++i) buffers += !csv->groups || csv->groups[i] == i;
     gb_set_counter(state, "buffers", (double)buffers, gb_counter_default_k);
     gb_set_counter(state, "rows", (double)problem->count, gb_counter_default_k);

@@ -24,8 +24,9 @@ static void place_usage(FILE *out) {
         "                       [--time-limit SECONDS] [--minimize] [--alignment N]\n"
         "       arenacert place --list\n"
         "  PROBLEM.csv     MiniMalloc's CSV: id|buffer, lower|start, upper|end, size\n"
-        "                  [, alignment] [, offset (ignored)]; \"-\" reads standard input;\n"
-        "                  rows sharing an id are one buffer over disjoint lifetimes\n"
+        "                  [, alignment] [, group] [, offset (ignored)]; \"-\" reads standard\n"
+        "                  input; ids are unique; rows with one group value are one buffer\n"
+        "                  over disjoint lifetimes\n"
         "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit or search\n"
         "                  (default search)\n"
         "  --capacity      the placement must fit in [0, BYTES); exit 1 when none is found\n"
@@ -33,9 +34,9 @@ static void place_usage(FILE *out) {
         "  --minimize      search: with --capacity, go on lowering the height once it fits\n"
         "  --alignment     every offset a multiple of N (a power of two) at least\n"
         "  --list          the strategies, one per line\n"
-        "stdout: the rows with an offset column (id,lower,upper,size[,alignment],offset);\n"
-        "stderr: strategy, buffers (and rows, where ids repeat), height, lower bound, their\n"
-        "ratio, fits, optimal, nodes, seconds.\n"
+        "stdout: the rows with an offset column (id,lower,upper,size[,alignment][,group],\n"
+        "offset); stderr: strategy, buffers (and rows, where a group has several), height,\n"
+        "lower bound, their ratio, fits, optimal, nodes, seconds.\n"
         "exit status: 0 placed (within the capacity), 1 none within the capacity, 2 bad input\n",
         PLACE_TIME_LIMIT_CLI);
 }
@@ -49,10 +50,11 @@ static void import_usage(FILE *out) {
             "stdout: an arena-plan/1 plan that `arenacert certify` accepts exactly when the\n"
             "placement is valid: one phase per distinct start time with one launch, each buffer\n"
             "declared fresh where it starts and carried at the last start before its end.\n"
-            "Rows sharing an id are one buffer: one plane name, declared for each row.\n"
-            "A row whose offset breaks its own alignment column, or rows of one id at two\n"
-            "offsets, are reported here (exit 1): a plan has one alignment, a name one base.\n"
-            "exit status: 0 written, 1 misaligned row or one id at two offsets, 2 bad input\n",
+            "Rows of one group are one buffer: one plane name (its first row's id), declared\n"
+            "for each row. A row whose offset breaks its own alignment column, or rows of one\n"
+            "group at two offsets, are reported here (exit 1): a plan has one alignment, a name\n"
+            "one base.\n"
+            "exit status: 0 written, 1 misaligned row or one group at two offsets, 2 bad input\n",
             (unsigned long long)IMPORT_BASE_DEFAULT);
 }
 
@@ -65,7 +67,9 @@ static void export_usage(FILE *out) {
         "stdout: a row per plane name and run: live from the first phase (in the plan's phase\n"
         "order) that declares it, or a later one declaring it fresh, to one past the last\n"
         "declaring it before the next fresh one; its size, the plan's alignment where above 1,\n"
-        "its offset from the lowest plane. exit status: 0 written, 2 bad input\n");
+        "its offset from the lowest plane. A name's later runs are ids NAME.1, NAME.2, ...;\n"
+        "where a name has several, a group column gives every row its name.\n"
+        "exit status: 0 written, 2 bad input\n");
 }
 
 static int bad(char const *command, void (*usage)(FILE *), char const *what, char const *detail) {
@@ -206,9 +210,9 @@ int arenacert_place_main(int argc, char **argv) {
     return rc;
 }
 
-/* The rows of one id that hold bytes share one offset (a plane name has one base): 1 naming
+/* The rows of one group that hold bytes share one offset (a plane name has one base): 1 naming
  * both lines when they do not, 2 out of memory, else 0. */
-static int one_offset_per_id(char const *path, ar_place_csv_t const *csv) {
+static int one_offset_per_group(char const *path, ar_place_csv_t const *csv) {
     size_t n = csv->problem.count, *head = malloc((n + 1) * sizeof *head);
     if (!head) {
         fprintf(stderr, "arenacert import: out of memory\n");
@@ -225,9 +229,9 @@ static int one_offset_per_id(char const *path, ar_place_csv_t const *csv) {
         } else if (csv->offsets[*first] != csv->offsets[i]) {
             fprintf(stderr,
                     "arenacert import: %s: line %zu: offset %" PRIu64 " where line %zu has %" PRIu64
-                    " (rows of id %s are one buffer, at one offset)\n",
+                    " (rows of group %s are one buffer, at one offset)\n",
                     path, csv->lines[i], csv->offsets[i], csv->lines[*first], csv->offsets[*first],
-                    csv->ids[i]);
+                    csv->group_names[i]);
             rc = 1;
         }
     }
@@ -282,7 +286,7 @@ int arenacert_import_main(int argc, char **argv) {
             return 1;
         }
     }
-    if (csv->groups && (rc = one_offset_per_id(path, csv))) {
+    if (csv->groups && (rc = one_offset_per_group(path, csv))) {
         ar_place_csv_free(csv);
         return rc;
     }

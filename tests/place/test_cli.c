@@ -3,10 +3,12 @@
  * writes every row with an offset, and its import certifies (verdict 0); a placement spoiled by
  * one overlap imports to a plan the certificate rejects; a capacity below the bound exits 1; a
  * bad CSV exits 2 naming its line and column; import without an offset column exits 2;
- * export-problem of a generated plan places and certifies again. Rows sharing an id place at
- * one offset (the summary counts buffers and rows) and certify; an id's rows at two offsets make
- * import exit 1 naming both lines; a decoder plan's mask, declared fresh twice, exports as two
- * rows of one id. Uses a scratch folder. */
+ * export-problem of a generated plan places and certifies again (no group column where no name
+ * is declared fresh twice). Rows of one group place at one offset (the summary counts buffers
+ * and rows), are written back with the column, import as one plane name and certify; a group's
+ * rows at two offsets make import exit 1 naming both lines; a repeated id exits 2; a decoder
+ * plan's mask, declared fresh twice, exports as two rows of group mask with ids mask and mask.1.
+ * Uses a scratch folder. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,9 +119,10 @@ int main(int argc, char **argv) {
     expect_int_eq(sh("%s place %s/rows.csv --strategy nope 2> /dev/null", tool, dir), 2);
     expect_int_eq(sh("%s place %s/rows.csv --capacity -3 2> /dev/null", tool, dir), 2);
     expect_int_eq(sh("%s place 2> /dev/null", tool), 2);
-    /* Rows sharing an id: one buffer, one offset, certified; two offsets: import exits 1. */
-    expect_int_eq(sh("printf 'id,lower,upper,size\\nx,0,2,10\\ny,2,4,10\\nx,4,6,10\\n"
-                     "z,1,5,6\\n' > %s/grouped.csv",
+    /* Rows of one group: one buffer, one offset, one plane name (its first row's id),
+     * certified; two offsets: import exits 1. Ids stay unique: a repeated one exits 2. */
+    expect_int_eq(sh("printf 'id,lower,upper,size,group\\nx,0,2,10,x\\ny,2,4,10,y\\n"
+                     "x2,4,6,10,x\\nz,1,5,6,z\\n' > %s/grouped.csv",
                      dir),
                   0);
     for (int s = 0; s < 5; ++s) {
@@ -131,25 +134,48 @@ int main(int argc, char **argv) {
         free(err);
         char *out = slurp("out.csv");
         expect_size_eq(lines(out), 5);
+        expect_str_contains(out, "id,lower,upper,size,group,offset\nx,0,2,10,x,");
+        expect_str_contains(out, "\nx2,4,6,10,x,");
         free(out);
-        expect_int_eq(sh("%s import %s/out.csv | %s certify - > %s/verdict", tool, dir, tool, dir),
+        expect_int_eq(sh("%s import %s/out.csv > %s/plan.json && %s certify %s/plan.json > "
+                         "%s/verdict",
+                         tool, dir, dir, tool, dir, dir),
                       0);
+        expect_int_eq(sh("grep -q '\"x2\"' %s/plan.json", dir), 1);
     }
-    expect_int_eq(sh("printf 'id,lower,upper,size,offset\\nx,0,2,10,0\\ny,2,4,10,0\\n"
-                     "x,4,6,10,16\\nz,1,5,6,10\\n' > %s/split.csv",
+    expect_int_eq(sh("printf 'id,lower,upper,size\\nx,0,2,10\\ny,2,4,10\\nx,4,6,10\\n' > "
+                     "%s/repeated.csv",
+                     dir),
+                  0);
+    expect_int_eq(sh("%s place %s/repeated.csv 2> %s/err", tool, dir, dir), 2);
+    err = slurp("err");
+    expect_str_contains(err, "line 4, column 1: duplicate id \"x\" (first on line 2)");
+    free(err);
+    expect_int_eq(sh("printf 'id,lower,upper,size,group,offset\\nx,0,2,10,g,0\\ny,2,4,10,y,0\\n"
+                     "x2,4,6,10,g,16\\nz,1,5,6,z,10\\n' > %s/split.csv",
                      dir),
                   0);
     expect_int_eq(sh("%s import %s/split.csv > /dev/null 2> %s/err", tool, dir, dir), 1);
     err = slurp("err");
-    expect_str_contains(err, "line 4: offset 16 where line 2 has 0");
+    expect_str_contains(err, "line 4: offset 16 where line 2 has 0 (rows of group g");
     free(err);
-    /* A name declared fresh again later is a second row of its id. */
+    /* A name declared fresh again later is a second row of its group, under an id of its own. */
     expect_int_eq(sh("%s gen decoder --preset tiny > %s/decoder.json", tool, dir), 0);
     expect_int_eq(sh("%s export-problem %s/decoder.json > %s/problem.csv", tool, dir, dir), 0);
-    expect_int_eq(sh("grep -c '^mask,' %s/problem.csv > %s/count", dir, dir), 0);
-    char *count = slurp("count");
-    expect_str_eq(count, "2\n");
-    free(count);
+    expect_int_eq(sh("head -1 %s/problem.csv > %s/header && awk -F, '$6 == \"mask\" {print $1}' "
+                     "%s/problem.csv > %s/ids && cut -d, -f1 %s/problem.csv | sort | uniq -d > "
+                     "%s/repeats",
+                     dir, dir, dir, dir, dir, dir),
+                  0);
+    char *text = slurp("header");
+    expect_str_eq(text, "id,lower,upper,size,alignment,group,offset\n");
+    free(text);
+    text = slurp("ids");
+    expect_str_eq(text, "mask\nmask.1\n");
+    free(text);
+    text = slurp("repeats");
+    expect_str_eq(text, "");
+    free(text);
     expect_int_eq(sh("%s place %s/problem.csv --strategy search --time-limit 2 2>/dev/null | %s "
                      "import - --alignment 256 | %s certify - > /dev/null",
                      tool, dir, tool, tool),
@@ -157,6 +183,9 @@ int main(int argc, char **argv) {
     /* A generated plan's planes as a problem, placed again and certified. */
     expect_int_eq(sh("%s gen training --preset small > %s/plan.json", tool, dir), 0);
     expect_int_eq(sh("%s export-problem %s/plan.json > %s/problem.csv", tool, dir, dir), 0);
+    text = slurp("problem.csv"); /* no name declared fresh twice: no group column */
+    expect_true(strncmp(text, "id,lower,upper,size,alignment,offset\n", 37) == 0);
+    free(text);
     expect_int_eq(sh("%s place %s/problem.csv --strategy best-fit 2>/dev/null | %s import - "
                      "--alignment 256 | %s certify - > /dev/null",
                      tool, dir, tool, tool),

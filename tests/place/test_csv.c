@@ -1,11 +1,12 @@
 /* The CSV reader: both header forms, columns in any order, alignment and offset columns,
  * blank lines and CRLF, and each bad input refused with its line and column: a missing or
  * extra field, a non-decimal or signed number, lower > upper, an alignment that is not a power
- * of two, an empty id, an unknown or repeated column, a missing column, an empty file. Zero
- * sizes and empty lifetimes are accepted: they hold no byte, conflict with nothing, and are
- * placed at 0. Rows sharing an id are one buffer (groups): placed at one offset and written back
- * row by row; rows of one id with another size or alignment, or lifetimes that overlap, are
- * refused naming both lines. */
+ * of two, an empty or duplicate id, an unknown or repeated column, a missing column, an empty
+ * file. Zero sizes and empty lifetimes are accepted: they hold no byte, conflict with nothing,
+ * and are placed at 0. Ids are unique even beside a group column; rows with one `group` value
+ * are one buffer (groups): placed at one offset and written back row by row with the column;
+ * rows of one group with another size or alignment, or lifetimes that overlap, are refused
+ * naming both lines, as are empty or quoted group values. */
 #include <string.h>
 
 #include "expect.h"
@@ -93,15 +94,27 @@ int main(void) {
     refused("id,lower,upper,size\n\"a\",0,1,1\n", 2, 1, "quoted");
     refused("lower,id,upper,size\n0,a,1,1\n\n1,b,2,2\n2,a,3,3\n", 5, 2,
             "duplicate id \"a\" (first on line 2)");
-    /* Rows sharing an id: one buffer, its rows at one offset, written back row by row. */
-    csv = parse("id,lower,upper,size\nx,0,2,8\ny,1,3,4\nx,2,5,8\nx,7,7,8\nz,3,9,8\n", &error);
+    /* Ids are unique, as MiniMalloc's are: a repeated one is refused even where the rows could
+     * be one buffer (same size, disjoint lifetimes), with or without a group column. */
+    refused("id,lower,upper,size\nx,0,2,8\nx,2,5,8\n", 3, 1,
+            "duplicate id \"x\" (first on line 2)");
+    refused("id,lower,upper,size,group\nx,0,2,8,g\nx,2,5,8,g\n", 3, 1,
+            "duplicate id \"x\" (first on line 2)");
+    /* Rows of one group: one buffer, its rows at one offset, written back row by row. */
+    csv = parse("id,lower,upper,size,group\nx,0,2,8,g\ny,1,3,4,y\nx2,2,5,8,g\nx3,7,7,8,g\n"
+                "z,3,9,8,h\n",
+                &error);
     expect_ptr_not_null(csv);
     if (csv) {
         expect_size_eq(csv->problem.count, 5);
         expect_ptr_not_null(csv->groups);
+        expect_ptr_not_null(csv->group_names);
         expect_true(csv->problem.groups == csv->groups);
         size_t const want[] = {0, 1, 0, 0, 4};
         for (size_t i = 0; csv->groups && i < 5; ++i) expect_size_eq(csv->groups[i], want[i]);
+        expect_str_eq(csv->ids[2], "x2");
+        expect_str_eq(csv->group_names[2], "g");
+        expect_str_eq(csv->group_names[4], "h");
         uint64_t offsets[5];
         ar_place_result_t result;
         expect_int_eq(ar_place(&csv->problem, NULL, offsets, &result), ar_status_success_k);
@@ -114,33 +127,80 @@ int main(void) {
         FILE *out = open_memstream(&text, &length);
         expect_true(ar_place_csv_write(out, csv, offsets));
         fclose(out);
+        expect_true(text && strncmp(text, "id,lower,upper,size,group,offset\nx,0,2,8,g,", 42) == 0);
         ar_place_csv_t *back = parse(text, &error);
         expect_ptr_not_null(back);
         if (back) {
             expect_size_eq(back->problem.count, 5);
-            expect_str_eq(back->ids[2], "x");
-            expect_size_eq(back->groups[2], 0);
+            expect_str_eq(back->ids[2], "x2");
+            expect_ptr_not_null(back->group_names);
+            if (back->group_names) expect_str_eq(back->group_names[2], "g");
+            for (size_t i = 0; back->groups && i < 5; ++i) expect_size_eq(back->groups[i], want[i]);
             expect_u64_eq(back->offsets[2], offsets[0]);
         }
         ar_place_csv_free(back);
         free(text);
     }
     ar_place_csv_free(csv);
-    /* Every id once: no groups. */
+    /* The group column anywhere, with alignment: written back in its place among the others. */
+    csv = parse("group,size,id,start,end,alignment\nq,8,a,0,1,4\nq,8,b,1,2,4\n", &error);
+    expect_ptr_not_null(csv);
+    if (csv) {
+        expect_size_eq(csv->groups ? csv->groups[1] : 9, 0);
+        char *text = NULL;
+        size_t length = 0;
+        FILE *out = open_memstream(&text, &length);
+        expect_true(ar_place_csv_write(out, csv, NULL));
+        fclose(out);
+        expect_str_eq(text, "id,lower,upper,size,alignment,group\na,0,1,8,4,q\nb,1,2,8,4,q\n");
+        free(text);
+    }
+    ar_place_csv_free(csv);
+    /* Every group value once, or no group column: no groups; the column is still written. */
+    csv = parse("id,lower,upper,size,group\nx,0,2,8,g\ny,1,3,4,h\n", &error);
+    expect_ptr_not_null(csv);
+    if (csv) {
+        expect_ptr_null(csv->groups);
+        expect_ptr_not_null(csv->group_names);
+        char *text = NULL;
+        size_t length = 0;
+        FILE *out = open_memstream(&text, &length);
+        expect_true(ar_place_csv_write(out, csv, NULL));
+        fclose(out);
+        expect_str_eq(text, "id,lower,upper,size,group\nx,0,2,8,g\ny,1,3,4,h\n");
+        free(text);
+    }
+    ar_place_csv_free(csv);
     csv = parse("id,lower,upper,size\nx,0,2,8\ny,1,3,4\n", &error);
     expect_ptr_not_null(csv);
-    if (csv) expect_ptr_null(csv->groups);
+    if (csv) {
+        expect_ptr_null(csv->groups);
+        expect_ptr_null(csv->group_names);
+    }
     ar_place_csv_free(csv);
-    refused("id,lower,upper,size\nx,0,2,8\nx,3,5,4\n", 3, 1,
-            "duplicate id \"x\" (first on line 2) with size 4, not 8");
-    refused("id,lower,upper,size,alignment\nx,0,2,8,4\n\nx,3,5,8,8\n", 4, 1,
-            "duplicate id \"x\" (first on line 2) with alignment 8, not 4");
-    refused("id,lower,upper,size\nx,0,4,8\ny,0,1,1\nx,3,5,8\n", 4, 1,
-            "id \"x\" on lines 2 and 4: lifetimes [0, 4) and [3, 5) overlap");
+    csv = parse("id,lower,upper,size,group\n", &error); /* no rows: still a group column */
+    expect_ptr_not_null(csv);
+    if (csv) {
+        expect_ptr_not_null(csv->group_names);
+        expect_ptr_null(csv->groups);
+    }
+    ar_place_csv_free(csv);
+    /* A group's rows: one size, one alignment, disjoint lifetimes; errors at the group field. */
+    refused("id,lower,upper,size,group\nx,0,2,8,g\ny,3,5,4,g\n", 3, 5,
+            "group \"g\" (first on line 2) with size 4, not 8");
+    refused("id,lower,upper,size,alignment,group\nx,0,2,8,4,g\n\ny,3,5,8,8,g\n", 4, 6,
+            "group \"g\" (first on line 2) with alignment 8, not 4");
+    refused("id,lower,upper,size,group\nx,0,4,8,g\ny,0,1,1,h\nz,3,5,8,g\n", 4, 5,
+            "group \"g\" on lines 2 and 4: lifetimes [0, 4) and [3, 5) overlap");
     /* Of two overlapping pairs, the one whose later line comes first. */
-    refused("start,buffer,end,size\n0,x,10,1\n20,x,30,1\n4,y,6,1\n25,x,26,1\n5,y,9,1\n", 5, 2,
-            "id \"x\" on lines 3 and 5: lifetimes [20, 30) and [25, 26) overlap");
-    refused("id,lower,upper,size\nx,0,10,1\nx,0,10,1\n", 3, 1, "on lines 2 and 3");
+    refused("start,group,end,size,buffer\n0,x,10,1,a\n20,x,30,1,b\n4,y,6,1,c\n25,x,26,1,d\n"
+            "5,y,9,1,e\n",
+            5, 2, "group \"x\" on lines 3 and 5: lifetimes [20, 30) and [25, 26) overlap");
+    refused("id,lower,upper,size,group\na,0,10,1,x\nb,0,10,1,x\n", 3, 5, "on lines 2 and 3");
+    refused("id,lower,upper,size,group\na,0,1,1,\n", 2, 5, "an empty group");
+    refused("id,lower,upper,size,group\na,0,1,1, \t\n", 2, 5, "an empty group");
+    refused("id,lower,upper,size,group\na,0,1,1,\"g\"\n", 2, 5, "a quoted group");
+    refused("id,lower,upper,size,group,group\n", 1, 6, "column \"group\" given twice");
 
     /* Tens of thousands of rows: no cap. */
     size_t rows = 30000;

@@ -3,7 +3,9 @@
  * their first rows), every strategy's placement gives a buffer's rows one offset, passes
  * ar_place_check and an independent all-pairs checker, is no lower than the max-live bound
  * (checked against a count over rows), and its plan (ar_place_to_plan) certifies 0; the plan
- * read back (ar_place_from_plan) has one name per buffer and a valid placement. Spoiled
+ * read back (ar_place_from_plan) has one name per buffer and a valid placement, and as a CSV
+ * (ids unique, a group column) reads again to the same buffers; a name declared fresh three
+ * times reads back as ids a, a.2, a.3 where a plane is named a.1. Spoiled
  * placements, a buffer moved onto another or one row of a buffer moved alone, are caught by the
  * check, the checker and the certificate (or refused as a plan: a name has one base). On small
  * problems the search's height is the optimum over every order of the buffers; planted tilings
@@ -11,6 +13,7 @@
  * buffer's hull would cover another shows the rows are not merged, and malformed groups are
  * refused with the rows named. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "expect.h"
@@ -120,6 +123,24 @@ static void check_round_trip(ar_place_problem_t const *problem, uint64_t const *
             names += !back->groups || back->groups[r] == r;
         expect_size_eq(names, held);
         expect_true(ar_place_check(&back->problem, back->offsets, 0, NULL));
+        expect_true(!back->groups == !back->group_names);
+        /* As a CSV it reads again (ids unique), to the same buffers. */
+        char *text = NULL;
+        size_t length = 0;
+        FILE *out = open_memstream(&text, &length);
+        expect_true(ar_place_csv_write(out, back, back->offsets));
+        fclose(out);
+        ar_place_csv_t *again = NULL;
+        ar_place_csv_error_t error;
+        expect_int_eq(ar_place_csv_parse(text, length, &again, &error), ar_status_success_k);
+        if (again) {
+            expect_size_eq(again->problem.count, back->problem.count);
+            expect_true(!again->groups == !back->groups);
+            for (size_t r = 0; again->groups && back->groups && r < back->problem.count; ++r)
+                expect_size_eq(again->groups[r], back->groups[r]);
+        }
+        ar_place_csv_free(again);
+        free(text);
     }
     ar_place_csv_free(back);
     ar_plan_free(plan);
@@ -358,6 +379,39 @@ int main(void) {
     ar_place_buffer_t hull[] = {{0, 6, 10, 0}, {2, 4, 10, 0}, {1, 5, 6, 0}};
     ar_place_problem_t merged = {hull, 3, NULL};
     expect_u64_eq(ar_place_lower_bound(&merged), 26);
+
+    /* A name declared fresh three times reads back as three rows of one group, ids unique:
+     * the later rows skip the id a plane is already named ("a.1"). */
+    ar_place_buffer_t runs[] = {{0, 2, 8, 0}, {1, 9, 8, 0}, {3, 4, 4, 0},
+                                {4, 6, 8, 0}, {7, 8, 4, 0}, {8, 10, 8, 0}};
+    size_t runs_groups[] = {0, 1, 2, 0, 4, 0};
+    char const *runs_ids[] = {"a", "a.1", "b", "unused", "c", "unused"};
+    uint64_t runs_offsets[] = {0, 8, 0, 0, 0, 0};
+    ar_place_problem_t fresh = {runs, 6, runs_groups};
+    ar_plan_t *plan = NULL;
+    char message[256];
+    expect_int_eq(
+        ar_place_to_plan(&fresh, runs_ids, runs_offsets, 0, 0, &plan, message, sizeof message),
+        ar_status_success_k);
+    ar_place_csv_t *back = NULL;
+    if (plan)
+        expect_int_eq(ar_place_from_plan(plan, &back, message, sizeof message),
+                      ar_status_success_k);
+    if (back) {
+        char const *ids[] = {"a", "a.2", "a.3", "a.1", "b", "c"};
+        char const *names[] = {"a", "a", "a", "a.1", "b", "c"};
+        size_t labels[] = {0, 0, 0, 3, 4, 5};
+        expect_size_eq(back->problem.count, 6);
+        expect_ptr_not_null(back->groups);
+        expect_ptr_not_null(back->group_names);
+        for (size_t r = 0; r < 6 && back->problem.count == 6 && back->groups; ++r) {
+            expect_str_eq(back->ids[r], ids[r]);
+            expect_str_eq(back->group_names[r], names[r]);
+            expect_size_eq(back->groups[r], labels[r]);
+        }
+    }
+    ar_place_csv_free(back);
+    ar_plan_free(plan);
 
     /* Malformed groups: the rows named. */
     ar_place_buffer_t bad[] = {{0, 2, 10, 0}, {1, 3, 10, 0}, {3, 4, 12, 0}, {5, 6, 10, 8}};

@@ -181,10 +181,11 @@ class Placement(unittest.TestCase):
         # x and acc live over everything; h/h2 one in-place class (ops 1..3); y ops 3..4.
         self.assertEqual(
             p["csv"],
-            "id,lower,upper,size,alignment\n0,0,6,128,64\n1,0,6,64,64\n"
-            "2,1,4,128,64\n3,3,5,128,64\n",
+            "id,lower,upper,size,alignment,group\n0,0,6,128,64,0\n1,0,6,64,64,1\n"
+            "2,1,4,128,64,2\n3,3,5,128,64,3\n",
         )
         self.assertEqual(p["rows"][2]["values"], ["h", "h2"])
+        self.assertEqual((p["rows"][2]["id"], p["rows"][2]["group"]), ("2", 2))
         self.assertEqual(p["planned_size"], 1024)
         self.assertEqual(p["max_live"], 128 + 64 + 128 + 128)
 
@@ -202,13 +203,16 @@ class Placement(unittest.TestCase):
 
     def test_loop_state_runs(self):
         # s is live at ops 0..1 and 4..5 (written order), not over the body's middle, where u
-        # takes its bytes; sizes are the values' own, with the alignment beside them.
+        # takes its bytes; sizes are the values' own, with the alignment beside them. Its two
+        # rows have ids of their own (0, 0.1) and one group (0).
         p = common.problem(common.validate(state_loop()))
         self.assertEqual(
             p["csv"],
-            "id,lower,upper,size,alignment\n0,0,2,64,64\n0,4,6,64,64\n"
-            "1,1,3,48,64\n2,2,4,64,64\n3,3,5,40,64\n",
+            "id,lower,upper,size,alignment,group\n0,0,2,64,64,0\n0.1,4,6,64,64,0\n"
+            "1,1,3,48,64,1\n2,2,4,64,64,2\n3,3,5,40,64,3\n",
         )
+        self.assertEqual([r["id"] for r in p["rows"]], ["0", "0.1", "1", "2", "3"])
+        self.assertEqual([r["group"] for r in p["rows"]], [0, 0, 1, 2, 3])
         self.assertEqual(
             [b["runs"] for b in p["buffers"]], [[[0, 2], [4, 6]], [[1, 3]], [[2, 4]], [[3, 5]]]
         )
@@ -222,15 +226,19 @@ class Placement(unittest.TestCase):
                 [ARENACERT, "place", path, "--strategy", strategy], capture_output=True, text=True
             )
             self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("buffers: 4\nrows: 5\n", r.stderr)
             self.assertIn("lower_bound: 112\n", r.stderr)
             self.assertIn("height: 112\n", r.stderr)
+            self.assertTrue(r.stdout.startswith("id,lower,upper,size,alignment,group,offset\n"))
+            self.assertIn("\n0.1,4,6,64,64,0,", r.stdout)
         # The runtime's own offsets are a placement of the problem: its plan certifies 0.
         own = {"s": 0, "t": 64, "u": 0, "v": 64}
         with open(path, "w") as f:
             f.write(
-                "id,lower,upper,size,offset\n"
+                "id,lower,upper,size,group,offset\n"
                 + "".join(
-                    f"{r['id']},{r['lower']},{r['upper']},{r['size']},{own[r['values'][0]]}\n"
+                    f"{r['id']},{r['lower']},{r['upper']},{r['size']},{r['group']},"
+                    f"{own[r['values'][0]]}\n"
                     for r in p["rows"]
                 )
             )
@@ -323,7 +331,7 @@ class Validation(unittest.TestCase):
         with open(out) as f:
             self.assertEqual(certify(json.load(f))[0], 0)
         with open(csv) as f:
-            self.assertTrue(f.read().startswith("id,lower,upper,size,alignment\n"))
+            self.assertTrue(f.read().startswith("id,lower,upper,size,alignment,group\n"))
 
 
 if __name__ == "__main__":

@@ -161,21 +161,25 @@ bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
 
 /* ---- CSV: MiniMalloc's format ---------------------------------------------------------------
  * A header naming columns (any order): `id` or `buffer`, `lower` or `start`, `upper` or `end`,
- * `size`, and optionally `alignment` and `offset`; then one row per lifetime interval. Numbers
- * are decimal, with no sign; ids are non-empty and hold no comma or quote. Rows that share an id
- * are one buffer live over the union of their intervals: the same size (and alignment), and
- * intervals pairwise disjoint (half-open), else an error naming both lines. Blank lines are
- * skipped; CRLF line ends are accepted. */
+ * `size`, and optionally `alignment`, `offset` and `group`; then one row per lifetime interval.
+ * Numbers are decimal, with no sign; ids are unique (a repeated one is an error naming its first
+ * line), non-empty, and hold no comma or quote. `group` is ours, not MiniMalloc's: rows with one
+ * group value (non-empty, no comma or quote, like an id) are one buffer live over the union of
+ * their intervals: the same size (and alignment), and intervals pairwise disjoint (half-open),
+ * else an error naming both lines. A row whose group value is its own, or every row of a file
+ * without the column, is a buffer alone. Blank lines are skipped; CRLF line ends are accepted. */
 
 typedef struct ar_place_csv_t {
     ar_place_problem_t problem; /* buffers point into `rows` */
     ar_place_buffer_t *rows;
-    char **ids;                 /* each row's id */
+    char **ids;                 /* each row's id, unique */
     uint64_t *offsets;          /* each row's offset; NULL without an `offset` column */
     bool has_alignment;         /* the file had an `alignment` column */
     size_t *lines;              /* each row's line in the file (1-based) */
-    size_t *groups;             /* each row's buffer (its id's first row); NULL when no id
-                                   repeats. problem.groups points here */
+    size_t *groups;             /* each row's buffer (its group's first row); NULL when no group
+                                   value repeats. problem.groups points here */
+    char **group_names;         /* each row's group value; NULL without a `group` column (added
+                                   last: only the library allocates this struct) */
 } ar_place_csv_t;
 
 /* Where a CSV was bad: line and column are 1-based (column: the field's number; 0 when the
@@ -194,8 +198,9 @@ ar_status_t ar_place_csv_read_file(char const *path, ar_place_csv_t **csv,
 void ar_place_csv_free(ar_place_csv_t *csv); /* NULL is safe */
 
 /* Write the rows, with `offsets` (NULL: no offset column): header `id,lower,upper,size` (plus
- * `,alignment` when the CSV had one) and `,offset`; one row per row read, so a buffer of several
- * intervals keeps its rows, each with its offset. Returns false on a write error. */
+ * `,alignment` when the CSV had one, `,group` when it had one) and `,offset`; one row per row
+ * read, so a buffer of several intervals keeps its rows, each with its offset. Returns false on
+ * a write error. */
 bool ar_place_csv_write(FILE *file, ar_place_csv_t const *csv, uint64_t const *offsets);
 
 /* ---- Plans ----------------------------------------------------------------------------------
@@ -219,8 +224,10 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
 /* A plan's planes as a problem: one buffer per plane name, its size, the plan's alignment, its
  * offset relative to the lowest plane base; live (positions in the plan's phase order) from
  * its first phase, and from each later phase that declares it fresh, to one past the last phase
- * declaring it before the next fresh one: one row per such run (runs that touch are one row,
- * and groups are set where a name has several). The csv's ids are the names. */
+ * declaring it before the next fresh one: one row per such run (runs that touch are one row).
+ * A row's id is its name, or for a name's later runs NAME.1, NAME.2, ... (skipping any a plane
+ * is named: ids stay unique). Where some name has several rows, `groups` and `group_names` are
+ * set (every row's group value is its name); otherwise both are NULL. */
 ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **csv, char *message,
                                size_t message_size);
 

@@ -2,10 +2,12 @@
  * spellings, in any order); each row is checked as it is read, and the first bad one is
  * reported by line and field with what was wrong (a missing or extra field, a number that is
  * not a plain decimal or is out of range, lower > upper, an alignment that is not a power of two,
- * an empty id). Rows that share an id are one buffer of several lifetimes: a hash set of ids
- * finds a row's first in O(1), whose size and alignment it must repeat; once all are read, one
- * sort of the repeated ids' rows by lower finds two that live at once. Rows with size 0 or an
- * empty lifetime are kept: they hold no byte and conflict with nothing. */
+ * an empty or duplicate id: a hash set of ids finds duplicates in O(1) each). An optional
+ * `group` column (ours, not MiniMalloc's) makes rows one buffer of several lifetimes, so ids stay
+ * unique as MiniMalloc's are: a second hash set finds a row's group's first row, whose size and
+ * alignment it must repeat; once all are read, one sort of the repeated groups' rows by lower
+ * finds two that live at once. Rows with size 0 or an empty lifetime are kept: they hold no byte
+ * and conflict with nothing. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,11 +15,12 @@
 
 #include "place/place_internal.h"
 
-enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_ALIGNMENT, COL_OFFSET, COL_COUNT };
+/* The optional columns follow the required ones. */
+enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_ALIGNMENT, COL_OFFSET, COL_GROUP, COL_COUNT };
 
 static char const *const column_names[COL_COUNT][2] = {
-    {"id", "buffer"}, {"lower", "start"},  {"upper", "end"},
-    {"size", NULL},   {"alignment", NULL}, {"offset", NULL},
+    {"id", "buffer"},    {"lower", "start"}, {"upper", "end"}, {"size", NULL},
+    {"alignment", NULL}, {"offset", NULL},   {"group", NULL},
 };
 
 static void fail(ar_place_csv_error_t *error, size_t line, size_t column, char const *format, ...) {
@@ -42,6 +45,9 @@ void ar_place_csv_free(ar_place_csv_t *csv) {
     if (csv->ids)
         for (size_t i = 0; i < csv->problem.count; ++i) free(csv->ids[i]);
     free(csv->ids);
+    if (csv->group_names)
+        for (size_t i = 0; i < csv->problem.count; ++i) free(csv->group_names[i]);
+    free(csv->group_names);
     free(csv->rows);
     free(csv->offsets);
     free(csv->lines);
@@ -74,44 +80,45 @@ static uint64_t hash_text(char const *text, size_t length) {
     return h;
 }
 
-typedef struct reader_t {
-    ar_place_csv_t *csv;
-    size_t capacity;
-    size_t *slots; /* row + 1, 0 empty */
-    size_t slots_count;
-} reader_t;
-
-static bool add_id(reader_t *r, size_t row, size_t *previous) {
-    if (2 * (row + 1) > r->slots_count) {
-        size_t count = r->slots_count ? 2 * r->slots_count : 1024;
+bool arp_place_name_set_add(arp_place_name_set_t *set, char *const *names, size_t row,
+                            size_t *previous) {
+    if (2 * (row + 1) > set->count) {
+        size_t count = set->count ? 2 * set->count : 1024;
         size_t *slots = calloc(count, sizeof *slots);
         if (!slots) return false;
-        for (size_t k = 0; k < r->slots_count; ++k) {
-            if (!r->slots[k]) continue;
-            char const *id = r->csv->ids[r->slots[k] - 1];
-            size_t at = hash_text(id, strlen(id)) & (count - 1);
+        for (size_t k = 0; k < set->count; ++k) {
+            if (!set->slots[k]) continue;
+            char const *name = names[set->slots[k] - 1];
+            size_t at = hash_text(name, strlen(name)) & (count - 1);
             while (slots[at]) at = (at + 1) & (count - 1);
-            slots[at] = r->slots[k];
+            slots[at] = set->slots[k];
         }
-        free(r->slots);
-        r->slots = slots;
-        r->slots_count = count;
+        free(set->slots);
+        set->slots = slots;
+        set->count = count;
     }
-    char const *id = r->csv->ids[row];
-    size_t at = hash_text(id, strlen(id)) & (r->slots_count - 1);
-    while (r->slots[at]) {
-        if (strcmp(r->csv->ids[r->slots[at] - 1], id) == 0) {
-            *previous = r->slots[at] - 1;
+    char const *name = names[row];
+    size_t at = hash_text(name, strlen(name)) & (set->count - 1);
+    while (set->slots[at]) {
+        if (strcmp(names[set->slots[at] - 1], name) == 0) {
+            *previous = set->slots[at] - 1;
             return true;
         }
-        at = (at + 1) & (r->slots_count - 1);
+        at = (at + 1) & (set->count - 1);
     }
-    r->slots[at] = row + 1;
+    set->slots[at] = row + 1;
     *previous = SIZE_MAX;
     return true;
 }
 
-static bool reserve_rows(reader_t *r, size_t need, bool offsets) {
+typedef struct reader_t {
+    ar_place_csv_t *csv;
+    size_t capacity;
+    arp_place_name_set_t ids, groups;
+} reader_t;
+
+/* Room for `need` rows; offsets and groups only where the file has those columns. */
+static bool reserve_rows(reader_t *r, size_t need, bool offsets, bool grouped) {
     if (need <= r->capacity) return true;
     size_t cap = r->capacity ? 2 * r->capacity : 256;
     ar_place_csv_t *c = r->csv;
@@ -121,11 +128,14 @@ static bool reserve_rows(reader_t *r, size_t need, bool offsets) {
     if (ids) c->ids = ids;
     size_t *lines = realloc(c->lines, cap * sizeof *lines);
     if (lines) c->lines = lines;
-    size_t *groups = realloc(c->groups, cap * sizeof *groups);
+    size_t *groups = grouped ? realloc(c->groups, cap * sizeof *groups) : NULL;
     if (groups) c->groups = groups;
+    char **names = grouped ? realloc(c->group_names, cap * sizeof *names) : NULL;
+    if (names) c->group_names = names;
     uint64_t *offs = offsets ? realloc(c->offsets, cap * sizeof *offs) : NULL;
     if (offs) c->offsets = offs;
-    if (!rows || !ids || !lines || !groups || (offsets && !offs)) return false;
+    if (!rows || !ids || !lines || (grouped && (!groups || !names)) || (offsets && !offs))
+        return false;
     r->capacity = cap;
     return true;
 }
@@ -142,9 +152,10 @@ static int by_group_lower(void const *a, void const *b) {
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
-/* The rows of each id live at disjoint times: sorted by id and lower, rows that meet include
- * two next to each other. Of every such pair, the one whose later line comes first is named. */
-static ar_status_t disjoint(ar_place_csv_t const *csv, size_t id_column,
+/* The rows of each group live at disjoint times: sorted by group and lower, rows that meet
+ * include two next to each other. Of every such pair, the one whose later line comes first is
+ * named. */
+static ar_status_t disjoint(ar_place_csv_t const *csv, size_t group_column,
                             ar_place_csv_error_t *error) {
     size_t n = csv->problem.count, count = 0;
     timed_row_t *rows = malloc((n + 1) * sizeof *rows);
@@ -171,10 +182,10 @@ static ar_status_t disjoint(ar_place_csv_t const *csv, size_t id_column,
     free(rows);
     if (b == SIZE_MAX) return ar_status_success_k;
     ar_place_buffer_t const *first = &csv->rows[a], *second = &csv->rows[b];
-    fail(error, csv->lines[b], id_column,
-         "id \"%.40s\" on lines %zu and %zu: lifetimes [%llu, %llu) and [%llu, %llu) overlap (rows "
-         "of one id are one buffer, live over disjoint intervals)",
-         csv->ids[b], csv->lines[a], csv->lines[b], (unsigned long long)first->lower,
+    fail(error, csv->lines[b], group_column,
+         "group \"%.40s\" on lines %zu and %zu: lifetimes [%llu, %llu) and [%llu, %llu) overlap "
+         "(rows of one group are one buffer, live over disjoint intervals)",
+         csv->group_names[b], csv->lines[a], csv->lines[b], (unsigned long long)first->lower,
          (unsigned long long)first->upper, (unsigned long long)second->lower,
          (unsigned long long)second->upper);
     return ar_status_invalid_argument_k;
@@ -186,7 +197,7 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
     if (!error) error = &ignored;
     memset(error, 0, sizeof *error);
     *out = NULL;
-    reader_t r = {calloc(1, sizeof(ar_place_csv_t)), 0, NULL, 0};
+    reader_t r = {calloc(1, sizeof(ar_place_csv_t)), 0, {NULL, 0}, {NULL, 0}};
     if (!r.csv) return ar_status_out_of_memory_k;
     int map[64]; /* field -> column kind */
     size_t fields = 0, line = 0;
@@ -242,7 +253,7 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
                 if (kind < 0) {
                     fail(error, line, f + 1,
                          "unknown column \"%.*s\" (known: id|buffer, lower|start, upper|end, size, "
-                         "alignment, offset)",
+                         "alignment, offset, group)",
                          (int)(fe - fb > 40 ? 40 : fe - fb), fb);
                     goto bad;
                 }
@@ -273,42 +284,44 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
             goto bad;
         }
         size_t row = r.csv->problem.count;
-        if (!reserve_rows(&r, row + 1, present[COL_OFFSET] >= 0)) {
+        bool has_group = present[COL_GROUP] >= 0;
+        if (!reserve_rows(&r, row + 1, present[COL_OFFSET] >= 0, has_group)) {
             status = ar_status_out_of_memory_k;
             fail(error, line, 0, "out of memory");
             goto bad;
         }
         ar_place_buffer_t buffer = {0, 0, 0, 0};
         uint64_t offset = 0;
-        char *id = NULL;
+        char *id = NULL, *group = NULL;
         for (size_t f = 0; f < count; ++f) {
             char const *fb = begins[f], *fe = ends[f];
             trim(&fb, &fe);
-            if (map[f] == COL_ID) {
+            if (map[f] == COL_ID || map[f] == COL_GROUP) {
+                char const *what = column_names[map[f]][0];
                 if (fb == fe) {
-                    fail(error, line, f + 1, "an empty id");
-                    goto bad;
+                    fail(error, line, f + 1, "an empty %s", what);
+                    goto bad_row;
                 }
                 if (memchr(fb, '"', (size_t)(fe - fb))) {
-                    fail(error, line, f + 1, "a quoted id (quotes are not supported)");
-                    goto bad;
+                    fail(error, line, f + 1, "a quoted %s (quotes are not supported)", what);
+                    goto bad_row;
                 }
-                id = malloc((size_t)(fe - fb) + 1);
-                if (!id) {
+                char *copy = malloc((size_t)(fe - fb) + 1);
+                if (!copy) {
                     status = ar_status_out_of_memory_k;
                     fail(error, line, 0, "out of memory");
-                    goto bad;
+                    goto bad_row;
                 }
-                memcpy(id, fb, (size_t)(fe - fb));
-                id[fe - fb] = '\0';
+                memcpy(copy, fb, (size_t)(fe - fb));
+                copy[fe - fb] = '\0';
+                *(map[f] == COL_ID ? &id : &group) = copy;
                 continue;
             }
             uint64_t value;
             if (!parse_number(fb, fe, &value)) {
                 fail(error, line, f + 1, "%s \"%.*s\" is not a decimal integer below 2^63",
                      column_names[map[f]][0], (int)(fe - fb > 40 ? 40 : fe - fb), fb);
-                free(id);
-                goto bad;
+                goto bad_row;
             }
             char const *why = NULL;
             switch (map[f]) {
@@ -330,27 +343,33 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
             }
             if (why) {
                 fail(error, line, f + 1, "%s", why);
-                free(id);
-                goto bad;
+                goto bad_row;
             }
         }
         if (buffer.lower > buffer.upper) {
             fail(error, line, (size_t)present[COL_UPPER] + 1, "upper %llu is below lower %llu",
                  (unsigned long long)buffer.upper, (unsigned long long)buffer.lower);
-            free(id);
-            goto bad;
+            goto bad_row;
         }
         r.csv->ids[row] = id;
+        if (has_group) r.csv->group_names[row] = group;
         r.csv->rows[row] = buffer;
         r.csv->lines[row] = line;
         if (present[COL_OFFSET] >= 0) r.csv->offsets[row] = offset;
-        r.csv->problem.count = row + 1;
+        r.csv->problem.count = row + 1; /* the csv owns id and group from here */
         size_t previous;
-        if (!add_id(&r, row, &previous)) {
-            status = ar_status_out_of_memory_k;
-            fail(error, line, 0, "out of memory");
+        if (!arp_place_name_set_add(&r.ids, r.csv->ids, row, &previous)) goto out_of_memory;
+        if (previous != SIZE_MAX) {
+            fail(error, line, (size_t)present[COL_ID] + 1,
+                 "duplicate id \"%.40s\" (first on line %zu)", id, r.csv->lines[previous]);
             goto bad;
         }
+        if (!has_group) {
+            at = next;
+            continue;
+        }
+        if (!arp_place_name_set_add(&r.groups, r.csv->group_names, row, &previous))
+            goto out_of_memory;
         r.csv->groups[row] = previous == SIZE_MAX ? row : previous;
         if (previous != SIZE_MAX) {
             ar_place_buffer_t const *first = &r.csv->rows[previous];
@@ -359,10 +378,10 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
                                                                       : NULL;
             if (what) {
                 bool size = what[0] == 's';
-                fail(error, line, (size_t)present[COL_ID] + 1,
-                     "duplicate id \"%.40s\" (first on line %zu) with %s %llu, not %llu: rows of "
-                     "one id are one buffer, of one %s",
-                     id, r.csv->lines[previous], what,
+                fail(error, line, (size_t)present[COL_GROUP] + 1,
+                     "group \"%.40s\" (first on line %zu) with %s %llu, not %llu: rows of one "
+                     "group are one buffer, of one %s",
+                     group, r.csv->lines[previous], what,
                      (unsigned long long)(size ? buffer.size : buffer.alignment),
                      (unsigned long long)(size ? first->size : first->alignment), what);
                 goto bad;
@@ -370,33 +389,44 @@ ar_status_t ar_place_csv_parse(char const *text, size_t length, ar_place_csv_t *
             grouped = true;
         }
         at = next;
+        continue;
+    bad_row: /* id and group not yet the csv's */
+        free(id);
+        free(group);
+        goto bad;
     }
     if (!header) {
         fail(error, line ? line : 1, 0, "no header (an empty file)");
         goto bad;
     }
     if (grouped) {
-        status = disjoint(r.csv, (size_t)present[COL_ID] + 1, error);
+        status = disjoint(r.csv, (size_t)present[COL_GROUP] + 1, error);
         if (status != ar_status_success_k) goto bad;
         status = ar_status_invalid_argument_k;
     } else {
-        free(r.csv->groups); /* every id once: no groups */
+        free(r.csv->groups); /* every group once, or no group column: no groups */
         r.csv->groups = NULL;
+    }
+    if (present[COL_GROUP] >= 0 && !r.csv->group_names) {
+        r.csv->group_names = malloc(sizeof *r.csv->group_names); /* no rows: still "has groups" */
+        if (!r.csv->group_names) goto out_of_memory;
     }
     if (present[COL_OFFSET] >= 0 && !r.csv->offsets) {
         r.csv->offsets = malloc(sizeof *r.csv->offsets); /* no rows: still "has offsets" */
-        if (!r.csv->offsets) {
-            status = ar_status_out_of_memory_k;
-            goto bad;
-        }
+        if (!r.csv->offsets) goto out_of_memory;
     }
     r.csv->problem.buffers = r.csv->rows;
     r.csv->problem.groups = r.csv->groups;
-    free(r.slots);
+    free(r.ids.slots);
+    free(r.groups.slots);
     *out = r.csv;
     return ar_status_success_k;
+out_of_memory:
+    status = ar_status_out_of_memory_k;
+    fail(error, line, 0, "out of memory");
 bad:
-    free(r.slots);
+    free(r.ids.slots);
+    free(r.groups.slots);
     ar_place_csv_free(r.csv);
     return status;
 }
@@ -443,13 +473,14 @@ ar_status_t ar_place_csv_read_file(char const *path, ar_place_csv_t **csv,
 }
 
 bool ar_place_csv_write(FILE *file, ar_place_csv_t const *csv, uint64_t const *offsets) {
-    fprintf(file, "id,lower,upper,size%s%s\n", csv->has_alignment ? ",alignment" : "",
-            offsets ? ",offset" : "");
+    fprintf(file, "id,lower,upper,size%s%s%s\n", csv->has_alignment ? ",alignment" : "",
+            csv->group_names ? ",group" : "", offsets ? ",offset" : "");
     for (size_t i = 0; i < csv->problem.count; ++i) {
         ar_place_buffer_t const *b = &csv->rows[i];
         fprintf(file, "%s,%llu,%llu,%llu", csv->ids[i], (unsigned long long)b->lower,
                 (unsigned long long)b->upper, (unsigned long long)b->size);
         if (csv->has_alignment) fprintf(file, ",%llu", (unsigned long long)b->alignment);
+        if (csv->group_names) fprintf(file, ",%s", csv->group_names[i]);
         if (offsets) fprintf(file, ",%llu", (unsigned long long)offsets[i]);
         fputc('\n', file);
     }

@@ -41,6 +41,18 @@ static inline size_t arp_place_count_below(uint64_t const *values, size_t count,
     return lo;
 }
 
+/* A hash set of rows' strings, ids or group names (csv.c): row + 1 per slot, 0 empty; free
+ * `slots` when done. */
+typedef struct arp_place_name_set_t {
+    size_t *slots;
+    size_t count;
+} arp_place_name_set_t;
+
+/* Adds names[row] (rows in any order; the table grows with the largest); *previous is the row
+ * holding that string already (SIZE_MAX: none, and row is now added). false: out of memory. */
+bool arp_place_name_set_add(arp_place_name_set_t *set, char *const *names, size_t row,
+                            size_t *previous);
+
 /* A problem's buffers (groups.c): problem->groups' rows of one label, numbered in the order
  * of their first rows (without groups, buffer i is row i). A buffer holds bytes when its size
  * is not 0 and one of its rows has lower < upper; only those rows are in its list. */

@@ -5,7 +5,8 @@
  * rule (D) checks the rest of its lifetime without a phase per time step (place.h says why a
  * meeting pair always breaks (B) or (D)). The rows of one buffer are one name at one base,
  * declared fresh again where each starts, which (D) allows: what lay on those bytes in between
- * is gone. Back from a plan, a name's runs between fresh declarations are its rows. */
+ * is gone. Back from a plan, a name's runs between fresh declarations are its rows: one group,
+ * the name, of unique ids (the name, then NAME.1, NAME.2, ...). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,35 @@ static uint64_t hash_name(char const *text) {
     return h;
 }
 
+/* Ids stay unique (a CSV refuses a repeated one): a name's later rows are NAME.K, K = 1, 2, ...
+ * in phase order, skipping any K whose id a plane's name (every first row's id) or an earlier
+ * row already holds. false: out of memory. */
+static bool name_later_runs(ar_place_csv_t *csv, entry_t const *entries, size_t count,
+                            size_t const *row_of) {
+    arp_place_name_set_t taken = {NULL, 0};
+    size_t previous;
+    bool ok = true;
+    for (size_t i = 0; i < count && ok; ++i) {
+        csv->ids[row_of[i]] = (char *)entries[i].name; /* borrowed until the ids are copied */
+        ok = arp_place_name_set_add(&taken, csv->ids, row_of[i], &previous);
+    }
+    for (size_t i = 0; i < count && ok; ++i) {
+        size_t length = strlen(entries[i].name) + 24, k = 0;
+        for (size_t r = row_of[i] + 1; r <= row_of[i] + entries[i].runs && ok; ++r) {
+            char *id = malloc(length);
+            ok = id != NULL;
+            csv->ids[r] = id;
+            for (previous = 0; ok && previous != SIZE_MAX;) {
+                snprintf(id, length, "%s.%zu", entries[i].name, ++k);
+                ok = arp_place_name_set_add(&taken, csv->ids, r, &previous);
+            }
+        }
+    }
+    for (size_t i = 0; i < count; ++i) csv->ids[row_of[i]] = NULL;
+    free(taken.slots);
+    return ok;
+}
+
 ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char *message,
                                size_t message_size) {
     *out = NULL;
@@ -205,9 +235,12 @@ ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char
     csv->offsets = calloc(rows + 1, sizeof *csv->offsets);
     csv->lines = calloc(rows + 1, sizeof *csv->lines);
     row_of = malloc((count + 1) * sizeof *row_of);
-    if (closed) csv->groups = malloc((rows + 1) * sizeof *csv->groups);
+    if (closed) {
+        csv->groups = malloc((rows + 1) * sizeof *csv->groups);
+        csv->group_names = calloc(rows + 1, sizeof *csv->group_names);
+    }
     if (!csv->rows || !csv->ids || !csv->offsets || !csv->lines || !row_of ||
-        (closed && !csv->groups))
+        (closed && (!csv->groups || !csv->group_names)))
         goto done;
     csv->has_alignment = plan->alignment > 1;
     /* Names in order of first declaration, each name's runs in phase order. */
@@ -232,10 +265,18 @@ ar_status_t ar_place_from_plan(ar_plan_t const *plan, ar_place_csv_t **out, char
                                            plan->alignment > 1 ? plan->alignment : 0};
         csv->offsets[i] = e->base - low;
         csv->lines[i] = i + 2;
-        if (csv->groups) csv->groups[i] = row_of[runs[r].entry];
-        csv->ids[i] = malloc(strlen(e->name) + 1);
-        if (!csv->ids[i]) goto done;
-        strcpy(csv->ids[i], e->name);
+        if (!csv->groups) continue;
+        csv->groups[i] = row_of[runs[r].entry];
+        csv->group_names[i] = malloc(strlen(e->name) + 1);
+        if (!csv->group_names[i]) goto done;
+        strcpy(csv->group_names[i], e->name);
+    }
+    if (closed && !name_later_runs(csv, entries, count, row_of)) goto done;
+    for (size_t i = 0; i < count; ++i) { /* each name's first row: the name */
+        char **id = &csv->ids[row_of[i]];
+        *id = malloc(strlen(entries[i].name) + 1);
+        if (!*id) goto done;
+        strcpy(*id, entries[i].name);
     }
     csv->problem.buffers = csv->rows;
     csv->problem.groups = csv->groups;

@@ -91,8 +91,8 @@ def run(argv, prog, description, capture=None, add_arguments=None):
             write(a.problem_out, prob["csv"])
         if a.problem_info_out:
             info = {k: prob[k] for k in ("planned_size", "max_live", "order", "regions")}
-            info["rows"] = [{k: r[k] for k in ("id", "lower", "upper", "size", "alignment",
-                                               "values")} for r in prob["rows"]]
+            info["rows"] = [{k: r[k] for k in ("id", "group", "lower", "upper", "size",
+                                               "alignment", "values")} for r in prob["rows"]]
             write(a.problem_info_out, json.dumps(info) + "\n")
         c, m = plan["meta"]["counts"], plan["meta"]
         loops = ", ".join(f"{l['iterations']}x[{l['first']},{l['first'] + l['count']})"

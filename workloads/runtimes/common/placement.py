@@ -2,8 +2,10 @@
 share their bytes) of the values in the planned regions (kind "arena" by default), live over
 the runs of consecutive op indices (written order) where any of its values is live, at its real
 size with the trace's alignment; as MiniMalloc's CSV (id,lower,upper,size,alignment, upper
-exclusive; one row per run, the rows of a buffer sharing its id) for `arenacert place`, with the
-runtime's planned_size and the max-live bound beside it.
+exclusive) with our group column, for `arenacert place`: one row per run, each with an id of its
+own (the buffer's number for its first run, NUMBER.K for its K-th later one: ids stay unique, as
+MiniMalloc's are) and the buffer's number as its group (rows of one group are one buffer, at one
+offset); the runtime's planned_size and the max-live bound beside it.
 
 A value live across a loop's back edge is live at the body's first ops and at its last, not in
 between where the loop's code reuses its bytes (XLA copies loop state at the body's start and
@@ -16,8 +18,9 @@ from .trace import planned
 
 def problem(t, kinds=("arena",)):
     """{"buffers", "rows", "csv", "order", "planned_size", "max_live", "regions"} for validated
-    Trace t. buffers: one per class, with its runs ([lower, upper) op indices); rows: one per run,
-    in buffer order, each with its buffer's id."""
+    Trace t. buffers: one per class, with its runs ([lower, upper) op indices) and its number
+    "id"; rows: one per run, in buffer order, each with its own "id" (a string) and its buffer's
+    number as "group"."""
     regions = [r for r in t.regions if r["kind"] in kinds]
     idx = {r["index"] for r in regions}
     classes = {}
@@ -54,13 +57,15 @@ def problem(t, kinds=("arena",)):
         buffers.append(c)
     buffers.sort(key=lambda c: (c["runs"][0][0], t.values[c["values"][0]]["index"]))
     rows = []
-    lines = ["id,lower,upper,size,alignment"]
+    lines = ["id,lower,upper,size,alignment,group"]
     for i, c in enumerate(buffers):
         c["id"] = i
-        for lo, hi in c["runs"]:
+        for k, (lo, hi) in enumerate(c["runs"]):
+            rid = f"{i}.{k}" if k else f"{i}"  # no number has a dot: unique
             rows.append(
                 {
-                    "id": i,
+                    "id": rid,
+                    "group": i,
                     "lower": lo,
                     "upper": hi,
                     "size": c["size"],
@@ -69,7 +74,7 @@ def problem(t, kinds=("arena",)):
                     "region": c["region"],
                 }
             )
-            lines.append(f"{i},{lo},{hi},{c['size']},{t.alignment}")
+            lines.append(f"{rid},{lo},{hi},{c['size']},{t.alignment},{i}")
     sizes = [r["planned_size"] for r in regions if r["planned_size"] is not None]
     return {
         "buffers": buffers,
