@@ -102,6 +102,15 @@ try:
                       if a.instructions[k] != b.instructions.get(k)}
             expect(sorted(a.instructions) == sorted(b.instructions) and not differ,
                    f"{kind}: instruction counts differ from the single run: {differ}")
+            if differ:  # what the two processes saw differently: skipped entries, shard logs
+                for label, files in (("single", whole), (kind, path)):
+                    with open(files[0]) as handle:
+                        data = json.load(handle)
+                    skipped = sorted(e.get("name", "?") for e in data.get("arenaref_skipped", []))
+                    print(f"  {label}: {len(data.get('benchmarks', []))} entries, skipped {skipped[:12]}")
+                for log in sorted(glob.glob(os.path.join(out, "logs", kind + "-task*.log"))):
+                    with open(log) as handle:
+                        print(f"  {log}:\n" + "".join(handle.readlines()[-15:]))
             print(f"{kind}: digest {deterministic_digest(b)} = single run's; {len(b.instructions)} counts equal", flush=True)
             expect(os.path.isfile(os.path.join(out, "reports", os.path.basename(path[0])[:-5], "report.md")),
                    f"{kind}: no report beside the merged file")

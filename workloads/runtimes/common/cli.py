@@ -4,6 +4,7 @@ fault, problem. Exit 0 ok, 2 a bad trace, bad input or a program it cannot expre
 import argparse
 import json
 import os
+import tempfile
 import sys
 import time
 
@@ -12,10 +13,19 @@ from .trace import TraceError, load
 
 
 def write(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    """Whole or not at all: a reader (or another writer of the same file) never sees a part."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-")
+    mask = os.umask(0)
+    os.umask(mask)
+    try:
+        os.fchmod(fd, 0o666 & ~mask)  # as open() would make it, not mkstemp's 0600
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def add_common_arguments(p):
