@@ -140,33 +140,18 @@ static bool reserve_rows(reader_t *r, size_t need, bool offsets, bool grouped) {
     return true;
 }
 
-typedef struct timed_row_t {
-    size_t group, row;
-    uint64_t lower;
-} timed_row_t;
-
-static int by_group_lower(void const *a, void const *b) {
-    timed_row_t const *x = a, *y = b;
-    if (x->group != y->group) return x->group < y->group ? -1 : 1;
-    if (x->lower != y->lower) return x->lower < y->lower ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
 /* The rows of each group live at disjoint times: sorted by group and lower, rows that meet
  * include two next to each other. Of every such pair, the one whose later line comes first is
  * named. */
 static ar_status_t disjoint(ar_place_csv_t const *csv, size_t group_column,
                             ar_place_csv_error_t *error) {
-    size_t n = csv->problem.count, count = 0;
-    timed_row_t *rows = malloc((n + 1) * sizeof *rows);
+    size_t n = csv->problem.count;
+    arp_place_row_key_t *rows = malloc((n + 1) * sizeof *rows);
     if (!rows) {
         fail(error, 0, 0, "out of memory");
         return ar_status_out_of_memory_k;
     }
-    for (size_t i = 0; i < n; ++i)
-        if (csv->rows[i].lower < csv->rows[i].upper)
-            rows[count++] = (timed_row_t){csv->groups[i], i, csv->rows[i].lower};
-    qsort(rows, count, sizeof *rows, by_group_lower);
+    size_t count = arp_place_sort_rows(csv->rows, n, csv->groups, rows);
     size_t a = SIZE_MAX, b = SIZE_MAX;
     for (size_t k = 1; k < count; ++k) {
         size_t x = rows[k - 1].row, y = rows[k].row;

@@ -22,16 +22,14 @@ static ar_status_t place_in_order(ar_place_problem_t const *problem, arp_place_g
     if (!placed) return ar_status_out_of_memory_k;
     for (size_t k = 0; k < count; ++k) {
         size_t i = order[k];
-        arp_place_hull_t const b = g->hull[i];
+        uint64_t size = g->hull[i].size;
         uint64_t align = arp_place_alignment(&problem->buffers[g->first[i]], alignment);
         uint64_t candidate = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
         for (size_t j = 0; j < k; ++j) {
             size_t other = placed[j];
-            arp_place_hull_t const *o = &g->hull[other];
-            if (!(o->lower < b.upper && b.lower < o->upper)) continue;
-            if ((o->several | b.several) && !arp_place_rows_meet(problem, g, other, i)) continue;
-            uint64_t start = at[other], end = start + o->size;
-            if (candidate + b.size <= start) {
+            if (!arp_place_groups_meet(problem, g, other, i)) continue;
+            uint64_t start = at[other], end = start + g->hull[other].size;
+            if (candidate + size <= start) {
                 if (!tightest) break;
                 uint64_t gap = start - candidate;
                 if (gap < best_gap) best_gap = gap, best = candidate;

@@ -15,16 +15,21 @@ void arp_place_groups_free(arp_place_groups_t *g) {
     memset(g, 0, sizeof *g);
 }
 
-typedef struct row_key_t {
-    size_t group, row;
-    uint64_t lower;
-} row_key_t;
-
 static int by_group_lower(void const *a, void const *b) {
-    row_key_t const *x = a, *y = b;
+    arp_place_row_key_t const *x = a, *y = b;
     if (x->group != y->group) return x->group < y->group ? -1 : 1;
     if (x->lower != y->lower) return x->lower < y->lower ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
+}
+
+size_t arp_place_sort_rows(ar_place_buffer_t const *rows, size_t count, size_t const *group_of,
+                           arp_place_row_key_t *keys) {
+    size_t timed = 0;
+    for (size_t i = 0; i < count; ++i)
+        if (rows[i].lower < rows[i].upper)
+            keys[timed++] = (arp_place_row_key_t){group_of[i], i, rows[i].lower};
+    qsort(keys, timed, sizeof *keys, by_group_lower);
+    return timed;
 }
 
 static uint64_t alignment_of(ar_place_buffer_t const *b) {
@@ -35,14 +40,14 @@ ar_status_t arp_place_groups_make(ar_place_problem_t const *problem, arp_place_g
                                   char *message, size_t message_size) {
     size_t n = problem->count;
     memset(g, 0, sizeof *g);
-    g->of = malloc((n + 1) * sizeof *g->of);
+    g->of = calloc(n + 1, sizeof *g->of); /* calloc: gcc cannot see the loop fill it all */
     g->first = malloc((n + 1) * sizeof *g->first);
     g->start = malloc((n + 2) * sizeof *g->start);
     g->rows = malloc((n + 1) * sizeof *g->rows);
     g->hull = malloc((n + 1) * sizeof *g->hull);
     g->width = malloc((n + 1) * sizeof *g->width);
     size_t *by_label = problem->groups ? malloc((n + 1) * sizeof *by_label) : NULL;
-    row_key_t *keys = problem->groups ? malloc((n + 1) * sizeof *keys) : NULL;
+    arp_place_row_key_t *keys = problem->groups ? malloc((n + 1) * sizeof *keys) : NULL;
     ar_status_t status = ar_status_out_of_memory_k;
     if (!g->of || !g->first || !g->start || !g->rows || !g->hull || !g->width ||
         (problem->groups && (!by_label || !keys))) {
@@ -68,7 +73,7 @@ ar_status_t arp_place_groups_make(ar_place_problem_t const *problem, arp_place_g
     }
     status = ar_status_invalid_argument_k;
     for (size_t i = 0; i < n; ++i) by_label[i] = SIZE_MAX;
-    size_t count = 0, timed = 0;
+    size_t count = 0;
     for (size_t i = 0; i < n; ++i) {
         size_t label = problem->groups[i];
         if (label >= n) {
@@ -96,9 +101,8 @@ ar_status_t arp_place_groups_make(ar_place_problem_t const *problem, arp_place_g
                      (unsigned long long)alignment_of(&rows[i]));
             goto done;
         }
-        if (rows[i].lower < rows[i].upper) keys[timed++] = (row_key_t){group, i, rows[i].lower};
     }
-    qsort(keys, timed, sizeof *keys, by_group_lower);
+    size_t timed = arp_place_sort_rows(rows, n, g->of, keys);
     for (size_t k = 0; k < timed; ++k) {
         g->rows[k] = keys[k].row;
         /* Sorted by lower: rows that meet include a pair next to each other. */

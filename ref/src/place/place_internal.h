@@ -53,6 +53,16 @@ typedef struct arp_place_name_set_t {
 bool arp_place_name_set_add(arp_place_name_set_t *set, char *const *names, size_t row,
                             size_t *previous);
 
+/* The rows that live at some time (lower < upper) as keys sorted by (group_of[row], lower, row):
+ * rows of one group that live at once then include two next to each other. keys has room for
+ * count; returns how many it holds (groups.c). */
+typedef struct arp_place_row_key_t {
+    size_t group, row;
+    uint64_t lower;
+} arp_place_row_key_t;
+size_t arp_place_sort_rows(ar_place_buffer_t const *rows, size_t count, size_t const *group_of,
+                           arp_place_row_key_t *keys);
+
 /* A problem's buffers (groups.c): problem->groups' rows of one label, numbered in the order
  * of their first rows (without groups, buffer i is row i). A buffer holds bytes when its size
  * is not 0 and one of its rows has lower < upper; only those rows are in its list. */
@@ -98,6 +108,16 @@ static inline bool arp_place_groups_meet(ar_place_problem_t const *problem,
 /* offsets[row] = at[its buffer], for every row. */
 void arp_place_groups_spread(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
                              uint64_t const *at, uint64_t *offsets);
+
+/* The rows against the limits (ar_place_problem_valid less the groups, which
+ * arp_place_groups_make checks as it gathers them); false with a message naming the row. */
+bool arp_place_rows_valid(ar_place_problem_t const *problem, char *message, size_t size);
+
+/* With problem->groups: the rows of a buffer that hold bytes share one offset (their first's,
+ * in row order); false with *violation the first row and the one that differs. Out of memory,
+ * each row is compared with the rows before it. */
+bool arp_place_one_offset(ar_place_problem_t const *problem, uint64_t const *offsets,
+                          ar_place_violation_t *violation);
 
 /* Heuristics: fill offsets[] (every row). ar_status_out_of_memory_k or success. */
 ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, arp_place_groups_t const *groups,

@@ -28,23 +28,18 @@ ar_status_t ar_place_to_plan(ar_place_problem_t const *problem, char const *cons
                  "base 0x%" PRIx64 " is not a multiple of alignment %" PRIu64, base, alignment);
         return ar_status_invalid_argument_k;
     }
-    if (!ar_place_problem_valid(problem, message, message_size))
-        return ar_status_invalid_argument_k;
-    arp_place_groups_t g;
+    if (!arp_place_rows_valid(problem, message, message_size)) return ar_status_invalid_argument_k;
+    arp_place_groups_t g; /* gathering them checks them */
     ar_status_t made = arp_place_groups_make(problem, &g, message, message_size);
     if (made != ar_status_success_k) return made;
-    for (size_t b = 0; b < g.count; ++b) {
-        if (!arp_place_group_holds(&g, b)) continue;
-        for (size_t k = g.start[b] + 1; k < g.start[b + 1]; ++k) {
-            size_t x = g.rows[g.start[b]], y = g.rows[k];
-            if (offsets[x] == offsets[y]) continue;
-            snprintf(message, message_size,
-                     "rows %zu and %zu are one buffer at offsets %" PRIu64 " and %" PRIu64
-                     " (a plane name has one base)",
-                     x < y ? x : y, x < y ? y : x, offsets[x < y ? x : y], offsets[x < y ? y : x]);
-            arp_place_groups_free(&g);
-            return ar_status_invalid_argument_k;
-        }
+    ar_place_violation_t split;
+    if (problem->groups && !arp_place_one_offset(problem, offsets, &split)) {
+        snprintf(message, message_size,
+                 "rows %zu and %zu are one buffer at offsets %" PRIu64 " and %" PRIu64
+                 " (a plane name has one base)",
+                 split.first, split.second, offsets[split.first], offsets[split.second]);
+        arp_place_groups_free(&g);
+        return ar_status_invalid_argument_k;
     }
     size_t n = problem->count, held = 0;
     for (size_t i = 0; i < n; ++i) {

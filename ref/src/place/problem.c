@@ -42,7 +42,7 @@ double arp_place_now(void) {
 
 static bool power_of_two(uint64_t value) { return value && !(value & (value - 1)); }
 
-bool ar_place_problem_valid(ar_place_problem_t const *problem, char *message, size_t size) {
+bool arp_place_rows_valid(ar_place_problem_t const *problem, char *message, size_t size) {
     if (!problem || (problem->count && !problem->buffers)) {
         snprintf(message, size, "no problem (NULL buffers)");
         return false;
@@ -65,6 +65,11 @@ bool ar_place_problem_valid(ar_place_problem_t const *problem, char *message, si
             return false;
         }
     }
+    return true;
+}
+
+bool ar_place_problem_valid(ar_place_problem_t const *problem, char *message, size_t size) {
+    if (!arp_place_rows_valid(problem, message, size)) return false;
     if (!problem->groups) return true;
     arp_place_groups_t groups;
     if (arp_place_groups_make(problem, &groups, message, size) != ar_status_success_k) return false;
@@ -171,10 +176,8 @@ static size_t treap_min(treap_t const *t, size_t node) {
     return node;
 }
 
-/* The rows of a buffer that hold bytes share one offset (their first's); out of memory, each
- * is compared with the rows before it. */
-static bool one_offset_each(ar_place_problem_t const *problem, uint64_t const *offsets,
-                            ar_place_violation_t *violation) {
+bool arp_place_one_offset(ar_place_problem_t const *problem, uint64_t const *offsets,
+                          ar_place_violation_t *violation) {
     size_t n = problem->count, *head = malloc((n + 1) * sizeof *head);
     for (size_t i = 0; head && i < n; ++i) head[i] = SIZE_MAX;
     for (size_t i = 0; i < n; ++i) {
@@ -209,7 +212,7 @@ bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets, 
             return false;
         }
     }
-    if (problem->groups && !one_offset_each(problem, offsets, violation)) return false;
+    if (problem->groups && !arp_place_one_offset(problem, offsets, violation)) return false;
     size_t n = 0, count = problem->count;
     event_t *events = sorted_events(problem, &n);
     treap_t t = {malloc((count + 1) * sizeof(size_t)), malloc((count + 1) * sizeof(size_t)),
@@ -287,10 +290,10 @@ ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const
                  (unsigned long long)options->alignment);
         return ar_status_invalid_argument_k;
     }
-    if (!ar_place_problem_valid(problem, result->message, sizeof result->message))
+    if (!arp_place_rows_valid(problem, result->message, sizeof result->message))
         return ar_status_invalid_argument_k;
     double start = arp_place_now();
-    arp_place_groups_t groups;
+    arp_place_groups_t groups; /* gathering them checks them: once per call */
     ar_status_t status =
         arp_place_groups_make(problem, &groups, result->message, sizeof result->message);
     if (status != ar_status_success_k) return status;
