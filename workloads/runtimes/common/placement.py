@@ -38,10 +38,10 @@ def problem(t, kinds=("arena",)):
             },
         )
         c["values"].append(vid)
-        # The op indices of every executed position where the value is live (as t.live is
-        # built, but the set, not its hull). Sound: two values live at one executed position
-        # are both live at that position's op index, so their buffers' runs meet there and no
-        # placement of the rows gives them shared bytes.
+        # The op indices of every executed position where the value is live (the set, not its
+        # hull). Sound: two values live at one executed position are both live at that
+        # position's op index, so their buffers' runs meet there and no placement of the rows
+        # gives them shared bytes.
         for s, e in ivs:
             c["ops"].update(t.seq[s : e + 1])
     buffers = []

@@ -69,8 +69,8 @@ class Trace:
     """A validated trace. Fields: raw, alignment, regions (list of dicts with index, window
     base), values (id -> dict with region index, offset, size, whole_program, cls), ops (list of
     dicts: kernel, reads, writes, updates (from, to), words), loops (merged, sorted), and the
-    lifetimes: live[id] = sorted op indices (written order) where the value is live, and
-    executed = launches executed."""
+    lifetimes: seq = op indices in executed order (loops cut), intervals[id] = [start, end]
+    positions in seq where the value is live, and executed = launches executed."""
 
 
 def load(path):
@@ -439,12 +439,7 @@ def _lifetimes(t):
                     f"{vid!r} at {_where(t, v)})"
                 )
             active.append((s, e, vid))
-    # Lifetimes in written order: the op indices each value is live at (hull per value).
+    # Lifetimes: each value's [first, last] positions in the executed sequence (placement.py
+    # maps them to written op indices through seq).
     t.seq = seq
     t.intervals = intervals
-    t.live = {}
-    for vid, ivs in intervals.items():
-        ks = set()
-        for s, e in ivs:
-            ks.update(seq[s : e + 1])
-        t.live[vid] = (min(ks), max(ks))
