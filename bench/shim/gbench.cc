@@ -100,11 +100,17 @@ bool under_callgrind() { return false; }
 #endif
 thread_local bool collecting = false;
 constexpr int callgrind_repetitions_k = 3;
+} // namespace
+// The executable's counting allocator (ref/tools/counting_malloc.c) lays each region out afresh,
+// so a region's count follows from its own calls; weak, for programs linked without it.
+extern "C" __attribute__((weak)) void arp_counting_malloc_region(bool begin);
+namespace {
 // Instrumentation is switched on only for the region too (valgrind --instr-atstart=no), so the
 // set-up around it (plan generation, warm-up passes) runs at a few times native speed.
 void region_begin() {
     if (!under_callgrind() || collecting) return;
     collecting = true;
+    if (arp_counting_malloc_region) arp_counting_malloc_region(true);
 #ifdef GB_HAVE_CALLGRIND
     CALLGRIND_START_INSTRUMENTATION;
     CALLGRIND_TOGGLE_COLLECT;
@@ -117,6 +123,7 @@ void region_end() {
     CALLGRIND_TOGGLE_COLLECT;
     CALLGRIND_STOP_INSTRUMENTATION;
 #endif
+    if (arp_counting_malloc_region) arp_counting_malloc_region(false);
 }
 // Closes one run: the dump's label names the benchmark and its iterations, so scripts/bench can
 // divide the run's instructions by them and match the dump with the run's JSON entry.
@@ -231,9 +238,14 @@ gb_benchmark_t *gb_register(char const *name, gb_function_t function, void *user
         auto run = [record](benchmark::State &state) {
             registration_t const *outer = running;
             running = record;
+            // Counted, the run's set-up is laid out afresh too: what it leaves for the timed
+            // loop (a plan's strings, say) then sits where its own calls put it.
+            bool const fresh = under_callgrind() && arp_counting_malloc_region;
+            if (fresh) arp_counting_malloc_region(true);
             record->function(reinterpret_cast<gb_state_t *>(&state), record->user_data);
             running = outer;
             run_dump(record->name.c_str(), state);
+            if (fresh) arp_counting_malloc_region(false);
         };
         registered_t benchmark = benchmark::RegisterBenchmark(name, run);
         registrations().emplace_back(benchmark, record); // lives as long as the registration

@@ -3,6 +3,7 @@
  * compute is ~100 ns; large calls writing MiBs). */
 #define _GNU_SOURCE
 #include <hwloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,43 @@
  * of fresh memory are paid where the encoder writes, not in the allocation path: they show in
  * the total time per call and in `minor_faults_per_call`. */
 
+/* glibc's malloc by its own names: in a counted run the process's malloc is another
+ * (ref/tools/counting_malloc.c), and this strategy is glibc's whatever the process's is. */
+void *__libc_memalign(size_t alignment, size_t size);
+void __libc_free(void *pointer);
+
 #ifdef ARENAREF_BENCH_HAVE_MIMALLOC
 void *mi_malloc_aligned(size_t size, size_t alignment);
 void mi_free(void *pointer);
+typedef struct mi_heap_s mi_heap_t;
+typedef int mi_arena_id_t;
+bool mi_manage_os_memory_ex(void *start, size_t size, bool is_committed, bool is_large,
+                            bool is_zero, int numa_node, bool exclusive, mi_arena_id_t *arena_id);
+mi_heap_t *mi_heap_new_in_arena(mi_arena_id_t arena_id);
+void *mi_heap_malloc_aligned(mi_heap_t *heap, size_t size, size_t alignment);
+
+/* Counted, mimalloc takes its pages from an arena at one fixed address: where the OS maps its
+ * segments otherwise follows everything mapped before (valgrind's own memory too), and its
+ * paths follow those addresses. NULL (mimalloc's default heap) natively or if that fails. */
+static mi_heap_t *counted_mimalloc_heap(void) {
+    static mi_heap_t *heap;
+    static bool tried;
+    if (tried || !gb_counting_instructions()) return heap;
+    tried = true;
+    size_t const size = (size_t)1 << 30;
+    void *const at = (void *)(uintptr_t)0x3f0000000000u;
+    void *mapped = mmap(at, size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (mapped != at) {
+        if (mapped != MAP_FAILED) munmap(mapped, size);
+        fprintf(stderr, "arena bench: mimalloc's fixed arena could not be mapped at %p\n", at);
+        return NULL;
+    }
+    mi_arena_id_t arena;
+    if (mi_manage_os_memory_ex(at, size, true, false, true, -1, true, &arena))
+        heap = mi_heap_new_in_arena(arena);
+    return heap;
+}
 #endif
 #ifdef ARENAREF_BENCH_HAVE_JEMALLOC
 /* jemalloc's own API (Debian builds it without a prefix); flags 6 = MALLOCX_LG_ALIGN(6), 64 B. */
@@ -147,9 +182,12 @@ typedef struct runner_t {
 static void *strategy_alloc(runner_t *runner, size_t bytes) {
     ++runner->allocations;
     switch (runner->strategy) {
-    case strategy_glibc_k: return aligned_alloc(64, bytes);
+    case strategy_glibc_k: return __libc_memalign(64, bytes);
 #ifdef ARENAREF_BENCH_HAVE_MIMALLOC
-    case strategy_mimalloc_k: return mi_malloc_aligned(bytes, 64);
+    case strategy_mimalloc_k: {
+        mi_heap_t *heap = counted_mimalloc_heap();
+        return heap ? mi_heap_malloc_aligned(heap, bytes, 64) : mi_malloc_aligned(bytes, 64);
+    }
 #endif
 #ifdef ARENAREF_BENCH_HAVE_JEMALLOC
     case strategy_jemalloc_k: return mallocx(bytes, JEMALLOC_ALIGN_64);
@@ -166,7 +204,7 @@ static void *strategy_alloc(runner_t *runner, size_t bytes) {
 
 static void strategy_free(runner_t *runner, void *pointer, size_t bytes) {
     switch (runner->strategy) {
-    case strategy_glibc_k: free(pointer); return;
+    case strategy_glibc_k: __libc_free(pointer); return;
 #ifdef ARENAREF_BENCH_HAVE_MIMALLOC
     case strategy_mimalloc_k: mi_free(pointer); return;
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "counting_malloc.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -26,7 +27,7 @@ static void usage(FILE *out) {
             "git says.\n");
 }
 
-int main(int argc, char **argv) {
+static int bench_main(int argc, char **argv) {
     char const *profile = "quick", *topology_xml = NULL;
     int kept = 1;
     for (int i = 1; i != argc; ++i) {
@@ -98,3 +99,6 @@ int main(int argc, char **argv) {
     free(arguments);
     return status;
 }
+
+/* Counted, on a stack at one page offset and a heap laid out per run (counting_malloc.h). */
+int main(int argc, char **argv) { return arp_counting_main(bench_main, argc, argv); }

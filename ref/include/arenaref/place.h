@@ -109,6 +109,9 @@ typedef struct ar_place_options_t {
     bool minimize;       /* search only: with a capacity, go on lowering the height once it
                             fits (without a capacity the height is always minimised) */
     uint64_t alignment;  /* a floor on every buffer's alignment (0 or 1: none) */
+    double clock_tick_s; /* > 0: the time limit is kept on a clock that moves this much at each
+                            read instead of the wall clock, so the work done (and its
+                            instruction count) follows from the input and options alone */
 } ar_place_options_t;
 
 #define AR_PLACE_TIME_LIMIT_DEFAULT 60.0
