@@ -136,6 +136,21 @@ check(
     0,
     expect_text="not judged",
 )
+# --exact: one commit against itself; any difference, either way, judged or not, fails.
+check("exact equal", base_ir, results(instructions=1_000_000), 0, "--exact",
+      expect_text="equal: 1 instruction counts equal")
+check("exact one more", base_ir, results(instructions=1_000_001), 1, "--exact",
+      expect_text="DIFFERS")
+check("exact one fewer", base_ir, results(instructions=999_999), 1, "--exact",
+      expect_text="NOT EQUAL (1)")
+check("exact not judged by the gate", results(name=other, instructions=1000),
+      results(name=other, instructions=1001), 1, "--exact", expect_text="DIFFERS")
+one_more = results(instructions=1_000_000)
+one_more["benchmarks"].append(dict(results(name=other, instructions=5)["benchmarks"][0]))
+check("exact counted in one file only", base_ir, one_more, 1, "--exact", "--force",
+      expect_text="counted in one file only")
+check("exact on time files", results(), results(), 2, "--exact",
+      expect_text="--exact: no instruction count in both files")
 
 quiet = [100.0 + rng.uniform(-0.5, 0.5) for _ in range(9)]
 check(

@@ -9,8 +9,8 @@ bool arp_counting_malloc_active(void);
  * follow from the region's own calls. Beginning one ends the one before. Nothing where the
  * allocator is not active. */
 void arp_counting_malloc_region(bool begin);
-/* body(argc, argv), on a stack moved to one page offset whatever the environment's size when the
- * allocator is active: main's whole body, in a counted program. */
+/* body(argc, argv): main's whole body, in a counted program. Where the allocator is active, on a
+ * stack moved to one page offset whatever the environment's size, and in a region of its own. */
 int arp_counting_main(int (*body)(int, char **), int argc, char **argv);
 
 #endif

@@ -10,8 +10,10 @@ change of the time threshold: the repetitions' CV gives the smallest change the 
 CPU steal passed 5%, drifts between runs by more than its CV says (up to 48% seen here), so its
 times are "too noisy to judge". A judged slowdown needs change > threshold and the U test's
 p < alpha. Counters must not get worse: precision must not drop, verdicts must not change,
-allocations per call must not rise. Exit: 0 no regression, 1 regression, 2 bad input, mismatch
-or nothing compared.
+allocations per call must not rise. --exact (one commit against itself: a reproduction, merged
+shards against a single run): every instruction count must be equal, either way, and a count in
+one file only is a difference too; times are not judged. Exit: 0 no regression, 1 regression (or,
+with --exact, a difference), 2 bad input, mismatch or nothing compared.
 """
 
 import argparse
@@ -232,6 +234,11 @@ def main(argv):
         "--alpha", type=float, default=0.05, help="significance level of the U test on times"
     )
     parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="every instruction count must be equal (one commit against itself); times not judged",
+    )
+    parser.add_argument(
         "--force",
         action="store_true",
         help="compare files of different mode, profile, filter, benchmark set or host kind",
@@ -292,7 +299,9 @@ def main(argv):
         if a is None or b is None or a <= 0:
             continue
         change = b / a - 1
-        if judged_ir.search(name):
+        if args.exact:
+            verdict = "equal" if a == b else "DIFFERS"
+        elif judged_ir.search(name):
             verdict = (
                 "MORE"
                 if change > args.threshold
@@ -301,19 +310,28 @@ def main(argv):
         else:
             verdict = "not judged"
         ir_rows.append((name, a, b, change, verdict))
-        if verdict == "MORE":
+        if verdict in ("MORE", "DIFFERS"):
             failures.append(
                 f"{name}: instructions {change:+.2%} ({a:.0f} -> {b:.0f} per iteration)"
             )
+    if args.exact:
+        counted = lambda runs, agg: {n for n in runs if instructions(n, runs, agg) is not None}
+        one_side = counted(base_runs, base_agg) ^ counted(new_runs, new_agg)
+        for name in sorted(one_side):
+            failures.append(f"{name}: counted in one file only")
+        if not ir_rows:
+            print("--exact: no instruction count in both files (exit 2)")
+            return 2
     if ir_rows:
-        print(f"== instructions per iteration (callgrind; MORE = over {args.threshold:.2%}) ==")
+        rule = "DIFFERS = not equal (--exact)" if args.exact else f"MORE = over {args.threshold:.2%}"
+        print(f"== instructions per iteration (callgrind; {rule}) ==")
         print(f"{'benchmark':<{width}} {'base':>14} {'new':>14} {'change':>9}  verdict")
         for name, a, b, change, verdict in ir_rows:
             print(f"{name:<{width}} {a:>14.0f} {b:>14.0f} {change:>+9.3%}  {verdict}")
         print()
 
     time_rows = []
-    both_time = mode(base) == "time" and mode(new) == "time"
+    both_time = mode(base) == "time" and mode(new) == "time" and not args.exact
     if both_time:
         run_reason = run_noise(base) or run_noise(new)
         for name in common:
@@ -410,10 +428,13 @@ def main(argv):
             print(left_out_line(PROG, name, label))
 
     if failures:
-        print(f"REGRESSION ({len(failures)}):")
+        print(f"{'NOT EQUAL' if args.exact else 'REGRESSION'} ({len(failures)}):")
         for failure in failures:
             print(f"  {failure}")
         return 1
+    if args.exact:
+        print(f"equal: {len(ir_rows)} instruction counts equal; counters checked")
+        return 0
     judged_ir_count = sum(1 for r in ir_rows if r[4] != "not judged")
     judged_time_count = sum(1 for r in time_rows if r[6] in ("same", "faster"))
     noisy = sum(1 for r in time_rows if r[6].startswith("too noisy"))

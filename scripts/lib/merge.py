@@ -8,12 +8,15 @@ reason. The merged file is an ordinary results file: the first shard's context w
 arenaref_shard, the command without --shard, arenaref_merged naming each shard (file, host,
 date, benchmarks), the benchmarks and the skipped ones (arenaref_skipped) in shard order, and the noise record of all shards (the
 load's min of mins / median of medians / max of maxes, the largest steal, every CV).
+--exact-against SINGLE.json: then compares the merged file with an unsharded run of the same
+commit by scripts/compare --exact (every instruction count equal), exit 1 where one differs.
 """
 
 import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -156,6 +159,17 @@ def main(argv):
     if len(argv) < 2 or argv[0] in ("-h", "--help"):
         print(__doc__.strip(), file=sys.stderr if len(argv) < 2 else sys.stdout)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
+    against = None
+    if "--exact-against" in argv:  # the same commit run whole: every count must be the merged one's
+        at = argv.index("--exact-against")
+        if at + 1 >= len(argv):
+            print("scripts/merge: --exact-against needs a results file", file=sys.stderr)
+            return 2
+        against = argv[at + 1]
+        argv = argv[:at] + argv[at + 2 :]
+    if len(argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
     out_path, paths = argv[0], argv[1:]
     if not out_path.endswith(".json"):
         print(f"scripts/merge: the output '{out_path}' must end in .json", file=sys.stderr)
@@ -179,6 +193,13 @@ def main(argv):
         f" {merged['context'].get('arenaref_host_kind') or merged['context'].get('cpu_model')},"
         f" {merged['context'].get('arenaref_mode')})"
     )
+    if against:
+        compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compare")
+        done = subprocess.run([compare, "--exact", against, out_path], capture_output=True, text=True)
+        tail = [l for l in (done.stdout + done.stderr).strip().splitlines() if l.strip()][-6:]
+        print(f"scripts/merge: scripts/compare --exact {against} (exit {done.returncode}):\n  "
+              + "\n  ".join(tail))
+        return 0 if done.returncode == 0 else 1
     return 0
 
 

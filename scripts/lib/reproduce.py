@@ -271,6 +271,13 @@ def main():
         gate = subprocess.run([compare, args.result, new_path], capture_output=True, text=True)
         tail = [l for l in (gate.stdout + gate.stderr).strip().splitlines() if l.strip()][-3:]
         print(f"  times, scripts/compare (exit {gate.returncode}): " + " | ".join(tail), flush=True)
+    if mode == "instructions":  # one commit against itself: every count equal, exactly
+        compare = os.path.join(os.path.abspath(args.root), "scripts", "compare")
+        gate = subprocess.run([compare, "--exact", args.result, new_path], capture_output=True, text=True)
+        tail = [l for l in (gate.stdout + gate.stderr).strip().splitlines() if l.strip()][-3:]
+        print(f"  instructions, scripts/compare --exact (exit {gate.returncode}): " + " | ".join(tail),
+              flush=True)
+        same_digest = same_digest and gate.returncode == 0
     if not args.keep:
         git(args.root, "worktree", "remove", "--force", tree)
     print(

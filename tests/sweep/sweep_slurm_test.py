@@ -102,6 +102,10 @@ try:
                       if a.instructions[k] != b.instructions.get(k)}
             expect(sorted(a.instructions) == sorted(b.instructions) and not differ,
                    f"{kind}: instruction counts differ from the single run: {differ}")
+            # The suite's own judge of one commit against itself: every count equal, exactly.
+            exact = run([os.path.join(root, "scripts", "compare"), "--exact", whole[0], path[0]])
+            expect(exact.returncode == 0 and "equal: 6 instruction counts equal" in exact.stdout,
+                   f"{kind}: scripts/compare --exact: exit {exact.returncode}: {exact.stdout[-1200:]}")
             if differ:  # what the two processes saw differently: skipped entries, shard logs
                 for label, files in (("single", whole), (kind, path)):
                     with open(files[0]) as handle:
