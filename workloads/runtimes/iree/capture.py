@@ -429,9 +429,17 @@ class _Reader:
                 self.fill(s)
             elif s.startswith("util.return"):
                 break
-            elif s.startswith("scf.if") or op == "scf.if" or op in ("scf.while", "scf.index_switch"):
-                self.fail(f"{op or 'scf.if'}: which branch or how many iterations run is known "
-                          "only when it runs, and an arena plan needs a fixed schedule")
+            elif op in ("scf.if", "scf.index_switch") or s.startswith("scf.if"):
+                cond = re.search(r"scf\.(?:if|index_switch) (%[\w#]+)", s)
+                self.fail(f"{op if op.startswith('scf.') else 'scf.if'} on "
+                          f"{cond.group(1) if cond else '?'} (a value known only when the "
+                          "program runs, such as one loaded from the device): which branch runs "
+                          "is not known before it runs, and an arena plan needs a fixed schedule "
+                          "(lax.cond, lax.switch, or a while loop's first test)")
+            elif op == "scf.while" or s.startswith("scf.while"):
+                self.fail("scf.while: a loop whose trip count is known only when it runs "
+                          "(lax.while_loop on data): the launches it makes are not known before "
+                          "it runs; use lax.scan or lax.fori_loop with static bounds")
             elif s.startswith(QUIET) or op.startswith(QUIET) or s.startswith("//"):
                 continue
             else:
@@ -709,6 +717,19 @@ def _peak(r):
             if r.regions[reg]["kind"] == "arena":
                 lo, hi = span.get(reg, (i, i))
                 span[reg] = (min(lo, i), max(hi, i))
+    # A pack used inside a loop and outside it is held across the whole loop (its alloca is
+    # outside): its span covers every loop it enters or leaves.
+    changed = True
+    while changed:
+        changed = False
+        for reg, (lo, hi) in span.items():
+            for l in r.loops:
+                f, e = l["first"], l["first"] + l["count"] - 1
+                nlo = f if lo > f and lo <= e < hi else lo
+                nhi = e if hi < e and lo < f <= hi else hi
+                if (nlo, nhi) != (lo, hi):
+                    span[reg], changed = (nlo, nhi), True
+                    lo, hi = nlo, nhi
     peak = 0
     for i in range(len(r.ops)):
         peak = max(peak, sum(r.regions[g]["size"] for g, (lo, hi) in span.items()
