@@ -150,6 +150,12 @@ static void model_counters(gb_state_t *state, runtime_model_t const *model) {
                    gb_counter_default_k);
     gb_set_counter(state, "export_seconds", meta_number(entry, "export_seconds"),
                    gb_counter_default_k);
+    /* What the report's side-by-side of two compilers' plans reads (-1 where absent). */
+    gb_set_counter(state, "loops", meta_number(entry, "counts.loops"), gb_counter_default_k);
+    gb_set_counter(state, "in_place_updates", meta_number(entry, "counts.in_place_updates"),
+                   gb_counter_default_k);
+    gb_set_counter(state, "kernel_launches", meta_number(entry, "capture.launches_written"),
+                   gb_counter_default_k);
 }
 
 static void run_certify(gb_state_t *state, void *data) {
