@@ -52,9 +52,9 @@ def dumps(body, pack_offsets, extra_after=()):
     return before, after
 
 
-def execute(binds, ops):
+def execute(binds, ops, wait="%t", result="%9"):
     w = ", ".join(f"{o} as {i}: !stream.resource<{t}>{{{s}}}" for o, i, t, s in binds)
-    return ([f"  %9 = stream.cmd.execute on(#hal.device.affinity<@__device_0>) await(%t) => with({w}) {{"]
+    return ([f"  {result} = stream.cmd.execute on(#hal.device.affinity<@__device_0>) await({wait}) => with({w}) {{"]
             + ops + ["  } => !stream.timepoint"])
 
 
@@ -127,14 +127,19 @@ except common.TraceError as e:
     expect(True, f"slices on one byte while both live: refused: {e}")
 
 # A constant loop of 3 carrying the output: a loop, its state through a slot.
-loop = ([IMPORT, "  %c3 = arith.constant 3 : index", "  %c1 = arith.constant 1 : index",
-         OUT, "  %L:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%s = %0, %st = %t) -> "
-         "(!stream.resource<external>, !stream.timepoint) {", "PACK", ALLOC.replace("%r,", "%r,")]
-        + execute([("%s", "%a0", "external", "%c256"), ("%r", "%a1", "transient", "%5#0"),
-                   ("%o", "%a2", "external", "%c256")], CHAIN)
-        + ["    scf.yield %o, %9 : !stream.resource<external>, !stream.timepoint", "  }",
-           "  %x = stream.tensor.export on(#hal.device.affinity<@__device_0>) %L#0 : tensor<64xf32> "
-           "in !stream.resource<external>{%c256} -> !hal.buffer_view", "  util.return %x : !hal.buffer_view"])
+def make_loop(wait):
+    return ([IMPORT, "  %c3 = arith.constant 3 : index", "  %c1 = arith.constant 1 : index",
+             OUT, "  %L:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%s = %0, %st = %t) -> "
+             "(!stream.resource<external>, !stream.timepoint) {", "PACK", ALLOC]
+            + execute([("%s", "%a0", "external", "%c256"), ("%r", "%a1", "transient", "%5#0"),
+                       ("%o", "%a2", "external", "%c256")], CHAIN, wait=wait)
+            + ["    scf.yield %o, %9 : !stream.resource<external>, !stream.timepoint", "  }",
+               "  %x = stream.tensor.export on(#hal.device.affinity<@__device_0>) %L#0 : "
+               "tensor<64xf32> in !stream.resource<external>{%c256} -> !hal.buffer_view",
+               "  util.return %x : !hal.buffer_view"])
+
+
+loop = make_loop("%st")
 b, a = dumps(loop, [512, 0, 256])
 raw = trace(b, a)
 kernels = [o["kernel"] for o in raw["ops"]]
@@ -143,6 +148,24 @@ expect(raw["loops"] == [{"first": 1, "count": 5, "iterations": 3}]
        f"a loop of 3 over the body and the state's move: {raw['loops']} {kernels}")
 plan, t = common.export(raw)
 expect(plan["meta"]["counts"]["ops_executed"] == 2 + 5 * 3, "15 body ops executed")
+
+# Two execution regions, the second reading what the first wrote: ordered when its await
+# covers the first, refused when not (they may run at once); across a loop's iterations too.
+READ_OUT = dispatch("d9", ("ro", "%b2", "%c0", "%c256", "external", "%c256"),
+                    ("wo", "%b0", "%c0", "%c256", "external", "%c256"))
+OUT2 = OUT.replace("%o, %ot", "%o2, %ot2")
+two = [IMPORT, "PACK", ALLOC, OUT, OUT2] + execute(BINDS, CHAIN)
+tail = EXPORT[:1] + [EXPORT[1].replace("%e :", "%e2 :"), EXPORT[2]]
+tail[0] = "  %e2 = stream.timepoint.await %10 => %o2 : !stream.resource<external>{%c256}"
+b, a = dumps(two + execute([("%o2", "%b0", "external", "%c256"), ("%o", "%b2", "external", "%c256")],
+                           READ_OUT, wait="%9", result="%10") + tail, [512, 0, 256])
+kernels = [o["kernel"] for o in trace(b, a)["ops"]]
+expect(kernels[-2:] == ["d9", "readback"], f"an execute awaiting the one before: in order {kernels}")
+refused(two + execute([("%o2", "%b0", "external", "%c256"), ("%o", "%b2", "external", "%c256")],
+                      READ_OUT, wait="%t", result="%10") + tail, [512, 0, 256],
+        "may run while the one at line", "an execute not awaiting the one that wrote its input")
+refused(make_loop("%t"), [512, 0, 256], "in the iteration before",
+        "a loop body's execute not awaiting the iteration before, writing a buffer made outside")
 
 refused([IMPORT, "  %n = arith.index_cast %q : i32 to index",
          "  %L = scf.for %i = %c0 to %n step %c256 -> () {", "  }"] + EXPORT[2:], [0],

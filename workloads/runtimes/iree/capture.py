@@ -197,6 +197,18 @@ class _Reader:
         self.group = None       # ops of a concurrent block being gathered
         self.line_no = 0
         self.ints_expr = {}     # SSA -> ('slice', pack, k, delta): an offset inside a slice
+        # Ordering of execution regions: a timepoint covers the executes done when it is
+        # reached (atoms: execute numbers, or ('iter', loop, j) for a loop-carried timepoint).
+        self.tp = {}
+        self.iter_binding = {}
+        self.waits = {}         # execute -> the atoms its await covers
+        self.touch = {}         # execute -> (values read, values written)
+        self.exec_line = {}
+        self.exec_seq = []
+        self.host_done = set()
+        self.cur_exec = None
+        self.loop_stack = []    # the loops the walk is inside
+        self.region_loops = {}  # region -> the loops it is allocated in (once per iteration)
 
     # -- errors and ints ---------------------------------------------------------------------
     def fail(self, what):
@@ -221,6 +233,7 @@ class _Reader:
 
     # -- regions and values ------------------------------------------------------------------
     def region(self, name, kind, size, role, planned=None, pack=None):
+        self.region_loops[name] = tuple(self.loop_stack)
         r = {"name": name, "kind": kind, "size": size, "role": role}
         if planned is not None:
             r["planned_size"] = planned
@@ -305,6 +318,10 @@ class _Reader:
         else:
             self.ops.append(op)
         self.written.update(writes)
+        if self.cur_exec is not None:
+            rd, wr = self.touch[self.cur_exec]
+            rd.update(reads)
+            wr.update(writes)
 
     def close_group(self):
         group, self.group = self.group, None
@@ -358,6 +375,8 @@ class _Reader:
                     self.close_group()
                 elif kind == "dispatch":
                     self.end_dispatch(info)
+                elif kind == "execute":
+                    self.end_execute(info)
                 continue
             if stack and stack[-1][0] == "dispatch":
                 self.binding(stack[-1][1], s)
@@ -385,6 +404,7 @@ class _Reader:
             elif op == "stream.resource.subview":
                 self.subview(lhs, s)
             elif op == "stream.timepoint.await":
+                self.host_done |= self.closure(self.tp.get(rest.split()[0], ()))
                 mm = re.search(r"=> (.*?) :", rest)
                 srcs = [x.strip() for x in mm.group(1).split(",")] if mm else []
                 for name, src in zip(_results(lhs), srcs):
@@ -402,7 +422,13 @@ class _Reader:
             elif op == "stream.cmd.execute":
                 self.counts["executes"] += 1
                 self.execute(s)
-                stack.append(("execute", None))
+                stack.append(("execute", self.begin_execute(lhs, s)))
+            elif op in ("stream.timepoint.join", "stream.timepoint.immediate",
+                        "stream.resource.dealloca"):
+                self.tp[lhs] = frozenset(a for t in re.findall(
+                    r"%[\w#]+", rest.split("=>")[0] if op != "stream.resource.dealloca"
+                    else (re.search(r"await\((.*?)\)", rest) or re.match("", "")).group(0))
+                    for a in self.tp.get(t, ()))
             elif op == "scf.for":
                 stack.append(("for", self.begin_for(lhs, s)))
             elif s.startswith("scf.yield"):
@@ -504,6 +530,9 @@ class _Reader:
         self.n_regions["alloca"] += 1
         name = f"{lifetime}{self.n_regions['alloca'] - 1}"
         res = _results(lhs)[0]
+        waited = re.search(r"await\((%[\w#]+)\)", s)
+        for t in _results(lhs)[1:]:
+            self.tp[t] = self.tp.get(waited.group(1), frozenset()) if waited else frozenset()
         if e[0] == "slice" and e[2] == 0:
             size = self.offsets.get(size_tok)
             if size is None:
@@ -552,6 +581,56 @@ class _Reader:
             if v.size is None:
                 self.sized(outer, self.int_of(mm.group(3), "a binding's size"))
             self.views[mm.group(2)] = v
+
+    def closure(self, atoms):
+        """The executes done once all of atoms are: each with everything it waited on."""
+        done, todo = set(), list(atoms)
+        while todo:
+            a = todo.pop()
+            if a in done:
+                continue
+            done.add(a)
+            if isinstance(a, tuple):
+                todo += self.iter_binding.get(a, ())
+            else:
+                todo += self.waits.get(a, ())
+        return {a for a in done if not isinstance(a, tuple)}
+
+    def begin_execute(self, lhs, s):
+        e = len(self.exec_seq)
+        waited = re.search(r"await\((%[\w#]+)\)", s)
+        self.waits[e] = self.tp.get(waited.group(1), frozenset()) if waited else frozenset()
+        self.touch[e] = (set(), set())
+        self.exec_line[e] = self.line_no
+        self.exec_seq.append(e)
+        self.tp[lhs] = self.waits[e] | {e}
+        self.cur_exec = e
+        return {"exec": e, "host_done": set(self.host_done)}
+
+    def end_execute(self, info):
+        e = info["exec"]
+        self.cur_exec = None
+        self.check_order(e, [p for p in self.exec_seq if p != e], info["host_done"], "")
+
+    def check_order(self, e, earlier, host_done, when, loop=None):
+        """Refuse an execute that may run while an earlier one that shares a value with it
+        (one of them writing it) still runs: the trace is one order. Across a loop's
+        iterations, a region allocated in its body is a new allocation each iteration."""
+        done = self.closure(self.waits[e]) | self.closure(host_done)
+        re_, we = self.touch[e]
+        for p in earlier:
+            if p in done:
+                continue
+            rp, wp = self.touch[p]
+            shared = sorted(v for v in (wp & (re_ | we)) | (rp & we)
+                            if loop is None or
+                            loop not in self.region_loops[self.values[v]["region"]])
+            if shared:
+                self.line_no = self.exec_line[e]
+                self.fail(f"stream.cmd.execute may run while the one at line "
+                          f"{self.exec_line[p]}{when} still runs (its await does not cover it) "
+                          f"and both use {shared[0]}: execution regions run asynchronously, "
+                          "and the trace is one order")
 
     def binding(self, info, s):
         m = re.match(r"(ro|wo|rw) (%[\w#]+)\[(%[\w#]+) for (%[\w#]+)\]", s)
@@ -620,6 +699,9 @@ class _Reader:
             arg, init = [x.strip() for x in pair.split("=")]
             v = self.views.get(init)
             if v is None:
+                atom = ("iter", idx, j)
+                self.iter_binding[atom] = self.tp.get(init, frozenset())
+                self.tp[arg] = frozenset([atom])
                 slots.append(None)
                 continue
             src = self.view_value(v)
@@ -638,8 +720,10 @@ class _Reader:
             words += [{"value": src, "offset": 0}, {"value": slot, "offset": 0}]
         if writes:
             self.emit("scf.for.init", reads, writes, words, "loop-state")
+        self.loop_stack.append(idx)
         return {"results": _results(lhs), "slots": slots, "n": n, "first": len(self.ops),
-                "loops_before": len(self.loops), "iv": m.group(1)}
+                "loops_before": len(self.loops), "iv": m.group(1), "index": idx,
+                "execs_before": len(self.exec_seq)}
 
     def end_for(self, info):
         yields = info.get("yield", [])
@@ -661,6 +745,20 @@ class _Reader:
         if writes:
             self.counts["slot_moves_written"] += 1
             self.emit("scf.yield", reads, writes, words, "loop-state")
+        self.loop_stack.pop()
+        # The next iteration's executes against this one's: loop-carried timepoints now stand
+        # for what the body yields.
+        body = self.exec_seq[info["execs_before"]:]
+        for j, (slot, y) in enumerate(zip(info["slots"], yields)):
+            if slot is None and ("iter", info["index"], j) in self.iter_binding:
+                self.iter_binding[("iter", info["index"], j)] = self.tp.get(y, frozenset())
+        if info["n"] > 1:
+            for e in body:
+                self.check_order(e, body, self.host_done, " in the iteration before",
+                                 info["index"])
+        for name, slot, y in zip(info["results"], info["slots"], yields):
+            if slot is None:
+                self.tp[name] = self.tp.get(y, frozenset())
         first, n = info["first"], info["n"]
         if n == 0:
             del self.ops[first:]
