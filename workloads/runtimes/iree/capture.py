@@ -52,9 +52,13 @@ def versions():
 
 
 def iree_compile_path():
-    from iree.compiler.tools import binaries
+    try:
+        from iree.compiler.tools import binaries
 
-    return binaries.find_tool("iree-compile")
+        return binaries.find_tool("iree-compile")
+    except Exception as e:  # not installed, or its binary missing
+        raise ExportError(f"IREE's compiler is not available ({type(e).__name__}: {e}); "
+                          "scripts/iree-plan installs the pinned group 'iree' into the build venv")
 
 
 def compile_dumps(mlir_text):
@@ -358,7 +362,6 @@ class _Reader:
         stack = []  # (kind, info)
         i = 0
         lines = self.lines
-        header = lines[0]
         while i < len(lines) - 1:
             i += 1
             self.line_no = i + 1
@@ -425,10 +428,7 @@ class _Reader:
                 stack.append(("execute", self.begin_execute(lhs, s)))
             elif op in ("stream.timepoint.join", "stream.timepoint.immediate",
                         "stream.resource.dealloca"):
-                self.tp[lhs] = frozenset(a for t in re.findall(
-                    r"%[\w#]+", rest.split("=>")[0] if op != "stream.resource.dealloca"
-                    else (re.search(r"await\((.*?)\)", rest) or re.match("", "")).group(0))
-                    for a in self.tp.get(t, ()))
+                self.timepoint(op, lhs, rest)
             elif op == "scf.for":
                 stack.append(("for", self.begin_for(lhs, s)))
             elif s.startswith("scf.yield"):
@@ -470,7 +470,6 @@ class _Reader:
                 continue
             else:
                 self.fail(f"{op}: an op the capture cannot express ({s[:120]})")
-        return header
 
     def arith(self, name, op, a, b):
         ea, eb = self.expr(a), self.expr(b) if b else ("int", 0)
@@ -581,6 +580,17 @@ class _Reader:
             if v.size is None:
                 self.sized(outer, self.int_of(mm.group(3), "a binding's size"))
             self.views[mm.group(2)] = v
+
+    def timepoint(self, op, lhs, rest):
+        """What a join (every operand), an immediate (nothing) or a deallocation (its await)
+        covers."""
+        if op == "stream.resource.dealloca":
+            waited = re.search(r"await\((.*?)\)", rest)
+            operands = waited.group(1) if waited else ""
+        else:
+            operands = rest.split("=>")[0]
+        self.tp[lhs] = frozenset(a for t in re.findall(r"%[\w#]+", operands)
+                                 for a in self.tp.get(t, ()))
 
     def closure(self, atoms):
         """The executes done once all of atoms are: each with everything it waited on."""

@@ -13,7 +13,6 @@ import time
 import common
 import common.cli
 from xla import cli as xla_cli
-from xla import programs
 
 from .capture import ExportError, capture, versions
 
