@@ -100,6 +100,20 @@ for name, sizes, loops, faulted in CASES:
             expect(ok, f"{tag}: fault {rule} seed {seed} ({bad['meta']['fault']['kind']}): "
                    f"verdict {v} ({verdict_class(v, n)}), exact {ve}, meta expects {want}")
 
+# The Python call: iree.export writes the plan with its placement problem's figures.
+import iree  # noqa: E402
+
+fn, args = programs.get("gpt2-forward")(layers=2)
+out = os.path.join(work, "exported.json")
+plan = iree.export(fn, args, name="mine", out=out)
+with open(out) as f:
+    written = json.load(f)
+p = written["meta"].get("placement", {})
+expect(written == plan and written["meta"]["program"]["name"] == "mine"
+       and 0 < p.get("max_live", 0) <= written["meta"]["capture"]["iree_pack_peak"]
+       and certify(plan, "exported") == 0,
+       f"iree.export: plan written, placement {p.get('max_live')} bytes bound, verdict 0")
+
 # iree-compile 3.13.0 cannot compile gpt2-train's gradient (a scatter with batching dimensions,
 # from take_along_axis): refused, naming iree-compile's error.
 fn, args = programs.get("gpt2-train")(layers=1)
