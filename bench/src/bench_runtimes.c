@@ -1,12 +1,14 @@
 /* Real runtimes' plans, one family each (tflite: LiteRT's arena, llama: llama.cpp's ggml-alloc,
- * xla: XLA's temp allocation),
+ * xla: XLA's temp allocation, iree: IREE's packed transients),
  * read from the directory the family's variable names (scripts/bench exports them there once per
  * run, cached; index.tsv lists model, variant, plan, problem).
  *   certify/FAMILY/MODEL          the certificate on the clean plan (a regression entry)
  *   precision/FAMILY/MODEL        exact oracle vs certificate on the clean plan and two faults
  *   placement/FAMILY/MODEL/NAME   the same lifetimes placed by each strategy of place.h, beside
- *                                 the runtime's own planner (NAME litert, ggml-alloc, xla-temp)
- *                                 and the bound
+ *                                 the runtime's own planner (NAME litert, ggml-alloc, xla-temp,
+ *                                 iree-pack) and the bound
+ * A program the exporter refused (refused.tsv beside index.tsv: model, reason) is one skipped
+ * certify/FAMILY/MODEL entry with the reason.
  * Plans are made by scripts, so the bench only reads files; without them the family is one
  * skipped entry with the reason. */
 #define _GNU_SOURCE
@@ -40,7 +42,16 @@ static runtime_family_t families[] = {
     {"xla", "ARENAREF_XLA_PLANS", "scripts/xla-plan --export-all", "xla-temp",
      "placement.planned_size", "placement.max_live", "counts.ops", "counts.values", "counts.planes",
      "fault.expect_class", "planned_size", "height_over_planned_size", 64, ""},
+    /* IREE's own size: the most bytes of its packed transients held at once */
+    {"iree", "ARENAREF_IREE_PLANS", "scripts/iree-plan --export-all", "iree-pack",
+     "capture.iree_pack_peak", "placement.max_live", "counts.ops", "counts.values", "counts.planes",
+     "fault.expect_class", "planned_size", "height_over_planned_size", 64, ""},
 };
+
+/* A program the exporter refused, with its reason. */
+typedef struct runtime_refused_t {
+    char reason[1024];
+} runtime_refused_t;
 
 typedef struct runtime_plan_t {
     char path[1024];
@@ -138,6 +149,12 @@ static void model_counters(gb_state_t *state, runtime_model_t const *model) {
     gb_set_counter(state, "lower_bound_bytes", meta_number(entry, family->bound_key),
                    gb_counter_default_k);
     gb_set_counter(state, "export_seconds", meta_number(entry, "export_seconds"),
+                   gb_counter_default_k);
+    /* What the report's side-by-side of two compilers' plans reads (-1 where absent). */
+    gb_set_counter(state, "loops", meta_number(entry, "counts.loops"), gb_counter_default_k);
+    gb_set_counter(state, "in_place_updates", meta_number(entry, "counts.in_place_updates"),
+                   gb_counter_default_k);
+    gb_set_counter(state, "kernel_launches", meta_number(entry, "capture.launches_written"),
                    gb_counter_default_k);
 }
 
@@ -370,6 +387,33 @@ static runtime_model_t *models_read(runtime_family_t *family, size_t *count) {
     return models;
 }
 
+static void run_refused(gb_state_t *state, void *data) {
+    runtime_refused_t const *refused = data;
+    gb_skip_with_error(state, refused->reason);
+}
+
+/* refused.tsv (model, reason), where the exporter writes one: a skipped entry each. */
+static size_t register_refused(runtime_family_t const *family) {
+    char path[1100], line[2200], name[256];
+    snprintf(path, sizeof path, "%s/refused.tsv", plans_dir(family));
+    FILE *file = fopen(path, "r");
+    size_t count = 0;
+    if (!file) return 0;
+    while (fgets(line, sizeof line, file)) {
+        char model[96], reason[1000];
+        if (sscanf(line, "%95[^\t]\t%999[^\n]", model, reason) != 2 ||
+            strcmp(model, "model") == 0)
+            continue;
+        runtime_refused_t *refused = calloc(1, sizeof *refused);
+        if (!refused) break;
+        snprintf(refused->reason, sizeof refused->reason, "refused: %s", reason);
+        snprintf(name, sizeof name, "certify/%s/%s", family->name, model);
+        if (gb_register(name, run_refused, refused)) ++count;
+    }
+    fclose(file);
+    return count;
+}
+
 static void register_family(runtime_family_t *family) {
     size_t count = 0;
     runtime_model_t *models = NULL;
@@ -380,6 +424,7 @@ static void register_family(runtime_family_t *family) {
                  family->exporter);
     else
         models = models_read(family, &count);
+    if (plans_dir(family) && count) register_refused(family);
     if (!count) {
         snprintf(name, sizeof name, "certify/%s/unavailable", family->name);
         gb_register(name, run_unavailable, family);

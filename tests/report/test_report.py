@@ -141,6 +141,41 @@ with tempfile.TemporaryDirectory() as tmp:
         "a plot per set",
     )
 
+    # Two compilers' plans of one program side by side (certify/xla and certify/iree), and a
+    # program one of them refused: a row each, our best the lowest verdict-0 height.
+    def entry(name, **counters):
+        return dict({"name": name, "run_name": name, "run_type": "iteration", "iterations": 1,
+                     "real_time": 5, "cpu_time": 4, "time_unit": "us"}, **counters)
+
+    side = [
+        entry("certify/xla/prog", kernel_launches=45, executed_launches=151, loops=1,
+              in_place_updates=1, planned_size=213496, lower_bound_bytes=213256, verdict=0),
+        entry("certify/iree/prog", kernel_launches=22, executed_launches=82, loops=1,
+              in_place_updates=0, planned_size=28672, lower_bound_bytes=28000, verdict=0),
+        entry("placement/xla/prog/xla-temp", height_bytes=213496, verdict=0),
+        entry("placement/xla/prog/search", height_bytes=213316, verdict=0),
+        entry("placement/xla/prog/first-fit", height_bytes=213000, verdict=1),
+        entry("placement/iree/prog/iree-pack", height_bytes=28672, verdict=0),
+        entry("placement/iree/prog/best-fit", height_bytes=28000, verdict=0),
+        entry("certify/xla/other", kernel_launches=5, executed_launches=7, loops=0,
+              in_place_updates=0, planned_size=100, lower_bound_bytes=90, verdict=0),
+    ]
+    skipped = [dict(entry("certify/iree/other"), error_occurred=True, skipped=True,
+                    error_message="refused: other: iree-compile could not compile it")]
+    with open(a, "w") as handle:
+        json.dump({"context": {"arenaref_commit": "c0ffee"}, "benchmarks": side,
+                   "arenaref_skipped": skipped}, handle)
+    sided = run(a, "--out", out)
+    text = open(os.path.join(out, "report.md")).read()
+    check(sided.returncode == 0 and "## Two compilers' plans of the same programs" in text,
+          f"the side-by-side section: {sided.stderr}")
+    check("| prog | XLA | 45 / 151 | 1 | 1 | 213,496 B | 213,256 B | 213,316 B (search) | 0.9992 | 0 |"
+          in text, "XLA's row: launches, loops, in place, own size, bound, best (verdict 0 only)")
+    check("| prog | IREE | 22 / 82 | 1 | 0 | 28,672 B | 28,000 B | 28,000 B (best-fit) | 0.9766 | 0 |"
+          in text, "IREE's row")
+    check("| other | IREE | refused: other: iree-compile could not compile it |" in text,
+          "a refused program's row says why")
+
     # scripts/reproduce refuses what it cannot rebuild, before building anything.
     reproduce = os.path.join(ROOT, "scripts", "lib", "reproduce.py")
     results(a, [10, 11, 12])
@@ -167,5 +202,5 @@ with tempfile.TemporaryDirectory() as tmp:
         "reproduce refuses a commit this repository does not have",
     )
 
-print(f"{14 - len(failures)} passed, {len(failures)} failed")
+print(f"{18 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -4,8 +4,9 @@ and the results file is checked: every model's certify entry gives verdict 0, th
 planner (OWN: planned_size) is at least the max-live bound, every strategy's placement
 certifies 0 and is no lower than the bound, and the search's height is at most the runtime's
 own size (the problem's buffers live over runs of ops and keep their real sizes, so the
-runtime's own placement is one of its placements).
-Usage: check_bench.py ROOT BUILD_DIR DIR FAMILY OWN MODEL..."""
+runtime's own placement is one of its placements). A model written !MODEL is one the exporter
+refuses: its certify entry is skipped with the reason ("refused: ..."), and it has no other.
+Usage: check_bench.py ROOT BUILD_DIR DIR FAMILY OWN MODEL... [!MODEL...]"""
 
 import glob
 import json
@@ -18,7 +19,8 @@ from bench_checks import expect, finish, runs as by_name  # noqa: E402
 
 args = sys.argv[1:]
 root, build_dir, work, family, own_name = args[:5]
-want_models = sorted(args[5:])
+want_models = sorted(m for m in args[5:] if not m.startswith("!"))
+want_refused = sorted(m[1:] for m in args[5:] if m.startswith("!"))
 os.makedirs(work, exist_ok=True)
 for old in glob.glob(os.path.join(work, "*.json")):
     os.remove(old)
@@ -33,8 +35,15 @@ if done.returncode or len(files) != 1:
     print(done.stdout[-2000:], done.stderr[-3000:])
     sys.exit(1)
 results = json.load(open(files[0]))
+refused = []
 for skipped in results.get("arenaref_skipped", []):
-    expect(False, f"{skipped['name']} skipped: {skipped.get('error_message')}")
+    name, message = skipped["name"], skipped.get("error_message") or ""
+    if name.startswith(f"certify/{family}/") and name.split("/")[2] in want_refused:
+        refused.append(name.split("/")[2])
+        expect(message.startswith("refused: "), f"{name} skipped: {message}")
+    else:
+        expect(False, f"{name} skipped: {message}")
+expect(sorted(refused) == want_refused, f"the refused {want_refused}: {sorted(refused)}")
 runs = by_name(results["benchmarks"])
 models = sorted({n.split("/")[2] for n in runs if n.startswith(f"certify/{family}/")})
 expect(models == want_models, f"the models {want_models}: {models}")

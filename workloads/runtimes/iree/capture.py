@@ -1,0 +1,951 @@
+"""IREE capture: what IREE's compiler planned for a JAX function, as an arena-trace/1.
+
+jax lowers the function to StableHLO; `iree-compile` (llvm-cpu) compiles it to the stream dialect
+and prints the entry function before and after iree-stream-layout-slices, the pass that packs each
+execution region's transient slices. The dump before the pass has the structure (each pack's
+slices, which slice every binding names); the one after has the offsets the pass chose (the same
+lines, each pack result a constant), read by zipping the two. Regions are the allocations (a
+packed transient is an arena with IREE's packed size); ops are the copies, fills and dispatches
+of each stream.cmd.execute in order (a concurrent block one op); scf.for with constant bounds is a
+loop, its loop-carried resources moved through slots (README). What cannot be said is an
+ExportError naming the op.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ALIGNMENT_CAP = 64
+COMPILE_FLAGS = ["--iree-hal-target-device=local",
+                 "--iree-hal-local-target-device-backends=llvm-cpu",
+                 "--iree-llvmcpu-target-cpu=generic",
+                 "--compile-to=stream",
+                 "--mlir-print-ir-before=iree-stream-layout-slices",
+                 "--mlir-print-ir-after=iree-stream-layout-slices"]
+DUMP = re.compile(r"^// -----// IR Dump (Before|After) LayoutSlicesPass: "
+                  r"iree-stream-layout-slices //----- //\n", re.M)
+SSA = re.compile(r"%[\w$.-]+(?:#\d+)?")
+# Ops of the entry function that launch nothing and move no bytes the trace must see.
+QUIET = ("arith.", "hal.", "stream.timepoint.join", "stream.timepoint.immediate",
+         "stream.resource.dealloca", "stream.cmd.flush", "stream.cmd.invalidate",
+         "stream.cmd.discard")
+
+
+class ExportError(Exception):
+    """The program cannot be exported (exit 2): the message says why and where."""
+
+
+def versions():
+    from importlib import metadata
+
+    out = {"python": sys.version.split()[0]}
+    for name in ("iree-base-compiler", "jax", "jaxlib", "numpy", "penzai"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def iree_compile_path():
+    try:
+        from iree.compiler.tools import binaries
+
+        return binaries.find_tool("iree-compile")
+    except Exception as e:  # not installed, or its binary missing
+        raise ExportError(f"IREE's compiler is not available ({type(e).__name__}: {e}); "
+                          "scripts/iree-plan installs the pinned group 'iree' into the build venv")
+
+
+def compile_dumps(mlir_text):
+    """iree-compile's dumps of the entry function around the pass: (before, after) texts."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "program.mlir")
+        with open(src, "w") as f:
+            f.write(mlir_text)
+        r = subprocess.run([iree_compile_path(), src, *COMPILE_FLAGS, "-o", os.devnull],
+                           capture_output=True, text=True)
+    if r.returncode != 0:
+        errors = [l for l in r.stderr.splitlines() if "error:" in l]
+        first = errors[0] if errors else (r.stderr.strip().splitlines() or ["(no message)"])[-1]
+        first = re.sub(r"^\S*program\.mlir:", "line ", first)
+        raise ExportError(f"iree-compile could not compile the program (exit {r.returncode}): "
+                          f"{first}")
+    parts = DUMP.split(r.stderr)
+    dumps = [(parts[i], parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
+    mains = [(k, body) for k, body in dumps if re.match(r"util\.func public @main\(", body)]
+    if len(mains) < 2 or mains[-2][0] != "Before" or mains[-1][0] != "After":
+        raise ExportError("iree-compile printed no dump of @main around "
+                          "iree-stream-layout-slices (is the entry point named main?)")
+    return _function_text(mains[-2][1]), _function_text(mains[-1][1])
+
+
+def _function_text(body):
+    """The function's lines, from its header to its closing brace."""
+    lines, depth = [], 0
+    for line in body.splitlines():
+        lines.append(line)
+        depth += line.count("{") - line.count("}")
+        if len(lines) > 1 and line.startswith("}") and depth <= 0:
+            break
+    return lines
+
+
+def _structural(lines):
+    """The lines the pass does not touch: all but constants and packs (with their slices)."""
+    out, in_pack = [], False
+    for line in lines:
+        s = line.strip()
+        if in_pack:
+            in_pack = not s.startswith("})")
+            continue
+        if "stream.resource.pack" in s:
+            in_pack = not s.endswith("index")
+            continue
+        if re.match(r"%[\w]+ = arith\.constant ", s):
+            continue
+        out.append(s)
+    return out
+
+
+def pack_offsets(before, after):
+    """{"%P#k": bytes}: each pack result's value after the pass, by zipping the two dumps."""
+    consts = {}
+    for line in after:
+        m = re.match(r"\s*(%[\w]+) = arith\.constant (-?\d+) : index", line)
+        if m:
+            consts[m.group(1)] = int(m.group(2))
+    packs = set()
+    for line in before:
+        m = re.match(r"\s*(%[\w]+):\d+ = stream\.resource\.pack", line)
+        if m:
+            packs.add(m.group(1))
+    b, a = _structural(before), _structural(after)
+    if len(a) != len(b):
+        raise ExportError(f"the dumps before and after iree-stream-layout-slices differ in "
+                          f"shape ({len(b)} and {len(a)} lines): cannot read the offsets")
+    out = {}
+    for lb, la in zip(b, a):
+        tb, ta = SSA.findall(lb), SSA.findall(la)
+        if len(tb) != len(ta) or SSA.sub("%", lb) != SSA.sub("%", la):
+            raise ExportError(f"the dumps before and after iree-stream-layout-slices differ at "
+                              f"'{lb[:120]}'")
+        for x, y in zip(tb, ta):
+            if "#" in x and x.split("#")[0] in packs:
+                if y not in consts:
+                    raise ExportError(f"pack result {x} is {y} after the pass, not a constant")
+                if out.setdefault(x, consts[y]) != consts[y]:
+                    raise ExportError(f"pack result {x} has two values after the pass")
+    return out
+
+
+def _split_top(text):
+    """Split at commas outside brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _results(lhs):
+    """'%a, %b' or '%x:3' or '%x' -> the result names."""
+    names = []
+    for part in lhs.split(","):
+        part = part.strip()
+        m = re.match(r"(%[\w$.-]+):(\d+)$", part)
+        if m:
+            names += [f"{m.group(1)}#{k}" for k in range(int(m.group(2)))]
+        elif part:
+            names.append(part)
+    return names
+
+
+class _View:
+    """A resource SSA value: bytes [off, off + size) of a region; value a slice, the region's
+    one value, or None (a packed region's whole: each range names its slice)."""
+
+    def __init__(self, region, off, size, value=None):
+        self.region, self.off, self.size, self.value = region, off, size, value
+
+
+class _Reader:
+    def __init__(self, lines, offsets):
+        self.lines, self.offsets = lines, offsets
+        self.ints = {}          # SSA -> int
+        self.views = {}         # SSA -> _View
+        self.regions = {}       # name -> region dict (kind, size, planned_size, pack, role)
+        self.region_order = []
+        self.values = {}        # id -> value dict
+        self.packs = {}         # pack name -> list of (interval, size) per slice (k >= 1)
+        self.ops, self.loops = [], []
+        self.exports = []
+        self.counts = {"executes": 0, "dispatches": 0, "copies": 0, "fills": 0,
+                       "concurrent_blocks": 0, "loops": 0, "host_loads": 0,
+                       "loop_slots": 0, "slot_moves_written": 0}
+        self.written = set()
+        self.n_regions = {"alloca": 0, "import": 0, "global": 0}
+        self.group = None       # ops of a concurrent block being gathered
+        self.line_no = 0
+        self.ints_expr = {}     # SSA -> ('slice', pack, k, delta): an offset inside a slice
+        # Ordering of execution regions: a timepoint covers the executes done when it is
+        # reached (atoms: execute numbers, or ('iter', loop, j) for a loop-carried timepoint).
+        self.tp = {}
+        self.iter_binding = {}
+        self.waits = {}         # execute -> the atoms its await covers
+        self.touch = {}         # execute -> (values read, values written)
+        self.exec_line = {}
+        self.exec_seq = []
+        self.host_done = set()
+        self.cur_exec = None
+        self.loop_stack = []    # the loops the walk is inside
+        self.region_loops = {}  # region -> the loops it is allocated in (once per iteration)
+
+    # -- errors and ints ---------------------------------------------------------------------
+    def fail(self, what):
+        raise ExportError(f"line {self.line_no} of the stream program: {what}")
+
+    def expr(self, tok):
+        """('int', v) | ('slice', pack, k, delta) | ('dyn',)"""
+        if tok in self.ints:
+            return ("int", self.ints[tok])
+        m = re.match(r"(%[\w]+)#(\d+)$", tok)
+        if m and m.group(1) in self.packs:
+            return ("slice", m.group(1), int(m.group(2)), 0)
+        return self.ints_expr.get(tok, ("dyn",))
+
+    def int_of(self, tok, what):
+        e = self.expr(tok)
+        if e[0] == "int":
+            return e[1]
+        if e[0] == "slice" and tok in self.offsets:
+            return self.offsets[tok]
+        self.fail(f"{what} {tok} is not a constant")
+
+    # -- regions and values ------------------------------------------------------------------
+    def region(self, name, kind, size, role, planned=None, pack=None):
+        self.region_loops[name] = tuple(self.loop_stack)
+        r = {"name": name, "kind": kind, "size": size, "role": role}
+        if planned is not None:
+            r["planned_size"] = planned
+        if pack:
+            r["pack"] = pack
+        self.regions[name] = r
+        self.region_order.append(name)
+        return r
+
+    def value(self, region, key, label):
+        r = self.regions[region]
+        if key == "whole":
+            vid, off, size = region, 0, r["size"]
+        else:
+            pack, k = r["pack"], key
+            vid = f"{region}.s{k}"
+            off = self.offsets.get(f"{pack}#{k}")
+            size = self.packs[pack][k - 1][1]
+            if off is None:
+                self.fail(f"slice {k} of {pack} has no offset after the pass")
+        v = self.values.get(vid)
+        if v is None:
+            v = self.values[vid] = {"id": vid, "region": region, "offset": off, "size": size,
+                                    "whole_program": r["kind"] in ("weights", "constants"),
+                                    "label": label}
+        return vid
+
+    def view_value(self, v):
+        """The value a view names (None: a packed region whole)."""
+        if v.value == "whole":
+            return self.value(v.region, "whole", self.regions[v.region]["role"])
+        return v.value
+
+    def sized(self, name, size):
+        """A resource whose size is known only where an execute binds it (a global)."""
+        v = self.views.get(name)
+        if v is not None and v.size is None:
+            r = self.regions[v.region]
+            r["size"] = v.size = size
+        return v
+
+    def resolve(self, view_tok, off_tok, length, what):
+        """(value id, offset inside it) of a range of a bound resource."""
+        v = self.views.get(view_tok)
+        if v is None:
+            self.fail(f"{what}: {view_tok} is not a resource the capture knows")
+        e = self.expr(off_tok)
+        r = self.regions[v.region]
+        if v.value is not None:
+            vid = self.view_value(v)
+            rel = (e[1] if e[0] == "int" else 0) + (v.off if v.value == "whole" else 0)
+            size = self.values[vid]["size"]
+            return vid, min(rel, max(size - 1, 0))
+        # A packed region bound whole: the offset names the slice.
+        if e[0] == "slice" and e[1] == r["pack"] and e[2] >= 1:
+            vid = self.value(v.region, e[2], f"{r['pack']}#{e[2]}")
+            return vid, e[3]
+        if e[0] == "int":
+            hits = [k for k in range(1, len(self.packs[r["pack"]]) + 1)
+                    if self.offsets.get(f"{r['pack']}#{k}", -1) <= e[1] + v.off <
+                    self.offsets.get(f"{r['pack']}#{k}", -1) + self.packs[r["pack"]][k - 1][1]]
+            if len(hits) == 1:
+                k = hits[0]
+                vid = self.value(v.region, k, f"{r['pack']}#{k}")
+                return vid, e[1] + v.off - self.values[vid]["offset"]
+        self.fail(f"{what}: a range of the packed resource {view_tok} at {off_tok} names no "
+                  "slice of its pack (an offset computed at run time)")
+
+    # -- ops ---------------------------------------------------------------------------------
+    def emit(self, kernel, reads, writes, words, kind, partial=()):
+        reads = list(dict.fromkeys(reads))
+        writes = list(dict.fromkeys(writes))
+        updates = []
+        for w in writes:
+            if w in reads or (w in partial and w in self.written):
+                updates.append({"from": w, "to": w})
+        op = {"kernel": kernel, "reads": [r for r in reads if r not in writes],
+              "writes": [w for w in writes if not any(u["to"] == w for u in updates)],
+              "updates": updates, "words": words, "kind": kind}
+        if self.group is not None:
+            self.group.append(op)
+        else:
+            self.ops.append(op)
+        self.written.update(writes)
+        if self.cur_exec is not None:
+            rd, wr = self.touch[self.cur_exec]
+            rd.update(reads)
+            wr.update(writes)
+
+    def close_group(self):
+        group, self.group = self.group, None
+        if not group:
+            return
+        reads, writes, updates, words = [], [], [], []
+        for op in group:
+            for u in op["updates"]:
+                if u["from"] in writes or u["from"] in reads:
+                    self.fail(f"a concurrent block updates {u['from']}, which another of its "
+                              "ops uses: the order inside the block is not fixed")
+                updates.append(u)
+            for w in op["writes"]:
+                if w in writes or w in reads:
+                    self.fail(f"a concurrent block writes {w} twice or reads it: the order "
+                              "inside the block is not fixed")
+                writes.append(w)
+            for r in op["reads"]:
+                if r in writes or any(u["from"] == r for u in updates):
+                    self.fail(f"a concurrent block reads {r}, which another of its ops writes")
+                if r not in reads:
+                    reads.append(r)
+            words += op["words"]
+        if len(group) == 1:
+            self.ops.append(group[0])
+            return
+        self.counts["concurrent_blocks"] += 1
+        self.ops.append({"kernel": "concurrent{" + ", ".join(o["kernel"] for o in group) + "}",
+                         "reads": reads, "writes": writes, "updates": updates, "words": words,
+                         "kind": "concurrent"})
+
+    # -- the walk ----------------------------------------------------------------------------
+    def run(self):
+        stack = []  # (kind, info)
+        i = 0
+        lines = self.lines
+        while i < len(lines) - 1:
+            i += 1
+            self.line_no = i + 1
+            s = lines[i].strip()
+            if not s:
+                continue
+            if s.startswith("}"):
+                if not stack:
+                    break
+                kind, info = stack.pop()
+                if kind == "for":
+                    self.end_for(info)
+                elif kind == "concurrent":
+                    self.close_group()
+                elif kind == "dispatch":
+                    self.end_dispatch(info)
+                elif kind == "execute":
+                    self.end_execute(info)
+                continue
+            if stack and stack[-1][0] == "dispatch":
+                self.binding(stack[-1][1], s)
+                continue
+            m = re.match(r"(%[\w]+) = arith\.constant (-?\d+) : (index|i\d+)", s)
+            if m:
+                self.ints[m.group(1)] = int(m.group(2))
+                continue
+            m = re.match(r"(%[\w]+) = arith\.(addi|muli|subi|minui|maxsi|minsi|maxui|"
+                         r"index_castui|index_cast) (%[\w#]+)(?:, (%[\w#]+))?", s)
+            if m:
+                self.arith(m.group(1), m.group(2), m.group(3), m.group(4))
+                continue
+            if "stream.resource.pack" in s:
+                i = self.pack(s, i)
+                continue
+            m = re.match(r"((?:%[\w$.-]+(?::\d+)?)(?:, %[\w$.-]+)*) = ([\w.]+)(.*)$", s)
+            op, lhs, rest = (m.group(2), m.group(1), m.group(3)) if m else (s.split()[0], "", s)
+            if op == "stream.tensor.import":
+                self.import_(lhs, s)
+            elif op == "util.global.load":
+                self.global_(lhs, s)
+            elif op == "stream.resource.alloca":
+                self.alloca(lhs, s)
+            elif op == "stream.resource.subview":
+                self.subview(lhs, s)
+            elif op == "stream.timepoint.await":
+                self.host_done |= self.closure(self.tp.get(rest.split()[0], ()))
+                mm = re.search(r"=> (.*?) :", rest)
+                srcs = [x.strip() for x in mm.group(1).split(",")] if mm else []
+                for name, src in zip(_results(lhs), srcs):
+                    if src in self.views:
+                        self.views[name] = self.views[src]
+            elif op == "stream.resource.load":
+                mm = re.match(r"\s*(%[\w#]+)\[(%[\w#]+)\]", rest)
+                vid, off = self.resolve(mm.group(1), mm.group(2), 1, "stream.resource.load")
+                self.counts["host_loads"] += 1
+                self.emit("readback", [vid], [], [{"value": vid, "offset": off}], "host")
+            elif op == "stream.tensor.export":
+                mm = re.search(r"\) (%[\w#]+) :", s)
+                if mm and mm.group(1) in self.views:
+                    self.exports.append(mm.group(1))
+            elif op == "stream.cmd.execute":
+                self.counts["executes"] += 1
+                self.execute(s)
+                stack.append(("execute", self.begin_execute(lhs, s)))
+            elif op in ("stream.timepoint.join", "stream.timepoint.immediate",
+                        "stream.resource.dealloca"):
+                self.timepoint(op, lhs, rest)
+            elif op == "scf.for":
+                stack.append(("for", self.begin_for(lhs, s)))
+            elif s.startswith("scf.yield"):
+                if not stack or stack[-1][0] != "for":
+                    self.fail("scf.yield outside an scf.for")
+                stack[-1][1]["yield"] = [x.strip() for x in
+                                         s[len("scf.yield"):].split(":")[0].split(",")]
+            elif s.startswith("stream.cmd.concurrent") or s.startswith("stream.cmd.serial"):
+                if s.startswith("stream.cmd.concurrent"):
+                    if self.group is not None:
+                        self.fail("a concurrent block inside a concurrent block")
+                    self.group = []
+                    stack.append(("concurrent", None))
+                else:
+                    stack.append(("serial", None))
+            elif s.startswith("stream.cmd.dispatch"):
+                mm = re.match(r"stream\.cmd\.dispatch @([\w$.-]+)::@([\w$.-]+)", s)
+                if not mm:
+                    self.fail(f"a dispatch of several entry points: {s[:100]}")
+                stack.append(("dispatch", {"kernel": mm.group(2), "ranges": []}))
+            elif s.startswith("stream.cmd.copy"):
+                self.copy(s)
+            elif s.startswith("stream.cmd.fill"):
+                self.fill(s)
+            elif s.startswith("util.return"):
+                break
+            elif op in ("scf.if", "scf.index_switch") or s.startswith("scf.if"):
+                cond = re.search(r"scf\.(?:if|index_switch) (%[\w#]+)", s)
+                self.fail(f"{op if op.startswith('scf.') else 'scf.if'} on "
+                          f"{cond.group(1) if cond else '?'} (a value known only when the "
+                          "program runs, such as one loaded from the device): which branch runs "
+                          "is not known before it runs, and an arena plan needs a fixed schedule "
+                          "(lax.cond, lax.switch, or a while loop's first test)")
+            elif op == "scf.while" or s.startswith("scf.while"):
+                self.fail("scf.while: a loop whose trip count is known only when it runs "
+                          "(lax.while_loop on data): the launches it makes are not known before "
+                          "it runs; use lax.scan or lax.fori_loop with static bounds")
+            elif s.startswith(QUIET) or op.startswith(QUIET) or s.startswith("//"):
+                continue
+            else:
+                self.fail(f"{op}: an op the capture cannot express ({s[:120]})")
+
+    def arith(self, name, op, a, b):
+        ea, eb = self.expr(a), self.expr(b) if b else ("int", 0)
+        if ea[0] == "int" and eb[0] == "int":
+            x, y = ea[1], eb[1]
+            v = {"addi": x + y, "muli": x * y, "subi": x - y, "minui": min(x, y),
+                 "maxsi": max(x, y), "minsi": min(x, y), "maxui": max(x, y),
+                 "index_castui": x, "index_cast": x}[op]
+            self.ints[name] = v
+        elif op == "addi" and ea[0] == "slice" and eb[0] == "int":
+            self.ints_expr[name] = ("slice", ea[1], ea[2], ea[3] + eb[1])
+        elif op == "addi" and eb[0] == "slice" and ea[0] == "int":
+            self.ints_expr[name] = ("slice", eb[1], eb[2], eb[3] + ea[1])
+
+    def pack(self, s, i):
+        m = re.match(r"(%[\w]+):(\d+) = stream\.resource\.pack", s)
+        if not m:
+            self.fail(f"a pack the capture cannot read: {s[:100]}")
+        name, slices = m.group(1), []
+        if "offset(" in s:
+            self.fail("a pack with a base offset")
+        while not self.lines[i].strip().startswith("})"):
+            i += 1
+            mm = re.match(r"\s*\[(\d+), (\d+)\] = (%[\w#]+),?$", self.lines[i])
+            if mm:
+                slices.append(((int(mm.group(1)), int(mm.group(2))),
+                               self.int_of(mm.group(3), "a slice's size")))
+        if len(slices) + 1 != int(m.group(2)):
+            self.fail(f"pack {name}: {len(slices)} slices read, {m.group(2)} results")
+        self.packs[name] = slices
+        return i
+
+    def import_(self, lhs, s):
+        m = re.search(r"\{(%[\w#]+)\}\s*$", s)
+        size = self.int_of(m.group(1), "an import's size")
+        arg = re.search(r"\) (%\w+) :", s)
+        self.n_regions["import"] += 1
+        name = f"arg{self.n_regions['import'] - 1}"
+        self.region(name, "weights", size, f"import {arg.group(1) if arg else '?'}")
+        self.views[lhs] = _View(name, 0, size, "whole")
+
+    def global_(self, lhs, s):
+        if "!stream.resource" not in s:
+            return
+        if "immutable" not in s:
+            self.fail("a mutable global resource (state kept across calls)")
+        g = re.search(r"@([\w$.-]+)", s).group(1)
+        self.n_regions["global"] += 1
+        name = f"const{self.n_regions['global'] - 1}"
+        self.region(name, "constants", None, f"global @{g}")
+        self.views[lhs] = _View(name, 0, None, "whole")
+
+    def alloca(self, lhs, s):
+        m = re.search(r"!stream\.resource<(\w+)>\{(%[\w#]+)\}", s)
+        lifetime, size_tok = m.group(1), m.group(2)
+        e = self.expr(size_tok)
+        self.n_regions["alloca"] += 1
+        name = f"{lifetime}{self.n_regions['alloca'] - 1}"
+        res = _results(lhs)[0]
+        waited = re.search(r"await\((%[\w#]+)\)", s)
+        for t in _results(lhs)[1:]:
+            self.tp[t] = self.tp.get(waited.group(1), frozenset()) if waited else frozenset()
+        if e[0] == "slice" and e[2] == 0:
+            size = self.offsets.get(size_tok)
+            if size is None:
+                self.fail(f"the pack {e[1]} has no size after the pass")
+            kind = "arena" if lifetime == "transient" else "io"
+            self.region(name, kind, size, f"{lifetime} pack {e[1]}",
+                        planned=size if kind == "arena" else None, pack=e[1])
+            self.views[res] = _View(name, 0, size, None)
+        else:
+            size = self.int_of(size_tok, "an allocation's size")
+            kind = {"transient": "scratch", "external": "io", "staging": "io"}.get(lifetime)
+            if kind is None:
+                self.fail(f"an allocation of {lifetime} lifetime")
+            self.region(name, kind, size, f"{lifetime} allocation")
+            self.views[res] = _View(name, 0, size, "whole")
+
+    def subview(self, lhs, s):
+        m = re.search(r"subview (%[\w#]+)\[(%[\w#]+)\].*->\s*!stream\.resource<\w+>\{(%[\w#]+)\}",
+                      s)
+        base = self.views.get(m.group(1))
+        if base is None:
+            self.fail(f"a subview of {m.group(1)}, which the capture does not know")
+        size = self.int_of(m.group(3), "a subview's size")
+        e = self.expr(m.group(2))
+        r = self.regions[base.region]
+        if base.value is None and e[0] == "slice" and e[1] == r.get("pack") and e[3] == 0:
+            vid = self.value(base.region, e[2], f"{e[1]}#{e[2]}")
+            self.views[lhs] = _View(base.region, self.values[vid]["offset"], size, vid)
+        elif base.value == "whole" and e[0] == "int":
+            self.views[lhs] = _View(base.region, base.off + e[1], size, "whole")
+        else:
+            self.fail(f"a subview of {m.group(1)} at {m.group(2)}: not a slice of its pack")
+
+    def execute(self, s):
+        m = re.search(r"with\((.*)\) \{$", s)
+        if not m:
+            self.fail("a stream.cmd.execute whose bindings cannot be read")
+        for b in _split_top(m.group(1)):
+            mm = re.match(r"(%[\w#]+) as (%[\w#]+): !stream\.resource<\w+>\{(%[\w#]+)\}", b)
+            if not mm:
+                self.fail(f"a binding of stream.cmd.execute the capture cannot read: {b}")
+            outer = mm.group(1)
+            v = self.views.get(outer)
+            if v is None:
+                self.fail(f"stream.cmd.execute binds {outer}, which the capture does not know")
+            if v.size is None:
+                self.sized(outer, self.int_of(mm.group(3), "a binding's size"))
+            self.views[mm.group(2)] = v
+
+    def timepoint(self, op, lhs, rest):
+        """What a join (every operand), an immediate (nothing) or a deallocation (its await)
+        covers."""
+        if op == "stream.resource.dealloca":
+            waited = re.search(r"await\((.*?)\)", rest)
+            operands = waited.group(1) if waited else ""
+        else:
+            operands = rest.split("=>")[0]
+        self.tp[lhs] = frozenset(a for t in re.findall(r"%[\w#]+", operands)
+                                 for a in self.tp.get(t, ()))
+
+    def closure(self, atoms):
+        """The executes done once all of atoms are: each with everything it waited on."""
+        done, todo = set(), list(atoms)
+        while todo:
+            a = todo.pop()
+            if a in done:
+                continue
+            done.add(a)
+            if isinstance(a, tuple):
+                todo += self.iter_binding.get(a, ())
+            else:
+                todo += self.waits.get(a, ())
+        return {a for a in done if not isinstance(a, tuple)}
+
+    def begin_execute(self, lhs, s):
+        e = len(self.exec_seq)
+        waited = re.search(r"await\((%[\w#]+)\)", s)
+        self.waits[e] = self.tp.get(waited.group(1), frozenset()) if waited else frozenset()
+        self.touch[e] = (set(), set())
+        self.exec_line[e] = self.line_no
+        self.exec_seq.append(e)
+        self.tp[lhs] = self.waits[e] | {e}
+        self.cur_exec = e
+        return {"exec": e, "host_done": set(self.host_done)}
+
+    def end_execute(self, info):
+        e = info["exec"]
+        self.cur_exec = None
+        self.check_order(e, [p for p in self.exec_seq if p != e], info["host_done"], "")
+
+    def check_order(self, e, earlier, host_done, when, loop=None):
+        """Refuse an execute that may run while an earlier one that shares a value with it
+        (one of them writing it) still runs: the trace is one order. Across a loop's
+        iterations, a region allocated in its body is a new allocation each iteration."""
+        done = self.closure(self.waits[e]) | self.closure(host_done)
+        re_, we = self.touch[e]
+        for p in earlier:
+            if p in done:
+                continue
+            rp, wp = self.touch[p]
+            shared = sorted(v for v in (wp & (re_ | we)) | (rp & we)
+                            if loop is None or
+                            loop not in self.region_loops[self.values[v]["region"]])
+            if shared:
+                self.line_no = self.exec_line[e]
+                self.fail(f"stream.cmd.execute may run while the one at line "
+                          f"{self.exec_line[p]}{when} still runs (its await does not cover it) "
+                          f"and both use {shared[0]}: execution regions run asynchronously, "
+                          "and the trace is one order")
+
+    def binding(self, info, s):
+        m = re.match(r"(ro|wo|rw) (%[\w#]+)\[(%[\w#]+) for (%[\w#]+)\]", s)
+        if not m:
+            self.fail(f"a dispatch binding the capture cannot read: {s[:100]}")
+        length = self.expr(m.group(4))
+        vid, off = self.resolve(m.group(2), m.group(3), length, f"dispatch {info['kernel']}")
+        whole = length[0] == "int" and length[1] >= self.values[vid]["size"]
+        info["ranges"].append((m.group(1), vid, off, whole))
+
+    def end_dispatch(self, info):
+        self.counts["dispatches"] += 1
+        reads = [v for a, v, _, _ in info["ranges"] if a in ("ro", "rw")]
+        writes = [v for a, v, _, _ in info["ranges"] if a in ("wo", "rw")]
+        partial = [v for a, v, _, whole in info["ranges"] if a == "wo" and not whole]
+        reads += [v for a, v, _, _ in info["ranges"] if a == "rw" and v not in self.written]
+        rw_fresh = {v for a, v, _, _ in info["ranges"] if a == "rw" and v not in self.written}
+        reads = [v for v in reads if not (v in rw_fresh)]
+        words = [{"value": v, "offset": off} for _, v, off, _ in info["ranges"]
+                 if self.values[v]["size"]]
+        self.emit(info["kernel"], reads, writes, words, "dispatch", partial)
+
+    def copy(self, s):
+        m = re.match(r"stream\.cmd\.copy (%[\w#]+)\[(%[\w#]+)\], (%[\w#]+)\[(%[\w#]+)\], "
+                     r"(%[\w#]+)", s)
+        if not m:
+            self.fail(f"a copy the capture cannot read: {s[:100]}")
+        length = self.expr(m.group(5))
+        src, so = self.resolve(m.group(1), m.group(2), length, "stream.cmd.copy")
+        dst, do = self.resolve(m.group(3), m.group(4), length, "stream.cmd.copy")
+        self.counts["copies"] += 1
+        whole = length[0] == "int" and length[1] >= self.values[dst]["size"]
+        self.emit("copy", [src], [dst], [{"value": src, "offset": so},
+                                         {"value": dst, "offset": do}], "copy",
+                  () if whole else (dst,))
+
+    def fill(self, s):
+        m = re.match(r"stream\.cmd\.fill (%[\w#]+), (%[\w#]+)\[(%[\w#]+) for (%[\w#]+)\]", s)
+        if not m:
+            self.fail(f"a fill the capture cannot read: {s[:100]}")
+        length = self.expr(m.group(4))
+        dst, do = self.resolve(m.group(2), m.group(3), length, "stream.cmd.fill")
+        self.counts["fills"] += 1
+        whole = length[0] == "int" and length[1] >= self.values[dst]["size"]
+        self.emit("fill", [], [dst], [{"value": dst, "offset": do}], "fill",
+                  () if whole else (dst,))
+
+    # -- loops -------------------------------------------------------------------------------
+    def begin_for(self, lhs, s):
+        m = re.match(r".*scf\.for (%[\w]+) = (%[\w#]+) to (%[\w#]+) step (%[\w#]+)"
+                     r"(?: iter_args\((.*?)\) -> \((.*)\))?", s)
+        if not m:
+            self.fail(f"an scf.for the capture cannot read: {s[:100]}")
+        bounds = [self.expr(m.group(k)) for k in (2, 3, 4)]
+        if any(b[0] != "int" for b in bounds):
+            self.fail(f"scf.for with a dynamic trip count ({m.group(2)} to {m.group(3)} step "
+                      f"{m.group(4)}): the launches it makes are not known before it runs")
+        lb, ub, st = (b[1] for b in bounds)
+        if st <= 0:
+            self.fail(f"scf.for with step {st}")
+        n = max(0, -(-(ub - lb) // st))
+        self.counts["loops"] += 1
+        idx = self.counts["loops"] - 1
+        slots, reads, writes, words = [], [], [], []
+        for j, pair in enumerate(_split_top(m.group(5) or "")):
+            arg, init = [x.strip() for x in pair.split("=")]
+            v = self.views.get(init)
+            if v is None:
+                atom = ("iter", idx, j)
+                self.iter_binding[atom] = self.tp.get(init, frozenset())
+                self.tp[arg] = frozenset([atom])
+                slots.append(None)
+                continue
+            src = self.view_value(v)
+            if src is None:
+                self.fail(f"scf.for carries the packed resource {init} whole")
+            if v.size is None:
+                self.fail(f"scf.for carries {init}, whose size is unknown")
+            name = f"loop{idx}.state{j}"
+            self.region(name, "scratch", v.size, f"scf.for {m.group(1)} iter_arg {arg}")
+            slot = self.value(name, "whole", f"loop state {arg}")
+            self.counts["loop_slots"] += 1
+            self.views[arg] = _View(name, 0, v.size, "whole")
+            slots.append((arg, slot))
+            reads.append(src)
+            writes.append(slot)
+            words += [{"value": src, "offset": 0}, {"value": slot, "offset": 0}]
+        if writes:
+            self.emit("scf.for.init", reads, writes, words, "loop-state")
+        self.loop_stack.append(idx)
+        return {"results": _results(lhs), "slots": slots, "n": n, "first": len(self.ops),
+                "loops_before": len(self.loops), "iv": m.group(1), "index": idx,
+                "execs_before": len(self.exec_seq)}
+
+    def end_for(self, info):
+        yields = info.get("yield", [])
+        reads, writes, words = [], [], []
+        for slot, y in zip(info["slots"], yields):
+            if slot is None:
+                continue
+            v = self.views.get(y)
+            if v is None:
+                self.fail(f"scf.yield {y}: not a resource the capture knows")
+            src = self.view_value(v)
+            if src is None:
+                self.fail(f"scf.yield of the packed resource {y} whole")
+            if src == slot[1]:
+                continue
+            reads.append(src)
+            writes.append(slot[1])
+            words += [{"value": src, "offset": 0}, {"value": slot[1], "offset": 0}]
+        if writes:
+            self.counts["slot_moves_written"] += 1
+            self.emit("scf.yield", reads, writes, words, "loop-state")
+        self.loop_stack.pop()
+        # The next iteration's executes against this one's: loop-carried timepoints now stand
+        # for what the body yields.
+        body = self.exec_seq[info["execs_before"]:]
+        for j, (slot, y) in enumerate(zip(info["slots"], yields)):
+            if slot is None and ("iter", info["index"], j) in self.iter_binding:
+                self.iter_binding[("iter", info["index"], j)] = self.tp.get(y, frozenset())
+        if info["n"] > 1:
+            for e in body:
+                self.check_order(e, body, self.host_done, " in the iteration before",
+                                 info["index"])
+        for name, slot, y in zip(info["results"], info["slots"], yields):
+            if slot is None:
+                self.tp[name] = self.tp.get(y, frozenset())
+        first, n = info["first"], info["n"]
+        if n == 0:
+            del self.ops[first:]
+            del self.loops[info["loops_before"]:]
+        elif n > 1 and len(self.ops) > first:
+            self.loops.append({"first": first, "count": len(self.ops) - first, "iterations": n})
+        for name, slot in zip(info["results"], info["slots"]):
+            if slot is not None:
+                self.views[name] = self.views[slot[0]]
+
+
+def read_plan(before, after):
+    """The trace's regions, values, ops and loops from the two dumps of the entry function."""
+    offsets = pack_offsets(before, after)
+    r = _Reader(before, offsets)
+    r.run()
+    if r.group is not None:
+        r.fail("an unclosed concurrent block")
+    outs = []
+    for name in r.exports:
+        v = r.views[name]
+        vid = r.view_value(v)
+        if vid is None:
+            r.fail(f"an export of the packed resource {name} whole")
+        if vid not in outs:
+            outs.append(vid)
+    r.emit("readback", outs, [], [{"value": v, "offset": 0} for v in outs
+                                  if r.values[v]["size"]], "host")
+    # A resource imported and then written is no weight: uploaded first, it is io.
+    uploaded = []
+    for op in r.ops:
+        for w in op["writes"] + [u["to"] for u in op["updates"]]:
+            v = r.values[w]
+            reg = r.regions[v["region"]]
+            if reg["kind"] in ("weights", "constants"):
+                reg["kind"], reg["role"] = "io", reg["role"] + " (written: donated)"
+                v["whole_program"] = False
+                uploaded.append(w)
+    if uploaded:
+        r.ops.insert(0, {"kernel": "upload", "reads": [], "writes": uploaded, "updates": [],
+                         "words": [{"value": w, "offset": 0} for w in uploaded], "kind": "host"})
+        for l in r.loops:
+            l["first"] += 1
+    return r
+
+
+def _peak(r):
+    """IREE's own size: the most bytes of packed transients held at once, each pack held from
+    its region's first op to its last (in written order)."""
+    span = {}
+    for i, op in enumerate(r.ops):
+        for vid in op["reads"] + op["writes"] + [u["to"] for u in op["updates"]]:
+            reg = r.values[vid]["region"]
+            if r.regions[reg]["kind"] == "arena":
+                lo, hi = span.get(reg, (i, i))
+                span[reg] = (min(lo, i), max(hi, i))
+    # A pack used inside a loop and outside it is held across the whole loop (its alloca is
+    # outside): its span covers every loop it enters or leaves.
+    changed = True
+    while changed:
+        changed = False
+        for reg, (lo, hi) in span.items():
+            for l in r.loops:
+                f, e = l["first"], l["first"] + l["count"] - 1
+                nlo = f if lo > f and lo <= e < hi else lo
+                nhi = e if hi < e and lo < f <= hi else hi
+                if (nlo, nhi) != (lo, hi):
+                    span[reg], changed = (nlo, nhi), True
+                    lo, hi = nlo, nhi
+    peak = 0
+    for i in range(len(r.ops)):
+        peak = max(peak, sum(r.regions[g]["size"] for g, (lo, hi) in span.items()
+                             if lo <= i <= hi))
+    return peak
+
+
+def _lower(fn, args, donate_argnums):
+    import jax
+
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn, donate_argnums=donate_argnums)
+    try:
+        return jitted.lower(*args).as_text()
+    except Exception as e:  # jax raises many kinds: say what failed, not a traceback
+        raise ExportError(f"jax could not lower the function: {type(e).__name__}: "
+                          f"{str(e).splitlines()[0] if str(e) else ''}")
+
+
+def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
+    """The arena-trace/1 (a dict) of what IREE planned for fn(*args); fn may be jitted already.
+    Raises ExportError for what the trace cannot express or IREE cannot compile."""
+    start = time.perf_counter()
+    text = _lower(fn, args, donate_argnums)
+    lowered = time.perf_counter()
+    before, after = compile_dumps(text)
+    compiled = time.perf_counter()
+    return trace_of_dumps(before, after, name or getattr(fn, "__name__", "function"),
+                          shapes if shapes is not None else _arg_shapes(args), flags,
+                          {"lower_seconds": round(lowered - start, 3),
+                           "iree_compile_seconds": round(compiled - lowered, 3)})
+
+
+def trace_of_dumps(before, after, name, shapes=None, flags=None, extra=None):
+    r = read_plan(before, after)
+    values = [v for v in r.values.values()]
+    used = {v["region"] for v in values}
+    regions = []
+    for n in r.region_order:
+        g = r.regions[n]
+        if n not in used:
+            continue
+        if g["size"] is None:
+            raise ExportError(f"region {n} ({g['role']}): its size is never said")
+        regions.append({k: g[k] for k in ("name", "kind", "size", "planned_size") if k in g})
+    align = ALIGNMENT_CAP
+    for v in values:
+        while v["size"] and v["offset"] % align:
+            align //= 2
+    ops = [{k: o[k] for k in ("kernel", "reads", "writes", "updates", "words")} for o in r.ops]
+    for o in ops:
+        if not o["updates"]:
+            del o["updates"]
+    kinds = {}
+    for o in r.ops:
+        kinds[o["kind"]] = kinds.get(o["kind"], 0) + 1
+    arena = [g for g in r.regions.values() if g["kind"] == "arena" and g["name"] in used]
+    launches = sum(1 for o in r.ops if o["kind"] in ("dispatch", "copy", "fill", "concurrent"))
+    return {
+        "format": "arena-trace/1",
+        "runtime": {"name": "iree", "version": f"iree-base-compiler "
+                                               f"{versions().get('iree-base-compiler', '?')}",
+                    "target": "llvm-cpu (local)", "packages": versions()},
+        "program": {"name": name, "shapes": shapes or {}, "flags": dict(flags or {})},
+        "capture": {
+            "source": "iree-compile --compile-to=stream, @main printed before and after "
+                      "iree-stream-layout-slices",
+            "iree_pack_peak": _peak(r),
+            "iree_pack_sum": sum(g["size"] for g in arena),
+            "packed_transients": len(arena),
+            "launches_written": launches,
+            "ops_by_kind": dict(sorted(kinds.items())),
+            "in_place": sum(len(o["updates"]) for o in r.ops if o["kind"] != "loop-state"),
+            "region_roles": {g["name"]: g["role"] for g in r.regions.values()
+                             if g["name"] in used},
+            **r.counts, **(extra or {}),
+        },
+        "alignment": align,
+        "regions": regions,
+        "values": sorted(values, key=lambda v: (v["region"], v["offset"], v["id"])),
+        "ops": ops,
+        "loops": r.loops,
+    }
+
+
+def _arg_shapes(args):
+    import jax
+
+    leaves = jax.tree_util.tree_leaves_with_path(args)
+    return {jax.tree_util.keystr(p) or "arg": f"{getattr(x, 'dtype', type(x).__name__)}"
+            f"{list(getattr(x, 'shape', ()))}" for p, x in leaves}
+
+
+def export(fn, args, name=None, out=None, fault_rule=None, fault_seed=0, fault_kind=None,
+           donate_argnums=(), flags=None):
+    """The Python call: fn (jitted or not) on args, compiled by IREE, as an arena-plan/1 (a
+    dict), written to out if given. Raises ExportError or common.TraceError."""
+    import common
+
+    start = time.perf_counter()
+    raw = capture(fn, args, name=name, donate_argnums=donate_argnums, flags=flags)
+    plan, t = common.export(raw, fault_rule, fault_seed, fault_kind)
+    prob = common.problem(t)
+    plan["meta"]["placement"] = {k: prob[k] for k in ("planned_size", "max_live", "order")}
+    plan["meta"]["placement"]["rows"] = len(prob["rows"])
+    plan["meta"]["placement"]["buffers"] = len(prob["buffers"])
+    plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
+    if out:
+        from common.cli import write
+
+        write(out, json.dumps(plan) + "\n")
+    return plan
