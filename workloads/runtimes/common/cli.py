@@ -1,5 +1,6 @@
 """The command line every runtime's exporter shares: capture (or --from-trace), then plan,
-fault, problem. Exit 0 ok, 2 a bad trace, bad input or a program it cannot express."""
+fault, problem. Exit 0 a plan was written (recorded as the runtime planned it, sound or not:
+the certificate judges it), 2 a malformed trace, bad input or a program it cannot express."""
 
 import argparse
 import json
