@@ -134,7 +134,7 @@ class Faults(unittest.TestCase):
         f = plan["meta"]["fault"]
         self.assertEqual(f["kind"], "inplace")
         planes = plan["phases"][f["op"]]["planes"]
-        self.assertTrue(any(p.get("becomes") == f["output"] for p in planes))
+        self.assertTrue(any(p.get("becomes") == f["plane"] for p in planes))
 
     def test_word_c(self):
         for seed in range(6):

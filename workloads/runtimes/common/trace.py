@@ -14,6 +14,7 @@ FORMAT = "arena-trace/1"
 REGION_KINDS = ("arena", "weights", "constants", "kv", "io", "scratch")
 REGION_STRIDE = 0x100000000000  # region i lands at REGION_STRIDE * (i + 1) in the plan
 UNROLL = 3
+LABEL_IN_NAME = 80  # characters of a label kept in a plane's name or a phase's id
 
 
 class TraceError(Exception):
@@ -150,6 +151,7 @@ def validate(raw):
         whole = _get(v, "whole_program", p, bool, required=False, default=False)
         if size and reg["window"] and off % a:
             raise TraceError(f"{p}.offset: {off} is not a multiple of the alignment {a}")
+        label = _get(v, "label", p, str, required=False)
         t.values[vid] = {
             "id": vid,
             "index": i,
@@ -157,8 +159,17 @@ def validate(raw):
             "offset": off,
             "size": size,
             "whole_program": whole,
-            "label": v.get("label") if isinstance(v.get("label"), str) else None,
+            "label": label,
+            "plane": _named(vid, label),
         }
+    planes = {}
+    for v in t.values.values():
+        if v["plane"] in planes:
+            raise TraceError(
+                f"values {planes[v['plane']]!r} and {v['id']!r} would both be named "
+                f"{v['plane']!r} in the plan (id and label): change an id"
+            )
+        planes[v["plane"]] = v["id"]
 
     t.ops = []
     for k, o in enumerate(_get(raw, "ops", "trace", list)):
@@ -170,6 +181,17 @@ def validate(raw):
     _classes(t)
     _lifetimes(t)
     return t
+
+
+def _named(vid, label):
+    """A plane's name in the plan: the id, then the runtime's own name (the label, cut to
+    LABEL_IN_NAME characters) in parentheses: unique as ids are, and findable in the runtime."""
+    if not label:
+        return vid
+    label = " ".join(label.split())
+    if len(label) > LABEL_IN_NAME:
+        label = label[: LABEL_IN_NAME - 1] + "…"
+    return f"{vid} ({label})"
 
 
 def planned(t, vid):
@@ -251,9 +273,15 @@ def _op(t, k, o):
                 words.append((vid, off))
             else:
                 words.append(_int(w, q))
+    label = _get(o, "label", p, str, required=False)
+    if label:
+        label = " ".join(label.split())
+        if len(label) > LABEL_IN_NAME:
+            label = label[: LABEL_IN_NAME - 1] + "…"
     return {
         "index": k,
         "kernel": kernel,
+        "label": label,
         "reads": reads,
         "writes": writes,
         "updates": updates,

@@ -28,6 +28,13 @@ NOT_IN_WINDOWS = (
 )
 
 
+def short_name(name):
+    """A tensor's name as it shows in a plan: TF joins the names of fused ops with ';', the
+    first is the op's own; long names keep their end (the most specific part)."""
+    name = name.split(";")[0]
+    return name if len(name) <= 40 else "…" + name[-39:]
+
+
 def _same_bytes(a, b):
     return a["addr"] == b["addr"] and a["size"] == b["size"]
 
@@ -100,7 +107,10 @@ def to_trace(cap, runs=1):
     values = []
     for root in sorted(members):
         t, r = tensors[root], region_of[tensors[root]["kind"]]
-        names = sorted({tensors[m]["name"] for m in members[root]})
+        names = []
+        for m in members[root]:
+            if short_name(tensors[m]["name"]) not in names:
+                names.append(short_name(tensors[m]["name"]))
         values.append({
             "id": vid[root],
             "region": REGIONS[r][0],
@@ -124,7 +134,11 @@ def to_trace(cap, runs=1):
     updates_of = {}
     for k, inp, out in in_place:
         updates_of.setdefault(k, []).append({"from": vid[inp], "to": vid[out]})
-    ops = [{"kernel": "upload", "writes": ids(cap["inputs"]), "words": words(cap["inputs"])}]
+    def tnames(indices):
+        return ", ".join(short_name(tensors[i]["name"]) for i in indices)
+
+    ops = [{"kernel": "upload", "label": f"graph inputs: {tnames(cap['inputs'])}",
+            "writes": ids(cap["inputs"]), "words": words(cap["inputs"])}]
     for o in nodes:
         reads = ids(o["inputs"])
         writes = ids(o["outputs"] + o["temporaries"])
@@ -137,12 +151,14 @@ def to_trace(cap, runs=1):
                 reads.remove(v)
             elif v not in said:  # the same value read and written: in place, same name
                 updates.append({"from": v, "to": v})
-        op = {"kernel": o["op"], "reads": reads, "writes": writes,
+        label = f"node {o['index']}: {tnames(o['outputs'])} = {o['op']}({tnames(o['inputs'])})"
+        op = {"kernel": o["op"], "label": label, "reads": reads, "writes": writes,
               "words": words(o["inputs"] + o["outputs"] + o["temporaries"])}
         if updates:
             op["updates"] = updates
         ops.append(op)
-    ops.append({"kernel": "readback", "reads": ids(cap["outputs"]), "words": words(cap["outputs"])})
+    ops.append({"kernel": "readback", "label": f"graph outputs: {tnames(cap['outputs'])}",
+                "reads": ids(cap["outputs"]), "words": words(cap["outputs"])})
 
     regions = []
     for r, (name, kind, window, _) in enumerate(REGIONS):
