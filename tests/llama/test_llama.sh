@@ -40,7 +40,14 @@ done
 /usr/bin/python3 - "$tmp/t.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1])); d = {v["id"]: v for v in t["values"]}
-d["p.n1:norm-0"]["offset"] = d["p.n0:embd"]["offset"]
+moved = {"p.n1:norm-0"}  # with the values in-place updates join it to (they share its bytes)
+for _ in range(len(t["ops"])):
+    for o in t["ops"]:
+        for u in o.get("updates", []):
+            if u["from"] in moved or u["to"] in moved:
+                moved |= {u["from"], u["to"]}
+for v in moved:
+    d[v]["offset"] = d["p.n0:embd"]["offset"]
 json.dump(t, open(sys.argv[1], "w"))
 PY
 "$root/scripts/trace-plan" "$tmp/t.json" --out "$tmp/edited.json" 2>"$tmp/err"; rc=$?
