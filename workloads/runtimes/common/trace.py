@@ -11,7 +11,7 @@ import hashlib
 import json
 
 FORMAT = "arena-trace/1"
-REGION_KINDS = ("arena", "weights", "constants", "kv", "io", "scratch")
+REGION_KINDS = ("arena", "weights", "constants", "kv", "io", "scratch", "dynamic")
 REGION_STRIDE = 0x100000000000  # region i lands at REGION_STRIDE * (i + 1) in the plan
 UNROLL = 3
 LABEL_IN_NAME = 80  # characters of a label kept in a plane's name or a phase's id
