@@ -365,6 +365,22 @@ class Validation(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("no candidate for a inplace fault", r.stderr)
 
+    def test_cli_writes_to_a_fifo_as_it_is(self):
+        # --out /dev/null (or a FIFO) is written to, never replaced by a file
+        fifo = os.path.join(TMP, "fifo")
+        os.mkfifo(fifo)
+        got = []
+        import threading
+
+        reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+        reader.start()
+        r = cli([os.path.join(HERE, "small.trace.json"), "--out", fifo])
+        reader.join(timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(got and got[0].startswith('{"format": "arena-plan/1"'), got[:1])
+        import stat
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+
     def test_cli_writes_plan_and_problem(self):
         out, csv = os.path.join(TMP, "cli.json"), os.path.join(TMP, "cli.csv")
         path = os.path.join(HERE, "small.trace.json")
