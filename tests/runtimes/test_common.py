@@ -320,6 +320,25 @@ class Recorded(unittest.TestCase):
             ve, _ = certify(plan, exact=True)
             self.assertEqual(ve, v, i)
 
+    def test_own_offsets_of_an_unsound_plan_are_no_placement(self):
+        # y written over x while x is still read: the problem still gets each lifetime, and the
+        # runtime's own offsets are no valid placement of it: `arenacert import | certify` (which
+        # certifies a placement exactly when it is valid) refuses them, as it refuses the plan
+        raw = small()
+        raw["values"][4]["offset"] = 0
+        t = common.validate(raw)
+        p = common.problem(t)
+        own = {vid: t.values[vid]["offset"] for vid in t.values}
+        path = os.path.join(TMP, "own.csv")
+        with open(path, "w") as f:
+            f.write("id,lower,upper,size,group,offset\n" + "".join(
+                f"{r['id']},{r['lower']},{r['upper']},{r['size']},{r['group']},"
+                f"{own[r['values'][0]]}\n" for r in p["rows"]))
+        r = subprocess.run(f"{ARENACERT} import {path} --alignment 64 | {ARENACERT} certify -",
+                           shell=True, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("verdict: ", r.stdout)
+
     def test_lifetimes_not_judged(self):
         # A value read after it was updated away: its run goes on to that read (first write to
         # last read), and its class's buffer covers it.
