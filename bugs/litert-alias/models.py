@@ -80,15 +80,34 @@ class Model:
         self.ref[t] = self.ref[a].reshape(shape)
         return t
 
+    def unary(self, code, name, a, fn):
+        t = self.g.tensor(name, list(self.ref[a].shape))
+        self.g.op(code, [a], [t])
+        self.ref[t] = fn(self.ref[a]).astype(np.float32)
+        return t
+
+    def concat(self, name, a, b):
+        o = schema.ConcatenationOptionsT()
+        o.axis = 0
+        ref = np.concatenate([self.ref[a], self.ref[b]], 0)
+        t = self.g.tensor(name, list(ref.shape))
+        self.g.op(OP.CONCATENATION, [a, b], [t],
+                  options=(schema.BuiltinOptions.ConcatenationOptions, o))
+        self.ref[t] = ref
+        return t
+
     def write(self, path, out):
         self.g.write(path, [self.x], [out])
         return self.ref[out]
 
 
-def _alias_chain(path, view, back, ops=("ADD", "MUL", "ADD", "SUB", "ADD"), late_first=False):
+def _alias_chain(path, view, back, ops=("ADD", "MUL", "ADD", "SUB", "ADD"), late_first=False,
+                 late="elementwise", unary=None):
     """a = x op0 c1; y = a op1 c2 (in place on a); v = VIEW(y); z = v op2 c3 (in place on the
     root a); w = y op3 c4 (reads y: after z overwrote it, unless late_first); out = BACK(z) op4 w.
-    view/back build the alias and its inverse: f(model, name, tensor) -> tensor."""
+    view/back build the alias and its inverse: f(model, name, tensor) -> tensor. late="concat":
+    the late reader is w = CONCATENATION(y, y) and out = CONCATENATION(BACK(z), BACK(z)) op4 w.
+    unary=(code, numpy): z = UNARY(v) instead (an op LiteRT does not run in place)."""
     m = Model()
     c1 = m.const("c1", 1, S)
     c2 = m.const("c2", 2, S)
@@ -97,13 +116,25 @@ def _alias_chain(path, view, back, ops=("ADD", "MUL", "ADD", "SUB", "ADD"), late
     y = m.elementwise(ops[1], "y", a, c2)
     v = view(m, "v", y)
     c3 = m.const("c3", 3, list(m.ref[v].shape))
+
+    def late_reader():
+        return m.concat("w", y, y) if late == "concat" else m.elementwise(ops[3], "w", y, c4)
+
+    def in_place():
+        if unary:
+            return m.unary(unary[0], "z", v, unary[1])
+        return m.elementwise(ops[2], "z", v, c3)
+
     if late_first:
-        w = m.elementwise(ops[3], "w", y, c4)
-        z = m.elementwise(ops[2], "z", v, c3)
+        w = late_reader()
+        z = in_place()
     else:
-        z = m.elementwise(ops[2], "z", v, c3)
-        w = m.elementwise(ops[3], "w", y, c4)
-    return m.write(path, m.elementwise(ops[4], "out", back(m, "zb", z), w))
+        z = in_place()
+        w = late_reader()
+    zb = back(m, "zb", z)
+    if late == "concat":
+        zb = m.concat("zc", zb, zb)
+    return m.write(path, m.elementwise(ops[4], "out", zb, w))
 
 
 def _reshape(m, name, t):
@@ -136,6 +167,13 @@ VARIANTS = {  # name: (builder, expect: "wrong" (a planner bug) or "right" (a co
     "two_aliases": (lambda p: _alias_chain(p, _two_aliases, _two_back), "wrong"),
     "mul_in_place": (lambda p: _alias_chain(p, _reshape, _reshape_back,
                                             ops=("MUL", "SUB", "MUL", "ADD", "SUB")), "wrong"),
+    "sub_in_place": (lambda p: _alias_chain(p, _reshape, _reshape_back,
+                                            ops=("ADD", "MUL", "SUB", "SUB", "ADD")), "wrong"),
+    "concat_late_reader": (lambda p: _alias_chain(p, _reshape, _reshape_back, late="concat"),
+                           "wrong"),
+    # RELU on the alias: LiteRT runs no unary op in place, so nothing is overwritten
+    "control_relu_not_in_place": (lambda p: _alias_chain(
+        p, _reshape, _reshape_back, unary=(OP.RELU, lambda x: np.maximum(x, 0))), "right"),
     "control_reshape": (lambda p: _alias_chain(p, _reshape, _reshape_back, late_first=True),
                         "right"),
     "control_squeeze_expand_dims": (
@@ -145,6 +183,12 @@ VARIANTS = {  # name: (builder, expect: "wrong" (a planner bug) or "right" (a co
     "control_mul_in_place": (lambda p: _alias_chain(p, _reshape, _reshape_back,
                                                     ops=("MUL", "SUB", "MUL", "ADD", "SUB"),
                                                     late_first=True), "right"),
+    "control_sub_in_place": (lambda p: _alias_chain(p, _reshape, _reshape_back,
+                                                    ops=("ADD", "MUL", "SUB", "SUB", "ADD"),
+                                                    late_first=True), "right"),
+    "control_concat_late_reader": (lambda p: _alias_chain(p, _reshape, _reshape_back,
+                                                          late="concat", late_first=True),
+                                   "right"),
 }
 
 
