@@ -4,7 +4,10 @@ compute wrongly, export (exit 0) and get rule D, its message naming both LiteRT 
 tensors; its output must be right with experimental_preserve_all_tensors=True (no arena reuse:
 the planner is the cause). A control must compute right and certify 0. Writes one report row
 per model (bug, runtime, version, output, verdict, message) to OUT/report.tsv.
-Usage (the build venv's Python): check.py ROOT ARENACERT OUT"""
+With --other-python PY (tflite-runtime's venv, other_runtime.sh): the same models run on
+tflite-runtime 2.14.0 instead, output only (the exporter runs ai-edge-litert): the bug variants
+must be wrong there too, the controls right.
+Usage (the build venv's Python): check.py ROOT ARENACERT OUT [--other-python PY]"""
 
 import json
 import os
@@ -40,8 +43,44 @@ def certify(cert, plan):
     return int(lines[0].split()[1]), (lines[1] if len(lines) > 1 else "")
 
 
-def main(root, cert, out):
+def other_runtime(python, out):
+    """Every model on tflite-runtime (another venv): rows with its output, no verdict."""
+    rows, failures = [], []
+    version = None
+    for name in models.VARIANTS:
+        path = os.path.join(out, f"{name}.tflite")
+        x, ref, expect = models.build(name, path)
+        np.save(os.path.join(out, "input.npy"), x)
+        r = subprocess.run([python, os.path.join(HERE, "run_tflite_runtime.py"), path,
+                            os.path.join(out, "input.npy"), os.path.join(out, "output.npy")],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append(f"{name}: tflite-runtime failed: {r.stderr.strip()[-300:]}")
+            continue
+        version = r.stdout.strip()
+        got = np.load(os.path.join(out, "output.npy"))
+        right = bool(np.array_equal(got, ref))
+        before = len(failures)
+        if right != (expect == "right"):
+            failures.append(f"{name}: tflite-runtime {version} computed it "
+                            f"{'right' if right else 'wrong'}, expected {expect}")
+        diff = "" if right else f" (off by {', '.join(f'{d:g}' for d in np.unique(got - ref))})"
+        rows.append([f"litert-alias/{name}", "TensorFlow Lite", f"tflite-runtime {version}",
+                     ("right" if right else "wrong") + diff, "-",
+                     "not exported: the exporter runs ai-edge-litert"])
+        print(f"{'ok' if len(failures) == before else 'FAIL'}: {name}: tflite-runtime {version}: "
+              f"{rows[-1][3]}")
+    return rows, failures
+
+
+def main(root, cert, out, other=None):
     os.makedirs(out, exist_ok=True)
+    if other:
+        rows, failures = other_runtime(other, out)
+        write_report(out, rows)
+        for f in failures:
+            print(f"FAIL: {f}")
+        return 1 if failures else 0
     version = metadata.version("ai-edge-litert")
     rows, failures = [], []
     for name in models.VARIANTS:
@@ -86,15 +125,21 @@ def main(root, cert, out):
         status = "FAIL" if problems else "ok"
         print(f"{status}: {name}: output {rows[-1][3]}, verdict {rows[-1][4]}: {message}")
         failures += [f"{name}: {p}" for p in problems]
-    with open(os.path.join(out, "report.tsv"), "w") as f:
-        f.write("bug\truntime\tversion\toutput\tverdict\tmessage\n")
-        f.write("".join("\t".join(r) + "\n" for r in rows))
+    write_report(out, rows)
     for f in failures:
         print(f"FAIL: {f}")
     return 1 if failures else 0
 
 
+def write_report(out, rows):
+    with open(os.path.join(out, "report.tsv"), "w") as f:
+        f.write("bug\truntime\tversion\toutput\tverdict\tmessage\n")
+        f.write("".join("\t".join(r) + "\n" for r in rows))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[4] == "--other-python":
+        sys.exit(main(*sys.argv[1:4], other=sys.argv[5]))
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     sys.exit(main(*sys.argv[1:]))
