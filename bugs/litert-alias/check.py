@@ -103,9 +103,14 @@ def main(root, cert, out, other=None):
                 problems.append(f"LiteRT computed it right: {got.ravel()}")
             if not np.array_equal(run_litert(path, x, preserve=True), ref):
                 problems.append("wrong even with experimental_preserve_all_tensors")
-            if verdict is not None and verdict < 2 + n:
+            if name.endswith("_rule_B"):
+                if verdict != 1 or not (message.startswith("rule B: phase ")
+                                        and "(node " in message):
+                    problems.append(f"verdict {verdict}, expected rule B naming the LiteRT "
+                                    f"node: {message}")
+            elif verdict is not None and verdict < 2 + n:
                 problems.append(f"verdict {verdict}, expected rule D (>= {2 + n}): {message}")
-            if verdict is not None and not (
+            elif verdict is not None and not (
                 message.startswith("rule D:") and message.count("(node ") == 2
                 and "updated in place into" in message
             ):

@@ -161,7 +161,18 @@ def _two_back(m, name, t):
     return m.reshape(name, t, S)
 
 
-VARIANTS = {  # name: (builder, expect: "wrong" (a planner bug) or "right" (a control))
+def _reads_both(path):
+    """The late reader reads the stale y and the in-place result z in one op:
+    a = x + c1; y = a * c2; v = RESHAPE(y); z = v + c3; out = y - RESHAPE(z)."""
+    m = Model()
+    a = m.elementwise("ADD", "a", m.x, m.const("c1", 1, S))
+    y = m.elementwise("MUL", "y", a, m.const("c2", 2, S))
+    z = m.elementwise("ADD", "z", m.reshape("v", y, [8]), m.const("c3", 3, [8]))
+    return m.write(path, m.elementwise("SUB", "out", y, m.reshape("zb", z, S)))
+
+
+VARIANTS = {  # name: (builder, expect: "wrong" (a planner bug, rule D unless the name says B)
+    # or "right" (a control))
     "reshape": (lambda p: _alias_chain(p, _reshape, _reshape_back), "wrong"),
     "squeeze_expand_dims": (lambda p: _alias_chain(p, _expand, _squeeze_back), "wrong"),
     "two_aliases": (lambda p: _alias_chain(p, _two_aliases, _two_back), "wrong"),
@@ -171,6 +182,8 @@ VARIANTS = {  # name: (builder, expect: "wrong" (a planner bug) or "right" (a co
                                             ops=("ADD", "MUL", "SUB", "SUB", "ADD")), "wrong"),
     "concat_late_reader": (lambda p: _alias_chain(p, _reshape, _reshape_back, late="concat"),
                            "wrong"),
+    # one op reads both values on the same bytes: the contract's rule B, checked before D
+    "late_reader_reads_both_rule_B": (_reads_both, "wrong"),
     # RELU on the alias: LiteRT runs no unary op in place, so nothing is overwritten
     "control_relu_not_in_place": (lambda p: _alias_chain(
         p, _reshape, _reshape_back, unary=(OP.RELU, lambda x: np.maximum(x, 0))), "right"),
