@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # llama.cpp's decode plans: tiny random models (llama and qwen2; GQA, F16, tied) export and
 # certify 0 at T=1 and T=16 (flash attention on and off); planted faults get their class, with
-# `certify --exact` agreeing; a hand-edited trace and a bad file are refused with exit 2.
+# `certify --exact` agreeing; a hand-edited trace (a value moved onto another's bytes) exports and
+# the certificate refuses it; a bad file is refused with exit 2.
 #   test_llama.sh ROOT ARENACERT
 set -u
 root=$1 cert=$2
@@ -33,16 +34,27 @@ print('B' if v==1 else 'C' if 2<=v<2+n else 'D' if v>=2+n else '0', p['meta']['f
     [ "$1" = "$r" ] && [ "$2" = "$r" ] && [ "$v" = "$e" ] || bad "$m fault $r seed $s: verdict $v ($1), expected $2, exact $e"
   done; done
 done
-# a recorded trace edited by hand: a value moved onto another's bytes
+# a recorded trace edited by hand: a value moved onto another's bytes is recorded as it is (exit 0)
+# and the certificate refuses it (rule B or D), naming the moved value
 "$root/scripts/llama-plan" "$tmp/llama-gqa.gguf" --tokens 2 --out /dev/null --trace-out "$tmp/t.json" 2>/dev/null
 /usr/bin/python3 - "$tmp/t.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1])); d = {v["id"]: v for v in t["values"]}
-d["p.n1:norm-0"]["offset"] = d["p.n0:embd"]["offset"]
+moved = {"p.n1:norm-0"}  # with the values in-place updates join it to (they share its bytes)
+for _ in range(len(t["ops"])):
+    for o in t["ops"]:
+        for u in o.get("updates", []):
+            if u["from"] in moved or u["to"] in moved:
+                moved |= {u["from"], u["to"]}
+for v in moved:
+    d[v]["offset"] = d["p.n0:embd"]["offset"]
 json.dump(t, open(sys.argv[1], "w"))
 PY
-"$root/scripts/trace-plan" "$tmp/t.json" --out /dev/null 2>"$tmp/err"; rc=$?
-[ $rc = 2 ] && grep -q "norm-0" "$tmp/err" || bad "edited trace: exit $rc: $(cat "$tmp/err")"
+"$root/scripts/trace-plan" "$tmp/t.json" --out "$tmp/edited.json" 2>"$tmp/err"; rc=$?
+[ $rc = 0 ] || bad "edited trace: exit $rc, expected 0 (recorded, not judged): $(cat "$tmp/err")"
+"$cert" certify "$tmp/edited.json" >"$tmp/verdict"; rc=$?
+[ $rc = 1 ] && grep -q "^rule [BD]: .*norm-0" "$tmp/verdict" \
+  || bad "edited trace: certify exit $rc, expected rule B or D naming norm-0: $(cat "$tmp/verdict")"
 # a bad file
 echo "not a model" >"$tmp/bad.gguf"
 "$root/scripts/llama-plan" "$tmp/bad.gguf" 2>"$tmp/err"; rc=$?

@@ -94,10 +94,12 @@ class Clean(unittest.TestCase):
         raw = small()
         raw["loops"] = [{"first": 1, "count": 4, "iterations": 3},
                         {"first": 2, "count": 2, "iterations": 20}]
-        # h2 is read by mm2 then relu updates h (not h2) again: inner loop rereads h: invalid.
-        with self.assertRaises(common.TraceError) as e:
-            common.export(raw)
-        self.assertIn("op 2 (relu) reads value 'h'", str(e.exception))
+        # h2 is read by mm2 then relu updates h (not h2) again: the inner loop rereads h, which
+        # is gone. Recorded as it is, planned, and the certificate's rule D refuses it.
+        plan, _ = common.export(raw)
+        v, out = certify(plan)
+        self.assertEqual(verdict_class(v, len(plan["launches"])), "D", out)
+        self.assertIn("2:relu", out)
         raw["loops"] = [{"first": 1, "count": 4, "iterations": 3},
                         {"first": 3, "count": 2, "iterations": 20}]
         plan, t = common.export(raw)
@@ -132,7 +134,7 @@ class Faults(unittest.TestCase):
         f = plan["meta"]["fault"]
         self.assertEqual(f["kind"], "inplace")
         planes = plan["phases"][f["op"]]["planes"]
-        self.assertTrue(any(p.get("becomes") == f["output"] for p in planes))
+        self.assertTrue(any(p.get("becomes") == f["plane"] for p in planes))
 
     def test_word_c(self):
         for seed in range(6):
@@ -282,16 +284,76 @@ BAD = [
     (lambda r: r["ops"][1]["writes"].append("x"), "op 1 (mm): value 'x' is both read and written"),
     (lambda r: r["ops"][3]["words"].append({"value": "h2", "offset": 128}), "op 3 (mm2).words[4]: offset 128 lies outside value 'h2'"),
     (lambda r: r["ops"][3]["words"].append({"value": "x"}), "op 3 (mm2).words[4]: names value 'x', which the op neither reads nor writes"),
-    (lambda r: r["ops"][0]["writes"].remove("acc"), "op 4 (acc) reads value 'acc', which is never written"),
-    (lambda r: r["ops"][5]["reads"].append("h"), "op 5 (readback) reads value 'h', which is updated in place into 'h2' by op 2"),
-    (lambda r: r["values"][4].update(offset=0), "values 'x' and 'y' share bytes while both live (op 3 (mm2)"),
-    (lambda r: [r["values"][i].update(offset=0) for i in (2, 3)], "values 'x' and 'h' share bytes while both live (op 1 (mm)"),
     (lambda r: r["values"].append({"id": "w1", "region": "w", "offset": 128, "size": 64, "whole_program": True}), "whole-program values 'w0' and 'w1' share bytes"),
     (lambda r: r["loops"].append({"first": 3, "count": 3, "iterations": 2}), "loop 0 (ops [1, 5)) and loop 1 (ops [3, 6)) overlap without nesting"),
     (lambda r: r["loops"].append({"first": 5, "count": 3, "iterations": 2}), "loop 1 (trace.loops[1]): ops [5, 8) run past the 6 ops"),
     (lambda r: r["loops"][0].update(iterations=0), "loop 0 (trace.loops[0]): count 4 and iterations 0"),
     (lambda r: r.update(ops=[]), "trace.ops: no ops"),
 ]
+
+
+# Unsound as recorded, well formed: exported (exit 0), and the certificate gives the verdict.
+# (what to break, verdict class, text the certificate's message must hold)
+UNSOUND = [
+    # acc read by op 4 but never written: a carried plane nobody declared
+    (lambda r: r["ops"][0]["writes"].remove("acc"), "D", 'phase "4:acc") starts with carried plane "acc"'),
+    # the readback reads h, which relu updated in place into h2
+    (lambda r: r["ops"][5]["reads"].append("h"), "D", 'carries "h" [0x100000000080, 0x100000000100), which phase "2:relu" updated in place into "h2"'),
+    # y written over x while x is still read (by the readback)
+    (lambda r: r["values"][4].update(offset=0), "D", 'carried plane "x" [0x100000000000, 0x100000000080), but plane "y"'),
+    # x and h on the same bytes, in one op: overlapping planes of one phase
+    (lambda r: [r["values"][i].update(offset=0) for i in (2, 3)], "B", 'phase "1:mm": planes "x"'),
+]
+
+
+class Recorded(unittest.TestCase):
+    def test_unsound_traces_export_and_certify_refuses(self):
+        for i, (edit, want, where) in enumerate(UNSOUND):
+            raw = small()
+            edit(raw)
+            r = cli(["-"], json.dumps(raw))
+            self.assertEqual(r.returncode, 0, (i, r.stderr))
+            plan = json.loads(r.stdout)
+            v, out = certify(plan)
+            self.assertEqual(verdict_class(v, len(plan["launches"])), want, (i, out))
+            self.assertIn(where, out, i)
+            ve, _ = certify(plan, exact=True)
+            self.assertEqual(ve, v, i)
+
+    def test_own_offsets_of_an_unsound_plan_are_no_placement(self):
+        # y written over x while x is still read: the problem still gets each lifetime, and the
+        # runtime's own offsets are no valid placement of it: `arenacert import | certify` (which
+        # certifies a placement exactly when it is valid) refuses them, as it refuses the plan
+        raw = small()
+        raw["values"][4]["offset"] = 0
+        t = common.validate(raw)
+        p = common.problem(t)
+        own = {vid: t.values[vid]["offset"] for vid in t.values}
+        path = os.path.join(TMP, "own.csv")
+        with open(path, "w") as f:
+            f.write("id,lower,upper,size,group,offset\n" + "".join(
+                f"{r['id']},{r['lower']},{r['upper']},{r['size']},{r['group']},"
+                f"{own[r['values'][0]]}\n" for r in p["rows"]))
+        r = subprocess.run(f"{ARENACERT} import {path} --alignment 64 | {ARENACERT} certify -",
+                           shell=True, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("verdict: ", r.stdout)
+
+    def test_lifetimes_not_judged(self):
+        # A value read after it was updated away: its run goes on to that read (first write to
+        # last read), and its class's buffer covers it.
+        raw = small()
+        raw["loops"] = []
+        raw["ops"][5]["reads"].append("h")
+        t = common.validate(raw)
+        self.assertEqual(t.intervals["h"], [[1, 5]])
+        p = common.problem(t)
+        self.assertEqual([b["runs"] for b in p["buffers"] if "h" in b["values"]], [[[1, 6]]])
+        # read before any write: its run starts at the read
+        raw = small()
+        raw["loops"] = []
+        raw["ops"][0]["writes"].remove("acc")
+        self.assertEqual(common.validate(raw).intervals["acc"], [[4, 5]])
 
 
 class Validation(unittest.TestCase):
@@ -321,6 +383,22 @@ class Validation(unittest.TestCase):
                 json.dumps(raw))
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("no candidate for a inplace fault", r.stderr)
+
+    def test_cli_writes_to_a_fifo_as_it_is(self):
+        # --out /dev/null (or a FIFO) is written to, never replaced by a file
+        fifo = os.path.join(TMP, "fifo")
+        os.mkfifo(fifo)
+        got = []
+        import threading
+
+        reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+        reader.start()
+        r = cli([os.path.join(HERE, "small.trace.json"), "--out", fifo])
+        reader.join(timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(got and got[0].startswith('{"format": "arena-plan/1"'), got[:1])
+        import stat
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
 
     def test_cli_writes_plan_and_problem(self):
         out, csv = os.path.join(TMP, "cli.json"), os.path.join(TMP, "cli.csv")

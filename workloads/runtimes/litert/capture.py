@@ -182,6 +182,41 @@ def _im2col_shape(tensors, op, options):
     return [out["shape"][0], out["shape"][1], out["shape"][2], kh * kw * cin]
 
 
+REDUCE_OPS = {"MEAN", "SUM", "REDUCE_PROD", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_ANY"}
+REDUCE_SUMS = {"MEAN", "SUM"}  # the reductions that keep a running sum (temp_sum)
+
+
+def _expected_temporaries(tensors, op, fop, schema):
+    """The temporaries with bytes an op's kernel asks for, in order: (dtype, shape, optional).
+    CONV_2D: its im2col buffer when the filter is not 1x1 at stride 1. A reduction: the index
+    (int32, the input's rank), the resolved axes (int32, their count), for MEAN and SUM the
+    running sum (the output's elements, int32 for integer inputs) and the normalized dims
+    (int32, the input's rank; shaped at invoke, so a dynamic tensor)."""
+    if op["op"] == "CONV_2D":
+        fo = fop.BuiltinOptions()
+        if fo is None:
+            return []
+        opt = schema.Conv2DOptions()
+        opt.Init(fo.Bytes, fo.Pos)
+        shape = _im2col_shape(
+            tensors, op, (opt.StrideH(), opt.StrideW(), opt.DilationHFactor(), opt.DilationWFactor())
+        )
+        return [] if shape is None else [(tensors[op["inputs"][0]]["dtype"], shape, False)]
+    if op["op"] in REDUCE_OPS and len(op["inputs"]) == 2:
+        inp, axes = tensors[op["inputs"][0]], tensors[op["inputs"][1]]
+        rank = len(inp["shape"])
+        naxes = max(1, len(axes["shape"]) and axes["shape"][0])
+        out = [("int32", [rank], True), ("int32", [naxes], True)]
+        if op["op"] in REDUCE_SUMS:
+            n = 1
+            for d in tensors[op["outputs"][0]]["shape"]:
+                n *= d
+            acc = "float32" if inp["dtype"] == "float32" else "int32"
+            out += [(acc, [n], True), ("int32", [rank], True)]
+        return out
+    return []
+
+
 def _buffer_position(model, ft):
     """Where a constant tensor's bytes start in the model file, or None."""
     b = ft.Buffer()
@@ -192,6 +227,17 @@ def _buffer_position(model, ft):
         return int(B.Offset())
     o = B._tab.Offset(4)  # Buffer.data
     return int(B._tab.Vector(o)) if o and B.DataLength() > 0 else None
+
+
+def _elements(interp, i):
+    """A tensor's element count from its shape (None without one), never touching its data."""
+    try:
+        n = 1
+        for d in interp._interpreter.TensorSize(i, 0):
+            n *= int(d)
+        return n
+    except ValueError:
+        return None
 
 
 def _first_use(ops, i):
@@ -245,9 +291,11 @@ def capture_in_process(model_path, stage):
             name = interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary {i}"
             stage(f"reading tensor {i} ({name}) {when}")
             try:
-                # A tensor LiteRT added but never typed (an unused temporary) has no dims: reading
-                # it dereferences nothing (a segfault), so ask its type first.
+                # A tensor LiteRT added but never shaped (a temporary its op did not need, or one
+                # it shapes at invoke) has no dims: a view of it dereferences nothing (a
+                # segfault). Its type and its size are safe to ask and raise ValueError then.
                 interp._interpreter.TensorType(i, 0)
+                interp._interpreter.TensorSize(i, 0)
                 view = interp.tensor(i)()
             except ValueError:
                 rows.append(None)  # no type, or no data: optional, or dynamic (checked below)
@@ -260,7 +308,8 @@ def capture_in_process(model_path, stage):
             if not isinstance(view, np.ndarray):  # a 0-d tensor comes back as a numpy scalar
                 rows.append(("scalar", int(np.asarray(view).nbytes), []))
                 continue
-            rows.append((int(view.ctypes.data), int(view.nbytes), [int(d) for d in view.shape]))
+            rows.append((int(view.ctypes.data), int(view.nbytes), [int(d) for d in view.shape],
+                         str(view.dtype)))
         return rows
 
     def unchanged(a, b):
@@ -268,14 +317,6 @@ def capture_in_process(model_path, stage):
         return a == b or (a is not None and b is not None and a[1] == 0 and b[1] == 0)
 
     before = snapshot("after allocation")
-    for o in op_list:
-        for i in o["inputs"] + o["outputs"]:
-            if before[i] is None and not (i < fb_tensors and _buffer_position(model, sg.Tensors(i))):
-                raise ExportError(
-                    f"{model_path}: tensor {i} ({interp._interpreter.TensorName(i, 0)}) of op "
-                    f"{o['index']} ({o['op']}) has no data after allocation (a dynamic tensor, "
-                    "sized at invoke): it has no place in the arena plan"
-                )
     stage("setting the inputs")
     try:
         for d in interp.get_input_details():
@@ -286,13 +327,27 @@ def capture_in_process(model_path, stage):
         msg = " ".join(str(e).split())
         raise ExportError(f"{model_path}: LiteRT cannot run it on zero inputs: {msg}")
     after = snapshot("after invoke")
-    moved = [i for i, (a, b) in enumerate(zip(before, after)) if not unchanged(a, b)]
-    if moved:
-        i = moved[0]
+    # A tensor with no data (or another size) after allocation and data after invoke was sized at
+    # invoke: a dynamic tensor, which LiteRT allocates on its own, outside the arena. A tensor of
+    # the same size at another address moved: LiteRT reallocates its arena whole when it grows
+    # at invoke (a dynamic tensor's op asks for more), so every moved tensor moves by one delta
+    # and the plan, relative to the arena, is the same; anything else cannot be told apart.
+    dynamic, shifts = set(), {}
+    for i, (a, b) in enumerate(zip(before, after)):
+        if unchanged(a, b) or b is None:
+            continue
+        if a is None or a[1] != b[1] or a[0] == "scalar":
+            dynamic.add(i)
+        else:
+            shifts.setdefault(b[0] - a[0], []).append(i)
+    if len(shifts) > 1:
+        moved = sorted(i for ids in shifts.values() for i in ids)
         raise ExportError(
-            f"{model_path}: tensors {moved[:8]} moved or resized during invoke (the first, "
-            f"tensor {i}, used by {_first_use(op_list, i)}): dynamic tensors cannot be exported"
+            f"{model_path}: tensors {moved[:8]} moved during invoke by {len(shifts)} different "
+            f"amounts (the first, tensor {moved[0]}, used by {_first_use(op_list, moved[0])}): "
+            "not one arena reallocated whole, so the plan cannot be told"
         )
+    arena_moved = next(iter(shifts)) if shifts else 0
 
     stage("classifying tensors")
     tensors = []
@@ -304,6 +359,7 @@ def capture_in_process(model_path, stage):
             "addr": None,
             "size": 0,
             "shape": [],
+            "dtype": None,
             "kind": "none",
         }
         pos = None
@@ -319,8 +375,11 @@ def capture_in_process(model_path, stage):
                     t["file_bytes"] = int(B.Size()) if B.Offset() > 1 else int(B.DataLength())
             if ft.IsVariable():
                 t["variable"] = True
+        if i in dynamic and t["kind"] != "constant":
+            t["kind"] = "dynamic"
         if row is not None:
-            addr, t["size"], t["shape"] = row
+            addr, t["size"], t["shape"] = row[:3]
+            t["dtype"] = row[3] if len(row) > 3 else None
             if addr == "scalar":
                 t["scalar"] = True
                 if t["kind"] != "constant":
@@ -348,37 +407,36 @@ def capture_in_process(model_path, stage):
             else:
                 unaddressed += 1
 
-    # The im2col temporaries (numbered past the flatbuffer's tensors) are added by the CONV_2Ds
-    # that need one, in node order: match them up by shape, strictly.
+    # Temporaries (numbered past the flatbuffer's tensors) are added by the ops that need them
+    # as LiteRT prepares the ops, in node order; the Python API cannot say whose each is. Those
+    # with bytes are matched, in order and strictly by type and shape, to what each op's kernel
+    # asks for (_expected_temporaries); one left over is refused. Those never shaped (an op's
+    # temporary it did not need) have no bytes: no plane, no word.
     stage("matching temporaries to ops")
     temps = [i for i in range(fb_tensors, len(tensors)) if tensors[i]["size"] > 0]
-    convs = []
+    at = 0
     for k, o in enumerate(op_list):
-        if o["op"] != "CONV_2D":
-            continue
-        opt = schema.Conv2DOptions()
-        fo = sg.Operators(k).BuiltinOptions()
-        if fo is None:
-            continue
-        opt.Init(fo.Bytes, fo.Pos)
-        shape = _im2col_shape(
-            tensors, o, (opt.StrideH(), opt.StrideW(), opt.DilationHFactor(), opt.DilationWFactor())
-        )
-        if shape is not None:
-            convs.append((k, shape))
-    if len(convs) != len(temps):
+        for dtype, shape, optional in _expected_temporaries(tensors, o, sg.Operators(k), schema):
+            i = temps[at] if at < len(temps) else None
+            if i is not None and tensors[i]["shape"] == shape and tensors[i]["dtype"] == dtype:
+                o["temporaries"].append(i)
+                if tensors[i]["kind"] != "dynamic":
+                    tensors[i]["kind"] = "temporary"
+                at += 1
+            elif not optional:
+                got = "none left" if i is None else (
+                    f"temporary tensor {i} is {tensors[i]['dtype']}{tensors[i]['shape']}")
+                raise ExportError(
+                    f"{model_path}: op {k} ({o['op']}) needs a temporary {dtype}{shape}, "
+                    f"{got}: cannot tell which op uses which temporary"
+                )
+    if at < len(temps):
+        i = temps[at]
         raise ExportError(
-            f"{model_path}: {len(temps)} temporary tensors with bytes but {len(convs)} CONV_2D "
-            "ops that need an im2col buffer: cannot tell which op uses which temporary"
+            f"{model_path}: temporary tensor {i} ({tensors[i]['dtype']}{tensors[i]['shape']}, "
+            f"{tensors[i]['size']} bytes) matches no op's known temporaries (CONV_2D's im2col, "
+            "a reduction's index, axis, sum and dims): its op cannot be told"
         )
-    for (k, shape), i in zip(convs, temps):
-        if tensors[i]["shape"] != shape:
-            raise ExportError(
-                f"{model_path}: temporary tensor {i} has shape {tensors[i]['shape']}, "
-                f"op {k} (CONV_2D) needs an im2col buffer of {shape}"
-            )
-        op_list[k]["temporaries"].append(i)
-        tensors[i]["kind"] = "temporary"
 
     # Persistent arena: DEQUANTIZE/DENSIFY of constants (computed once, kept for every run).
     for o in op_list:
@@ -390,19 +448,23 @@ def capture_in_process(model_path, stage):
             t["kind"] = "arena"
         if t.get("variable") and t["kind"] == "arena":
             t["kind"] = "persistent"  # variables live in the persistent arena
-    empty = 0
+    empty, sized_empty = 0, set()
     for o in op_list:
         for i in o["inputs"] + o["outputs"]:
             t = tensors[i]
+            if t["addr"] is None and t["kind"] != "constant" and _elements(interp, i) == 0:
+                sized_empty.add(i)  # sized at invoke to no element: empty, no plane, no word
+                continue
             if t["addr"] is None and t["kind"] != "constant":
                 raise ExportError(
                     f"{model_path}: tensor {i} ({t['name']}) of op {o['index']} "
-                    f"({o['op']}) has no data after allocation (dynamic tensor)"
+                    f"({o['op']}) has no data even after invoke: nothing to place"
                 )
     for t in tensors:
         if t["size"] == 0 and t["addr"] is not None and t["kind"] != "constant":
             t["addr"] = None  # no bytes: no plane, and its pointer is no word (it moves)
             empty += 1
+    empty += len(sized_empty)
     stage("done")
     return {
         "model": os.path.splitext(os.path.basename(model_path))[0],
@@ -418,6 +480,10 @@ def capture_in_process(model_path, stage):
             "scalar_constants": sum(1 for t in tensors if t.get("scalar")),
             "scalar_constants_unaddressed": unaddressed,
             "empty_tensors": empty,
+            "dynamic_tensors": sorted(i for i in dynamic if tensors[i]["kind"] == "dynamic"),
+            "arena_moved_at_invoke": arena_moved,
+            "temporaries_never_shaped": sum(
+                1 for i in range(fb_tensors, len(tensors)) if after[i] is None),
         },
     }
 

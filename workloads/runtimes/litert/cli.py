@@ -28,7 +28,8 @@ PROG = "tflite-plan"
 DESCRIPTION = (
     "Export what LiteRT's interpreter planned for a .tflite model as an arena-plan/1 plan "
     "(see scripts/README.md). --fault-rule inplace is --fault-rule D --fault-kind inplace. "
-    "Alone: --list-models, or --export-all DIR. Exit 0 ok, 2 bad input or a model it cannot "
+    "Alone: --list-models, or --export-all DIR. Exit 0 a plan was written (what LiteRT "
+    "planned, sound or not: arenacert certify judges it), 2 bad input or a model it cannot "
     "export."
 )
 # The bench's plans: a value moved onto one live at once, meeting it in an op (B) or not (D):

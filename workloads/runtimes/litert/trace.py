@@ -28,6 +28,13 @@ NOT_IN_WINDOWS = (
 )
 
 
+def short_name(name):
+    """A tensor's name as it shows in a plan: TF joins the names of fused ops with ';', the
+    first is the op's own; long names keep their end (the most specific part)."""
+    name = name.split(";")[0]
+    return name if len(name) <= 40 else "…" + name[-39:]
+
+
 def _same_bytes(a, b):
     return a["addr"] == b["addr"] and a["size"] == b["size"]
 
@@ -44,14 +51,25 @@ def to_trace(cap, runs=1):
     placed = sorted(
         i for i in used
         if tensors[i]["addr"] is not None and tensors[i]["size"] > 0
-        and tensors[i]["kind"] in region_of
+        and (tensors[i]["kind"] in region_of or tensors[i]["kind"] == "dynamic")
     )
+    # A dynamic tensor (sized at invoke, allocated by LiteRT on its own, outside the arena) is a
+    # region of its own: its value at offset 0, live as its ops say, in no placement problem.
+    dynamic = [i for i in placed if tensors[i]["kind"] == "dynamic"]
+    for n, i in enumerate(dynamic):
+        region_of[f"dynamic t{i}"] = len(REGIONS) + n
     def size(t):  # a constant's bytes are its buffer's in the file (a sparse one's are fewer)
         return min(t["size"], t.get("file_bytes", t["size"]))
 
+    size_of = size
+
+    def region(i):
+        t = tensors[i]
+        return region_of[f"dynamic t{i}" if t["kind"] == "dynamic" else t["kind"]]
+
     hulls = {}
     for i in placed:
-        t, r = tensors[i], region_of[tensors[i]["kind"]]
+        t, r = tensors[i], region(i)
         lo, hi = hulls.get(r, (t["addr"], t["addr"] + size(t)))
         hulls[r] = (min(lo, t["addr"]), max(hi, t["addr"] + size(t)))
     if 0 not in hulls:
@@ -71,7 +89,7 @@ def to_trace(cap, runs=1):
             i = parent[i]
         return i
 
-    arena = {i for i in placed if region_of[tensors[i]["kind"]] == 0}
+    arena = {i for i in placed if region(i) == 0}
     views, in_place = [], []  # (node, input, output)
     for o in nodes:
         taken = set()
@@ -97,19 +115,23 @@ def to_trace(cap, runs=1):
         members.setdefault(find(i), []).append(i)
     vid = {i: "=".join(f"t{m}" for m in members[find(i)]) for i in placed}
 
+    region_names = [r[0] for r in REGIONS] + [f"dynamic t{i}" for i in dynamic]
     values = []
     for root in sorted(members):
-        t, r = tensors[root], region_of[tensors[root]["kind"]]
-        names = sorted({tensors[m]["name"] for m in members[root]})
+        t, r = tensors[root], region(root)
+        names = []
+        for m in members[root]:
+            if short_name(tensors[m]["name"]) not in names:
+                names.append(short_name(tensors[m]["name"]))
         values.append({
             "id": vid[root],
-            "region": REGIONS[r][0],
+            "region": region_names[r],
             "offset": t["addr"] - hulls[r][0],
             "size": size(t),
-            "whole_program": r != 0,
+            "whole_program": r in (1, 2),  # persistent, constants
             "label": ", ".join(names),
         })
-    whole = {vid[i] for i in placed if region_of[tensors[i]["kind"]] != 0}
+    whole = {vid[i] for i in placed if region(i) in (1, 2)}
 
     def ids(indices):
         out = []
@@ -124,7 +146,11 @@ def to_trace(cap, runs=1):
     updates_of = {}
     for k, inp, out in in_place:
         updates_of.setdefault(k, []).append({"from": vid[inp], "to": vid[out]})
-    ops = [{"kernel": "upload", "writes": ids(cap["inputs"]), "words": words(cap["inputs"])}]
+    def tnames(indices):
+        return ", ".join(short_name(tensors[i]["name"]) for i in indices)
+
+    ops = [{"kernel": "upload", "label": f"graph inputs: {tnames(cap['inputs'])}",
+            "writes": ids(cap["inputs"]), "words": words(cap["inputs"])}]
     for o in nodes:
         reads = ids(o["inputs"])
         writes = ids(o["outputs"] + o["temporaries"])
@@ -137,12 +163,14 @@ def to_trace(cap, runs=1):
                 reads.remove(v)
             elif v not in said:  # the same value read and written: in place, same name
                 updates.append({"from": v, "to": v})
-        op = {"kernel": o["op"], "reads": reads, "writes": writes,
+        label = f"node {o['index']}: {tnames(o['outputs'])} = {o['op']}({tnames(o['inputs'])})"
+        op = {"kernel": o["op"], "label": label, "reads": reads, "writes": writes,
               "words": words(o["inputs"] + o["outputs"] + o["temporaries"])}
         if updates:
             op["updates"] = updates
         ops.append(op)
-    ops.append({"kernel": "readback", "reads": ids(cap["outputs"]), "words": words(cap["outputs"])})
+    ops.append({"kernel": "readback", "label": f"graph outputs: {tnames(cap['outputs'])}",
+                "reads": ids(cap["outputs"]), "words": words(cap["outputs"])})
 
     regions = []
     for r, (name, kind, window, _) in enumerate(REGIONS):
@@ -155,6 +183,8 @@ def to_trace(cap, runs=1):
         if not window:
             region["window"] = False
         regions.append(region)
+    for n, i in enumerate(dynamic):
+        regions.append({"name": f"dynamic t{i}", "kind": "dynamic", "size": size_of(tensors[i])})
     versions = cap["versions"]
     trace = {
         "format": "arena-trace/1",

@@ -272,7 +272,8 @@ static counts emit_step(const step *s, const char *prefix, vtab *local, int *fir
                     from = sv;
                 }
             }
-        fprintf(out, ",\n{\"kernel\":\"%s\",\"reads\":[", n->op);
+        /* the label is the node's ggml name: its phase reads "12:MUL_MAT (Qcur-0)" */
+        fprintf(out, ",\n{\"kernel\":\"%s\",\"label\":\"%s\",\"reads\":[", n->op, n->dst.name);
         int first = 1, self_update = 0;
         for (int k = 0; k < n->nsrc; k++) {
             value *sv = lookup(local, &n->src[k], prefix, NULL);

@@ -51,10 +51,18 @@ def _leaves(shape, index=()):
     return [(index, shape)]
 
 
+# XLA's PrimitiveType numbers (xla_data.proto) as its HLO text names them: labels read as the
+# HLO dump does (f32[4,32]); a type not listed keeps its number (t<N>).
+ELEMENT_TYPES = {1: "pred", 2: "s8", 3: "s16", 4: "s32", 5: "s64", 6: "u8", 7: "u16", 8: "u32",
+                 9: "u64", 10: "f16", 11: "f32", 12: "f64", 15: "c64", 16: "bf16", 18: "c128",
+                 19: "f8e5m2", 20: "f8e4m3fn", 21: "s4", 22: "u4"}
+
+
 def _shape_text(shape):
     if shape.element_type == TUPLE_TYPE:
         return "(" + ", ".join(_shape_text(s) for s in shape.tuple_shapes) + ")"
-    return f"t{shape.element_type}[{','.join(str(d) for d in shape.dimensions)}]"
+    kind = ELEMENT_TYPES.get(shape.element_type, f"t{shape.element_type}")
+    return f"{kind}[{','.join(str(d) for d in shape.dimensions)}]"
 
 
 class _Module:
