@@ -158,7 +158,7 @@ static void add(char const *instance, char const *path, char const *family, char
         if (!b) return;
         gb_unit(b, gb_time_unit_ms_k);
         gb_use_real_time(b);
-        if (c->strategy == ar_place_search_k) gb_iterations_fixed(b, 1);
+        if (c->strategy == ar_place_search_k || c->strategy == ar_place_lns_k) gb_iterations_fixed(b, 1);
     }
 }
 

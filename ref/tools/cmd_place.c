@@ -22,16 +22,22 @@ static void place_usage(FILE *out) {
         out,
         "usage: arenacert place PROBLEM.csv [--strategy NAME] [--capacity BYTES]\n"
         "                       [--time-limit SECONDS] [--minimize] [--alignment N]\n"
+        "                       [--seed N] [--moves N]\n"
         "       arenacert place --list\n"
         "  PROBLEM.csv     MiniMalloc's CSV: id|buffer, lower|start, upper|end, size\n"
         "                  [, alignment] [, group] [, offset (ignored)]; \"-\" reads standard\n"
         "                  input; ids are unique; rows with one group value are one buffer\n"
         "                  over disjoint lifetimes\n"
-        "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit or search\n"
-        "                  (default search)\n"
+        "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit, search or\n"
+        "                  lns (large-neighbourhood search, for large instances; default\n"
+        "                  search)\n"
         "  --capacity      the placement must fit in [0, BYTES); exit 1 when none is found\n"
-        "  --time-limit    search: return the best found by then (default %g s)\n"
-        "  --minimize      search: with --capacity, go on lowering the height once it fits\n"
+        "  --time-limit    search, lns: return the best found by then (default %g s)\n"
+        "  --minimize      search, lns: with --capacity, go on lowering the height once it\n"
+        "                  fits\n"
+        "  --seed N        lns: its random choices (default 0)\n"
+        "  --moves N       lns: stop after N moves (with a seed: the same answer every run,\n"
+        "                  unless the time limit comes first)\n"
         "  --alignment     every offset a multiple of N (a power of two) at least\n"
         "  --list          the strategies, one per line\n"
         "stdout: the rows with an offset column (id,lower,upper,size[,alignment][,group],\n"
@@ -152,6 +158,14 @@ int arenacert_place_main(int argc, char **argv) {
             value = option_value(argc, argv, &i, "--time-limit");
             if (!parse_seconds(value, &options.time_limit_s))
                 return bad("place", place_usage, "--time-limit takes positive seconds", value);
+        } else if (is_option(arg, "--seed")) {
+            value = option_value(argc, argv, &i, "--seed");
+            if (!parse_u64(value, &options.seed))
+                return bad("place", place_usage, "--seed takes a non-negative integer", value);
+        } else if (is_option(arg, "--moves")) {
+            value = option_value(argc, argv, &i, "--moves");
+            if (!parse_u64(value, &options.max_moves) || !options.max_moves)
+                return bad("place", place_usage, "--moves takes a positive integer", value);
         } else if (is_option(arg, "--alignment")) {
             value = option_value(argc, argv, &i, "--alignment");
             if (!parse_u64(value, &options.alignment) || !options.alignment ||

@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
 
     expect_int_eq(sh("%s place --list > %s/list", tool, dir), 0);
     char *list = slurp("list");
-    expect_str_eq(list, "greedy-by-size\ngreedy-by-breadth\nfirst-fit\nbest-fit\nsearch\n");
+    expect_str_eq(list, "greedy-by-size\ngreedy-by-breadth\nfirst-fit\nbest-fit\nsearch\nlns\n");
     free(list);
 
     char const *strategies[] = {"greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit",
