@@ -14,6 +14,9 @@
 /* Up to this many buffers, the exact search goes first (90% of the time). */
 #define ARP_LNS_EXACT_BUFFERS 2048
 
+/* An exact move's window holds at most this many rows (a node costs rows x sections there). */
+#define ARP_LNS_EXACT_ROWS 512
+
 typedef unsigned __int128 excess_t;
 
 /* A list of placed buffers in offset order (ties: index). */
@@ -268,11 +271,11 @@ static void exact_move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved
             s->sub_of[rows++] = o;
         }
     }
-    if (!hopeless) {
+    if (!hopeless && rows <= ARP_LNS_EXACT_ROWS) {
         ar_place_problem_t sub = {s->sub, rows, NULL};
         uint64_t nodes = s->nodes;
         int found = arp_place_decide_pinned(&sub, s->pin, target, deadline,
-                                            (uint64_t)(rows + 1) << below(s, 5), s->sub_at,
+                                            (uint64_t)(rows + 1) << below(s, 3), s->sub_at,
                                             &s->nodes);
         s->work += 128 * rows * (1 + (s->nodes - nodes)); /* about a scan step's time each */
         if (found == 1) {

@@ -68,6 +68,7 @@ typedef struct search_t {
     uint64_t limit;
     uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
     uint64_t probes;        /* every node entered: the deadline is read every 16 */
+    uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
     double deadline;
     bool several; /* some buffer has several spans */
     bool timed_out, out_of_nodes, oom, too_deep;
@@ -204,7 +205,8 @@ static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_
 static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
                            uint64_t base, size_t last) {
     if ((++s->probes & 15) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
-    if (s->timed_out || s->too_deep) return stopped_k;
+    if (s->probes > s->probe_cap) s->out_of_nodes = true;
+    if (s->timed_out || s->too_deep || s->out_of_nodes) return stopped_k;
     size_t top = s->cands_count, unplaced;
     if (!infer(s, lo, hi, first, count, base, true, &unplaced)) {
         s->cands_count = top;
@@ -320,6 +322,7 @@ typedef struct prepared_t {
     uint64_t *rem;                    /* per section: bytes live */
     uint64_t grain;                   /* the sizes' and alignments' greatest common divisor */
     uint64_t *pin;                    /* NULL, or each buffer's fixed offset (UINT64_MAX: free) */
+    uint64_t probe_cap;               /* 0, or the most nodes a run enters (failing ones too) */
 } prepared_t;
 
 static void prepared_free(prepared_t *p) {
@@ -426,6 +429,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
                   .hi = p->span_hi,
                   .several = p->sf[p->m] > p->m,
                   .pin = p->pin,
+                  .probe_cap = p->probe_cap ? p->probe_cap : UINT64_MAX,
                   .limit = limit,
                   .budget = budget,
                   .deadline = deadline,
@@ -623,6 +627,7 @@ int arp_place_decide_pinned(ar_place_problem_t const *problem, uint64_t const *p
     p.pin = malloc((p.m + 1) * sizeof *p.pin);
     if (p.pin) {
         for (size_t k = 0; k < p.m; ++k) p.pin[k] = pin[p.index[k]];
+        p.probe_cap = most < UINT64_MAX / 8 ? 8 * most : UINT64_MAX; /* failing nodes too */
         bool oom = false;
         outcome_t out = decide(&p, limit, deadline, at, nodes, &oom, most);
         answer = out == found_k ? 1 : out == not_found_k ? 0 : -1;
