@@ -1,5 +1,7 @@
 /* Placement strategies on real and generated instances: `placement/INSTANCE/STRATEGY` for
- * MiniMalloc's production instances (workloads/data/minimalloc, posed at 1,048,576 bytes) and
+ * MiniMalloc's production instances (workloads/data/minimalloc, posed at 1,048,576 bytes, and
+ * minimised as `placement/minimize/X/`), the large real ones (`placement/large/NAME/`), perfect
+ * packings with a known optimum (`placement/packing/nN/`) and
  * for each family preset of the profile (the plan's planes as a problem, ar_place_from_plan),
  * and for the knobs that make lifetimes interleave (pipeline micro skew, moe expert skew).
  * The time is one solve; the search runs once (capacity-fit, time limit 10 s quick, 60 s full),
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "arenaref/place.h"
+#include "arenaref/workloads.h"
 #include "bench.h"
 #include "bench_config.h"
 
@@ -22,13 +25,42 @@ typedef struct placement_case_t {
     char path[600]; /* a CSV, or "" for a family preset */
     char const *family, *preset;
     uint64_t micro_skew, expert_skew, kv_page, epochs; /* a knob's plan (0: off) */
+    uint64_t capacity;                                 /* 0: minimise */
+    size_t packing;                                    /* a perfect packing of this many (0: no) */
     ar_place_strategy_t strategy;
     ar_place_csv_t *csv; /* loaded on first run */
     char error[2048];
 } placement_case_t;
 
+/* A perfect packing (ar_workload_packing, seed 1, a strip of 2^20 bytes over 1,000 times) as
+ * CSV text, parsed as a file would be. */
+static bool load_packing(placement_case_t *c) {
+    size_t n = c->packing;
+    ar_place_buffer_t *buffers = malloc(n * sizeof *buffers);
+    uint64_t *offsets = malloc(n * sizeof *offsets);
+    char *text = malloc(64 * n + 64);
+    bool ok = buffers && offsets && text &&
+              ar_workload_packing(n, 1, 1 << 20, 1000, buffers, offsets) == ar_status_success_k;
+    if (ok) {
+        size_t at = (size_t)sprintf(text, "id,lower,upper,size\n");
+        for (size_t i = 0; i < n; ++i)
+            at += (size_t)sprintf(text + at, "%zu,%llu,%llu,%llu\n", i,
+                                  (unsigned long long)buffers[i].lower,
+                                  (unsigned long long)buffers[i].upper,
+                                  (unsigned long long)buffers[i].size);
+        ar_place_csv_error_t error;
+        ok = ar_place_csv_parse(text, at, &c->csv, &error) == ar_status_success_k;
+        if (!ok) snprintf(c->error, sizeof c->error, "%s: %s", c->instance, error.message);
+    } else {
+        snprintf(c->error, sizeof c->error, "%s: cannot generate the packing", c->instance);
+    }
+    free(buffers), free(offsets), free(text);
+    return ok;
+}
+
 static bool load(placement_case_t *c) {
     if (c->csv) return true;
+    if (c->packing) return load_packing(c);
     if (c->path[0]) {
         ar_place_csv_error_t error;
         if (ar_place_csv_read_file(c->path, &c->csv, &error) != ar_status_success_k) {
@@ -87,7 +119,7 @@ static void run_placement(gb_state_t *state, void *data) {
     ar_place_options_t options;
     ar_place_options_default(&options);
     options.strategy = c->strategy;
-    options.capacity = c->path[0] ? PLACEMENT_CAPACITY : 0;
+    options.capacity = c->capacity;
     options.time_limit_s = strcmp(bench_profile.name, "full") == 0 ? 60.0 : 10.0;
     /* Counted, the search's limit is kept in clock reads (10,000 for 10 s): what the wall clock
      * let it do under callgrind would move its count from run to run. */
@@ -140,8 +172,8 @@ typedef struct knobs_t {
     uint64_t micro_skew, expert_skew, kv_page, epochs;
 } knobs_t;
 
-static void add(char const *instance, char const *path, char const *family, char const *preset,
-                knobs_t knobs) {
+static void add_case(char const *instance, char const *path, char const *family,
+                     char const *preset, knobs_t knobs, uint64_t capacity, size_t packing) {
     for (int s = 0; s < ar_place_strategy_count_k; ++s) {
         placement_case_t *c = calloc(1, sizeof *c);
         if (!c) return;
@@ -154,6 +186,8 @@ static void add(char const *instance, char const *path, char const *family, char
         c->kv_page = knobs.kv_page;
         c->epochs = knobs.epochs;
         c->strategy = (ar_place_strategy_t)s;
+        c->capacity = capacity;
+        c->packing = packing;
         char title[160];
         snprintf(title, sizeof title, "placement/%s/%s", instance,
                  ar_place_strategy_name(c->strategy));
@@ -161,8 +195,13 @@ static void add(char const *instance, char const *path, char const *family, char
         if (!b) return;
         gb_unit(b, gb_time_unit_ms_k);
         gb_use_real_time(b);
-        if (c->strategy == ar_place_search_k) gb_iterations_fixed(b, 1);
+        if (c->strategy == ar_place_search_k || c->strategy == ar_place_lns_k) gb_iterations_fixed(b, 1);
     }
+}
+
+static void add(char const *instance, char const *path, char const *family, char const *preset,
+                knobs_t knobs) {
+    add_case(instance, path, family, preset, knobs, path ? PLACEMENT_CAPACITY : 0, 0);
 }
 
 void bench_register_placement(void) {
@@ -172,6 +211,32 @@ void bench_register_placement(void) {
         snprintf(path, sizeof path, "%s/workloads/data/minimalloc/%s.1048576.csv",
                  ARENAREF_BENCH_SOURCE_DIR, instances[i]);
         add(instances[i], path, NULL, NULL, (knobs_t){0});
+        /* The same instance minimised: the least height, no capacity. */
+        char instance[64];
+        snprintf(instance, sizeof instance, "minimize/%s", instances[i]);
+        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0);
+    }
+    /* Real compilers' large instances (idealloc's, in the shared data folder: skipped with the
+     * reason where it is absent), minimised; ARENAREF_PLACEMENT_LARGE names another folder. */
+    static char const *const large[] = {"resnet50", "pangu_2.6B", "G_1"};
+    char const *folder = getenv("ARENAREF_PLACEMENT_LARGE");
+    for (size_t i = 0; i < sizeof large / sizeof *large; ++i) {
+        char path[600], instance[64];
+        if (folder)
+            snprintf(path, sizeof path, "%s/%s.csv", folder, large[i]);
+        else
+            snprintf(path, sizeof path, "%s/../shared/data/placement-large/%s.csv",
+                     ARENAREF_BENCH_SOURCE_DIR, large[i]);
+        snprintf(instance, sizeof instance, "large/%s", large[i]);
+        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0);
+    }
+    /* Perfect packings, optimum 2^20 by construction (height_over_lower_bound is over it). */
+    static size_t const packings[] = {100, 1000, 300, 5000};
+    size_t count = strcmp(bench_profile.name, "full") == 0 ? 4 : 2;
+    for (size_t i = 0; i < count; ++i) {
+        char instance[64];
+        snprintf(instance, sizeof instance, "packing/n%zu", packings[i]);
+        add_case(instance, NULL, NULL, NULL, (knobs_t){0}, 0, packings[i]);
     }
     for (char const *const *family = ar_workload_families(); *family; ++family)
         for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {

@@ -448,7 +448,8 @@ static void register_family(runtime_family_t *family) {
             if (!(b = gb_register(name, run_placement, c))) continue;
             gb_unit(b, gb_time_unit_us_k);
             /* The search may run to its time limit: once; its height is deterministic. */
-            if (c->strategy == ar_place_search_k && !c->own) gb_iterations_fixed(b, 1);
+            if ((c->strategy == ar_place_search_k || c->strategy == ar_place_lns_k) && !c->own)
+                gb_iterations_fixed(b, 1);
         }
     }
 }

@@ -22,6 +22,7 @@ static void usage(FILE *out) {
             "                    \"verdict: N\" and the reason; exit 0 certified, 1 rejected,\n"
             "                    2 malformed plan or bad usage. PLAN \"-\" reads standard input.\n"
             "  gen ...           generate a workload plan (arenacert gen --help)\n"
+            "  gen-packing N     a perfect packing of N buffers, optimum known (CSV)\n"
             "  place PROBLEM.csv [--strategy NAME] [--capacity B] [--time-limit S]\n"
             "                    place buffers (MiniMalloc's CSV); --list: the strategies\n"
             "  import SOLUTION.csv [--alignment N] [--base ADDR]\n"
@@ -53,6 +54,7 @@ static int arenacert_main(int argc, char **argv) {
     }
     if (strcmp(command, "certify") == 0) return arenacert_certify_main(argc - 2, argv + 2);
     if (strcmp(command, "gen") == 0) return arenacert_gen_main(argc - 2, argv + 2);
+    if (strcmp(command, "gen-packing") == 0) return arenacert_packing_main(argc - 2, argv + 2);
     if (strcmp(command, "place") == 0) return arenacert_place_main(argc - 2, argv + 2);
     if (strcmp(command, "import") == 0) return arenacert_import_main(argc - 2, argv + 2);
     if (strcmp(command, "export-problem") == 0)

@@ -22,18 +22,28 @@ static void place_usage(FILE *out) {
         out,
         "usage: arenacert place PROBLEM.csv [--strategy NAME] [--capacity BYTES]\n"
         "                       [--time-limit SECONDS] [--minimize] [--alignment N]\n"
+        "                       [--seed N] [--moves N]\n"
+        "       arenacert place --check SOLUTION.csv [--alignment N]\n"
         "       arenacert place --list\n"
         "  PROBLEM.csv     MiniMalloc's CSV: id|buffer, lower|start, upper|end, size\n"
         "                  [, alignment] [, group] [, offset (ignored)]; \"-\" reads standard\n"
         "                  input; ids are unique; rows with one group value are one buffer\n"
         "                  over disjoint lifetimes\n"
-        "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit or search\n"
-        "                  (default search)\n"
+        "  --strategy      greedy-by-size, greedy-by-breadth, first-fit, best-fit, search or\n"
+        "                  lns (large-neighbourhood search, for large instances; default\n"
+        "                  search)\n"
         "  --capacity      the placement must fit in [0, BYTES); exit 1 when none is found\n"
-        "  --time-limit    search: return the best found by then (default %g s)\n"
-        "  --minimize      search: with --capacity, go on lowering the height once it fits\n"
+        "  --time-limit    search, lns: return the best found by then (default %g s)\n"
+        "  --minimize      search, lns: with --capacity, go on lowering the height once it\n"
+        "                  fits\n"
+        "  --seed N        lns: its random choices (default 0)\n"
+        "  --moves N       lns: stop after N moves (with a seed: the same answer every run,\n"
+        "                  unless the time limit comes first)\n"
         "  --alignment     every offset a multiple of N (a power of two) at least\n"
         "  --list          the strategies, one per line\n"
+        "  --check         judge the CSV's offset column instead (ar_place_check): height,\n"
+        "                  lower bound, valid yes/no and the rows that break it (line and\n"
+        "                  id); exit 0 valid, 1 invalid\n"
         "stdout: the rows with an offset column (id,lower,upper,size[,alignment][,group],\n"
         "offset); stderr: strategy, buffers (and rows, where a group has several), height,\n"
         "lower bound, their ratio, fits, optimal, nodes, seconds.\n"
@@ -122,8 +132,32 @@ static int read_csv(char const *command, char const *path, ar_place_csv_t **csv)
     return 2;
 }
 
+/* `place --check`: the offset column judged by ar_place_check; 0 valid, 1 not, 2 no column. */
+static int check_placement(char const *path, ar_place_csv_t const *csv, uint64_t alignment) {
+    if (!csv->offsets) {
+        fprintf(stderr, "arenacert place: %s: --check needs an offset column\n", path);
+        return 2;
+    }
+    ar_place_problem_t const *problem = &csv->problem;
+    ar_place_violation_t violation;
+    bool valid = ar_place_check(problem, csv->offsets, alignment, &violation);
+    uint64_t height = ar_place_height(problem, csv->offsets);
+    uint64_t bound = ar_place_lower_bound(problem);
+    printf("height: %" PRIu64 "\nlower_bound: %" PRIu64 "\nheight/lower_bound: %.6f\nvalid: %s\n",
+           height, bound, bound ? (double)height / (double)bound : 1.0, valid ? "yes" : "no");
+    if (!valid && violation.second == SIZE_MAX)
+        printf("misaligned: line %zu (id %s)\n", csv->lines[violation.first],
+               csv->ids[violation.first]);
+    else if (!valid)
+        printf("overlap: lines %zu and %zu (ids %s and %s)\n", csv->lines[violation.first],
+               csv->lines[violation.second], csv->ids[violation.first],
+               csv->ids[violation.second]);
+    return valid ? 0 : 1;
+}
+
 int arenacert_place_main(int argc, char **argv) {
     char const *path = NULL;
+    bool check = false;
     ar_place_options_t options;
     ar_place_options_default(&options);
     options.strategy = ar_place_search_k;
@@ -139,6 +173,8 @@ int arenacert_place_main(int argc, char **argv) {
             return 0;
         } else if (strcmp(arg, "--minimize") == 0) {
             options.minimize = true;
+        } else if (strcmp(arg, "--check") == 0) {
+            check = true;
         } else if (is_option(arg, "--strategy")) {
             value = option_value(argc, argv, &i, "--strategy");
             if (!value) return bad("place", place_usage, "--strategy needs a name", NULL);
@@ -152,6 +188,14 @@ int arenacert_place_main(int argc, char **argv) {
             value = option_value(argc, argv, &i, "--time-limit");
             if (!parse_seconds(value, &options.time_limit_s))
                 return bad("place", place_usage, "--time-limit takes positive seconds", value);
+        } else if (is_option(arg, "--seed")) {
+            value = option_value(argc, argv, &i, "--seed");
+            if (!parse_u64(value, &options.seed))
+                return bad("place", place_usage, "--seed takes a non-negative integer", value);
+        } else if (is_option(arg, "--moves")) {
+            value = option_value(argc, argv, &i, "--moves");
+            if (!parse_u64(value, &options.max_moves) || !options.max_moves)
+                return bad("place", place_usage, "--moves takes a positive integer", value);
         } else if (is_option(arg, "--alignment")) {
             value = option_value(argc, argv, &i, "--alignment");
             if (!parse_u64(value, &options.alignment) || !options.alignment ||
@@ -170,6 +214,11 @@ int arenacert_place_main(int argc, char **argv) {
     ar_place_csv_t *csv = NULL;
     int rc = read_csv("place", path, &csv);
     if (rc) return rc;
+    if (check) {
+        rc = check_placement(path, csv, options.alignment);
+        ar_place_csv_free(csv);
+        return rc;
+    }
     uint64_t *offsets = malloc((csv->problem.count + 1) * sizeof *offsets);
     ar_place_result_t result;
     ar_status_t status =

@@ -5,6 +5,7 @@
 #define ARENACERT_COMMANDS_H
 int arenacert_certify_main(int argc, char **argv);
 int arenacert_gen_main(int argc, char **argv);
+int arenacert_packing_main(int argc, char **argv); /* workloads/tools/cmd_packing.c */
 int arenacert_place_main(int argc, char **argv);          /* ref/tools/cmd_place.c */
 int arenacert_import_main(int argc, char **argv);
 int arenacert_export_problem_main(int argc, char **argv);

@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
 
     expect_int_eq(sh("%s place --list > %s/list", tool, dir), 0);
     char *list = slurp("list");
-    expect_str_eq(list, "greedy-by-size\ngreedy-by-breadth\nfirst-fit\nbest-fit\nsearch\n");
+    expect_str_eq(list, "greedy-by-size\ngreedy-by-breadth\nfirst-fit\nbest-fit\nsearch\nlns\n");
     free(list);
 
     char const *strategies[] = {"greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit",
@@ -194,6 +194,36 @@ int main(int argc, char **argv) {
     expect_int_eq(
         sh("%s import %s/problem.csv --alignment 256 | %s certify - > /dev/null", tool, dir, tool),
         0);
+    /* lns, seeded with a move budget: the same rows twice; a perfect packing's planted
+     * offsets pass --check at the bound, one row moved onto another fails with both lines. */
+    expect_int_eq(sh("%s gen-packing 400 --seed 3 --offsets > %s/packing.csv", tool, dir), 0);
+    expect_int_eq(sh("%s place --check %s/packing.csv > %s/check", tool, dir, dir), 0);
+    text = slurp("check");
+    expect_str_contains(text, "lower_bound: 1048576\n");
+    expect_str_contains(text, "height/lower_bound: 1.000000\nvalid: yes\n");
+    free(text);
+    expect_int_eq(sh("sed '2s/,[0-9]*$/,1/' %s/packing.csv > %s/bad.csv", dir, dir), 0);
+    expect_int_eq(sh("%s place --check %s/bad.csv > %s/check", tool, dir, dir), 1);
+    text = slurp("check");
+    expect_str_contains(text, "valid: no\noverlap: lines ");
+    free(text);
+    expect_int_eq(sh("%s place --check %s/problem.csv --strategy lns > /dev/null", tool, dir), 0);
+    expect_int_eq(sh("%s gen-packing 2100 --seed 3 > %s/bare.csv", tool, dir), 0); /* past 2048:
+                                                                                   moves only */
+    expect_int_eq(sh("%s place --check %s/bare.csv 2> %s/err", tool, dir, dir), 2);
+    text = slurp("err");
+    expect_str_contains(text, "needs an offset column");
+    free(text);
+    for (int k = 0; k < 2; ++k)
+        expect_int_eq(sh("%s place %s/bare.csv --strategy lns --seed 5 --moves 50 > %s/lns%d.csv "
+                         "2>/dev/null",
+                         tool, dir, dir, k),
+                      0);
+    expect_int_eq(sh("cmp -s %s/lns0.csv %s/lns1.csv", dir, dir), 0);
+    expect_int_eq(sh("%s place --check %s/lns0.csv > /dev/null", tool, dir), 0);
+    expect_int_eq(sh("%s gen-packing 0 > /dev/null 2>&1", tool), 2);
+    expect_int_eq(sh("%s gen-packing 13 --height 3 --span 4 > /dev/null 2>&1", tool), 2);
+    expect_int_eq(sh("%s place %s/bare.csv --moves 0 > /dev/null 2>&1", tool, dir), 2);
     sh("rm -rf %s", dir);
     return expect_finish();
 }

@@ -94,10 +94,27 @@ typedef enum ar_place_strategy_t {
      * placements deep. Returns the best found at its time limit. Exponential in the worst
      * case; a node costs O(n + sections spanned). */
     ar_place_search_k,
+    /* A large-neighbourhood search, for instances too large for `search` to finish. From the
+     * best of five lowest-gap orders (by size: greedy-by-size's offsets; size times lifetime;
+     * start; and the buffers live at the most loaded time first, longest lifetime lowest, then
+     * the rest by size or by size times lifetime), a target one grain below the best height;
+     * moves on a random time window around a buffer over the target either lift the window's
+     * highest buffers (or those live at one time above a level) and put them back at their
+     * lowest gaps in a random order, kept when the bytes over the target do not grow, or free
+     * the window's highest buffers, pin every other row there, and ask `search` for a placement
+     * within the target (a node budget). No byte over the target: a lower height, a lower
+     * target. The kinds take turns by improvements over counted work. Up to 2,048 buffers
+     * `search` goes first with 90% of the time. Never higher than greedy-by-size. Stops at the
+     * goal (the max-live bound, or the capacity without `minimize`), the time limit or
+     * `max_moves`; seeded (`seed`): the same offsets every run when `max_moves` ends it and
+     * `search`, where it runs, decides within its time. A move costs O(n) to gather its window
+     * plus O(k w) for k buffers lifted in a window of w. */
+    ar_place_lns_k,
     ar_place_strategy_count_k
 } ar_place_strategy_t;
 
-/* "greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit", "search"; NULL out of range. */
+/* "greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit", "search", "lns"; NULL out of
+ * range. */
 char const *ar_place_strategy_name(ar_place_strategy_t strategy);
 /* The strategy of that name; false when none has it. */
 bool ar_place_strategy_from_name(char const *name, ar_place_strategy_t *strategy);
@@ -109,6 +126,10 @@ typedef struct ar_place_options_t {
     bool minimize;       /* search only: with a capacity, go on lowering the height once it
                             fits (without a capacity the height is always minimised) */
     uint64_t alignment;  /* a floor on every buffer's alignment (0 or 1: none) */
+    /* Added after 0.1.0, last (callers built with an older header must be rebuilt): */
+    uint64_t seed;       /* lns: its random choices (0 is a seed like any other) */
+    uint64_t max_moves;  /* lns: stop after this many moves (0: none); result->nodes says how
+                            many were made */
     double clock_tick_s; /* > 0: the time limit is kept on a clock that moves this much at each
                             read instead of the wall clock, so the work done (and its
                             instruction count) follows from the input and options alone */
@@ -126,7 +147,7 @@ typedef struct ar_place_result_t {
     bool optimal;          /* the height is proven the least possible: it equals the bound,
                               or the search exhausted its tree */
     double seconds;        /* wall time of the solve */
-    uint64_t nodes;        /* search only: nodes explored that passed inference */
+    uint64_t nodes;        /* search: nodes explored that passed inference; lns: moves made */
     char message[256];     /* why not, when the call fails */
 } ar_place_result_t;
 

@@ -138,6 +138,18 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
                              ar_place_options_t const *options, uint64_t *offsets,
                              ar_place_result_t *result);
 
+/* The exact search's decision on rows (one buffer each; each row's own alignment), some pinned:
+ * pin[i] != UINT64_MAX fixes row i at that offset. 1: a placement within `limit` (offsets[]
+ * per row, pinned rows at their pins), 0: none, -1: undecided within `most` nodes a run, the
+ * deadline came, or out of memory. */
+int arp_place_decide_pinned(ar_place_problem_t const *problem, uint64_t const *pin, uint64_t limit,
+                            double deadline, uint64_t most, uint64_t *offsets, uint64_t *nodes);
+
+/* The large-neighbourhood search (lns.c): offsets[] gets its best. */
+ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                          ar_place_options_t const *options, uint64_t *offsets,
+                          ar_place_result_t *result);
+
 double arp_place_now(void);
 
 #endif

@@ -12,7 +12,7 @@
 #include "place/place_internal.h"
 
 static char const *const strategy_names[ar_place_strategy_count_k] = {
-    "greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit", "search",
+    "greedy-by-size", "greedy-by-breadth", "first-fit", "best-fit", "search", "lns",
 };
 
 char const *ar_place_strategy_name(ar_place_strategy_t strategy) {
@@ -308,6 +308,8 @@ ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const
     }
     if (options->strategy == ar_place_search_k) {
         status = arp_place_search(problem, &groups, options, offsets, result);
+    } else if (options->strategy == ar_place_lns_k) {
+        status = arp_place_lns(problem, &groups, options, offsets, result);
     } else {
         status =
             arp_place_heuristic(problem, &groups, options->strategy, options->alignment, offsets);

@@ -56,6 +56,7 @@ typedef struct search_t {
     size_t const *orig;
     uint64_t const *size, *align, *width, *area;
     uint32_t const *sl, *su, *sf, *lo, *hi;
+    uint64_t const *pin; /* NULL, or per buffer a fixed offset (UINT64_MAX: free) */
     uint64_t *solution;
     uint64_t *floor;     /* scratch per node: each unplaced buffer's resting offset */
     uint64_t *raw, *rem; /* per section: top of the highest placed buffer; unplaced bytes */
@@ -67,6 +68,7 @@ typedef struct search_t {
     uint64_t limit;
     uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
     uint64_t probes;        /* every node entered: the deadline is read every 16 */
+    uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
     double deadline;
     bool several; /* some buffer has several spans */
     bool timed_out, out_of_nodes, oom, too_deep;
@@ -153,7 +155,13 @@ static inline __attribute__((always_inline)) bool infer_spans(search_t *s, uint3
                 for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k)
                     if (s->raw[k] > floor) floor = s->raw[k];
         }
-        floor = arp_place_align_up(floor, s->align[b]);
+        if (s->pin && s->pin[b] != UINT64_MAX) {
+            /* Pinned: only at its offset, and in offset order (nothing placed lies above it). */
+            if (floor > s->pin[b] || s->pin[b] < base) return false;
+            floor = s->pin[b];
+        } else {
+            floor = arp_place_align_up(floor, s->align[b]);
+        }
         if (floor + s->size[b] > s->limit) return false;
         if (floor + s->size[b] < min_top) min_top = floor + s->size[b];
         uint64_t reach = floor < base ? arp_place_align_up(base, s->align[b]) : floor;
@@ -197,7 +205,8 @@ static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_
 static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
                            uint64_t base, size_t last) {
     if ((++s->probes & 15) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
-    if (s->timed_out || s->too_deep) return stopped_k;
+    if (s->probes > s->probe_cap) s->out_of_nodes = true;
+    if (s->timed_out || s->too_deep || s->out_of_nodes) return stopped_k;
     size_t top = s->cands_count, unplaced;
     if (!infer(s, lo, hi, first, count, base, true, &unplaced)) {
         s->cands_count = top;
@@ -312,11 +321,14 @@ typedef struct prepared_t {
     uint32_t *sf, *span_lo, *span_hi; /* its spans [sf[k], sf[k + 1]): one row's sections each */
     uint64_t *rem;                    /* per section: bytes live */
     uint64_t grain;                   /* the sizes' and alignments' greatest common divisor */
+    uint64_t *pin;                    /* NULL, or each buffer's fixed offset (UINT64_MAX: free) */
+    uint64_t probe_cap;               /* 0, or the most nodes a run enters (failing ones too) */
 } prepared_t;
 
 static void prepared_free(prepared_t *p) {
     free(p->index), free(p->size), free(p->align), free(p->width), free(p->area);
     free(p->lo), free(p->hi), free(p->sf), free(p->span_lo), free(p->span_hi), free(p->rem);
+    free(p->pin);
 }
 
 /* Lifetime times size, saturated (times reach 2^63 and sizes 2^56): only an order's key. */
@@ -416,6 +428,8 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
                   .lo = p->span_lo,
                   .hi = p->span_hi,
                   .several = p->sf[p->m] > p->m,
+                  .pin = p->pin,
+                  .probe_cap = p->probe_cap ? p->probe_cap : UINT64_MAX,
                   .limit = limit,
                   .budget = budget,
                   .deadline = deadline,
@@ -460,10 +474,11 @@ done:
 }
 
 /* Is there a placement within `limit`? The three orders take turns, each budget twice the
- * last (MiniMalloc's round robin); a run that ends without running out decides. */
+ * last (MiniMalloc's round robin), up to `most` nodes a run; a run that ends without running
+ * out decides. */
 static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *at,
-                        uint64_t *nodes, bool *oom) {
-    for (uint64_t budget = 2 * (p->m + 1);; budget *= 2) {
+                        uint64_t *nodes, bool *oom, uint64_t most) {
+    for (uint64_t budget = 2 * (p->m + 1); budget <= most; budget *= 2) {
         for (int o = 0; o < arp_order_count_k; ++o) {
             bool too_deep = false;
             outcome_t out = run(p, (order_t)o, limit, budget, deadline, at, nodes, oom, &too_deep);
@@ -473,6 +488,7 @@ static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, ui
         }
         if (budget > UINT64_MAX / 4) return stopped_k;
     }
+    return stopped_k;
 }
 
 /* Keep trial as the incumbent when it is lower than *best. */
@@ -540,7 +556,7 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
     if (fit_only) {
         /* One question: a placement within the capacity. */
         outcome_t out =
-            decide(&p, options->capacity, start + limit_s * 0.9, at, &result->nodes, &oom);
+            decide(&p, options->capacity, start + limit_s * 0.9, at, &result->nodes, &oom, UINT64_MAX);
         if (out == found_k) keep_found(problem, g, at, trial, offsets, &best);
         if (out == stopped_k && !oom) {
             /* Undecided: the rest of the limit polishes the incumbent instead. */
@@ -559,7 +575,7 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
          * strongest (every section's slack is least), so it is often the quickest question. */
         if (lo < best) {
             double now = arp_place_now();
-            outcome_t out = decide(&p, lo, now + (end - now) / 3, at, &result->nodes, &oom);
+            outcome_t out = decide(&p, lo, now + (end - now) / 3, at, &result->nodes, &oom, UINT64_MAX);
             if (out == found_k)
                 keep_found(problem, g, at, trial, offsets, &best);
             else if (out == not_found_k)
@@ -575,7 +591,7 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
             while (gap >>= 1) ++steps;
             uint64_t mid = lo + (best - lo) / grain / 2 * grain;
             outcome_t out =
-                decide(&p, mid, now + (end - now) / (double)steps, at, &result->nodes, &oom);
+                decide(&p, mid, now + (end - now) / (double)steps, at, &result->nodes, &oom, UINT64_MAX);
             if (out == found_k) {
                 keep_found(problem, g, at, trial, offsets, &best);
             } else {
@@ -592,4 +608,33 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
 done:
     free(trial), free(at);
     return status;
+}
+
+int arp_place_decide_pinned(ar_place_problem_t const *problem, uint64_t const *pin, uint64_t limit,
+                            double deadline, uint64_t most, uint64_t *offsets, uint64_t *nodes) {
+    arp_place_groups_t g;
+    char message[64];
+    if (arp_place_groups_make(problem, &g, message, sizeof message) != ar_status_success_k)
+        return -1;
+    prepared_t p;
+    uint64_t *at = calloc(g.count + 1, sizeof *at);
+    if (!at || prepare(problem, &g, 0, &p) != ar_status_success_k) {
+        free(at);
+        arp_place_groups_free(&g);
+        return -1;
+    }
+    int answer = -1;
+    p.pin = malloc((p.m + 1) * sizeof *p.pin);
+    if (p.pin) {
+        for (size_t k = 0; k < p.m; ++k) p.pin[k] = pin[p.index[k]];
+        p.probe_cap = most < UINT64_MAX / 8 ? 8 * most : UINT64_MAX; /* failing nodes too */
+        bool oom = false;
+        outcome_t out = decide(&p, limit, deadline, at, nodes, &oom, most);
+        answer = out == found_k ? 1 : out == not_found_k ? 0 : -1;
+        if (answer == 1) arp_place_groups_spread(problem, &g, at, offsets);
+    }
+    prepared_free(&p);
+    free(at);
+    arp_place_groups_free(&g);
+    return answer;
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arenaref/place.h"
 #include "arenaref/plan.h"
 
 #ifdef __cplusplus
@@ -120,6 +121,14 @@ void ar_workload_in_place_name(uint64_t kinds, char *text, size_t size);
  * ar_status_invalid_argument_k with `error` saying which. *plan stays NULL on failure. */
 ar_status_t ar_workload_generate(ar_workload_options_t const *options, ar_plan_t **plan,
                                  ar_workload_info_t *info, ar_plan_error_t *error);
+
+/* A perfect packing (workloads/src/packing.c): a strip of `height` bytes over times
+ * [0, span) cut by random guillotine cuts into n buffers (buffers[0, n)), offsets[] where each
+ * was cut from: a placement of height `height`, which is also the max-live bound, so the
+ * optimum is `height`. Deterministic for its arguments. ar_status_invalid_argument_k when n,
+ * height or span is 0, past place.h's limits, or n > height x span. */
+ar_status_t ar_workload_packing(size_t n, uint64_t seed, uint64_t height, uint64_t span,
+                                ar_place_buffer_t *buffers, uint64_t *offsets);
 
 #ifdef __cplusplus
 }
