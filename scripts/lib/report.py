@@ -713,6 +713,14 @@ def main():
         + " (default: error)",
     )
     parser.add_argument(
+        "--leaderboard",
+        action="append",
+        default=[],
+        metavar="TSV",
+        help="a scripts/place-leaderboard table (its leaderboard.tsv): a section of placement "
+        "against the field, ours and the peers, with its quality-against-time plot (repeatable)",
+    )
+    parser.add_argument(
         "--root", default=".", help="the repository root (scripts/report passes it)"
     )
     args = parser.parse_args()
@@ -745,6 +753,17 @@ def main():
         lines = header(results, name)
         for _, section in SECTIONS:
             lines += section(results, folder)
+    for k, tsv in enumerate(args.leaderboard):
+        from report_leaderboard import leaderboard_section
+
+        if not os.path.isfile(tsv):
+            fail("scripts/report", BadInput(f"--leaderboard {tsv}: no such file"))
+        part = os.path.join(folder, f"leaderboard{k + 1}") if len(args.leaderboard) > 1 else folder
+        os.makedirs(part, exist_ok=True)
+        section = leaderboard_section(tsv, part)
+        if part != folder:  # its plot lives in its own folder
+            section = [l.replace("](leaderboard_", f"](leaderboard{k + 1}/leaderboard_") for l in section]
+        lines += section
     path = os.path.join(folder, "report.md")
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")

@@ -129,8 +129,11 @@ def scatter(rows, folder, prog):
             handle.write("\n\n")
     top = max(y for pts in points.values() for _, y, _ in pts)
     plots = ", ".join(
-        f"'{stem}.dat' index {i} using 1:2 title '{s}' with points pt {POINTS[i % len(POINTS)]}"
-        f" ps 1.4 lc rgb '{PALETTE[i % len(PALETTE)]}'" for i, s in enumerate(points))
+        # Past the palette, the next colour with another point type: no two series look alike.
+        f"'{stem}.dat' index {i} using 1:2 title '{s}' with points"
+        f" pt {POINTS[(i + i // len(PALETTE)) % len(POINTS)]}"
+        f" ps 1.4 lc rgb '{PALETTE[i % len(PALETTE)]}'"
+        for i, s in enumerate(points))
     ok = draw(folder, stem + ".gp", terminal(1100, 700) +
               f"set output '{stem}.png'\nset title 'Placement: quality against time (every"
               " instance but fit mode)'\nset logscale x\nset xlabel 'wall seconds (one run)'\n"

@@ -95,6 +95,24 @@ with tempfile.TemporaryDirectory() as tmp:
         last.returncode == 0 and "21 µs [20.5–21.5]" in text and "--duplicates last" in text,
         "--duplicates last keeps the later file and says so",
     )
+    # A placement leaderboard (scripts/place-leaderboard's table) as a section of the report.
+    board = os.path.join(tmp, "leaderboard.tsv")
+    fields = ["family", "instance", "mode", "strategy", "threads", "time_limit", "buffers", "height",
+              "bound", "optimum", "capacity", "over_bound", "over_optimum", "fits", "seconds",
+              "valid", "certified", "status", "note"]
+    rows = [["minimize", "A", "minimize", "search", "1", "5", "154", "1000", "1000", "", "",
+             "1.000000", "", "yes", "0.500", "yes", "yes", "ok", ""],
+            ["minimize", "A", "minimize", "omnimalloc:supermalloc", "1", "5", "154", "1100", "1000",
+             "", "", "1.100000", "", "yes", "5.000", "no", "no", "invalid", "lines 2 and 3"]]
+    with open(board, "w") as handle:
+        handle.write("\t".join(fields) + "\n" + "".join("\t".join(r) + "\n" for r in rows))
+    done = run(a, "--out", out, "--leaderboard", board)
+    text = open(os.path.join(out, "report.md")).read()
+    check(done.returncode == 0 and "## Placement against the field" in text
+          and "invalid" in text and "omnimalloc:supermalloc" in text,
+          f"--leaderboard adds its section, a peer's invalid answer shown as such: {done.stderr}")
+    missing = run(a, "--out", out, "--leaderboard", os.path.join(tmp, "none.tsv"))
+    check(missing.returncode == 2 and "none.tsv" in missing.stderr, "--leaderboard of no file: exit 2")
     with open(b, "w") as handle:
         handle.write("{\"context\": {}}")
     bad = run(b, "--out", out)
