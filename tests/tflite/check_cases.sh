@@ -28,6 +28,14 @@ refused() { # KIND GREP [ENV=VALUE]: exit 2 with GREP in the message
   echo "ok: $1 refused: $(tail -1 "$dir/err.txt")"
 }
 exports scalar_constant capture.scalar_constants 1
+[ "$(meta "$dir/scalar_constant.json" capture.scalars_from_struct)" = 1 ] \
+  || fail "scalar_constant: its address was not read from LiteRT's struct"
+# without LiteRT's struct, a 0-d constant's address is the file's mapping plus its offset: here
+# no other constant shows where the file is mapped, so it is left out (no plane, no word)
+ARENAREF_TFLITE_NO_STRUCT=1 "$plan_tool" "$dir/scalar_constant.tflite" --out "$dir/mapped.json"
+expect_class "$dir/mapped.json" 0
+[ "$(meta "$dir/mapped.json" capture.scalar_constants_unaddressed)" = 1 ] \
+  || fail "scalar_constant without the struct: not left out unaddressed"
 # 0-d intermediates: their addresses read from LiteRT's TfLiteTensor (every view and every
 # scalar's value checked against it); without it, refused with the reason
 exports scalar_intermediate capture.scalars_from_struct 4

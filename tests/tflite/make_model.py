@@ -84,7 +84,8 @@ def chain(g, x, n, dtype=T.FLOAT32, shape=(8,)):
 
 
 def scalar_constant(path):
-    """A 0-d constant (ADD's second operand): exports; its address is read off the mapping."""
+    """A 0-d constant (ADD's second operand): exports; its address is LiteRT's TfLiteTensor's (the
+    file's mapping plus its offset where that cannot be read)."""
     g = Graph()
     x = g.tensor("x", [8])
     c = g.tensor("one", [], data=np.float32(1.0))

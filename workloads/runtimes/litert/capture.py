@@ -3,8 +3,9 @@ arena-trace/1).
 
 Preflight (this process, the flatbuffer only): refuse what cannot be placed before LiteRT sees
 it (control flow, custom ops, string/resource tensors). Capture (a child process, LiteRT without
-delegates): every tensor's address and size after allocate_tensors() and one invoke, ops in
-execution order with inputs, outputs and im2col temporaries. The child reports each stage it
+delegates): every tensor's address and size after allocate_tensors() and one invoke (a 0-d
+tensor's address and where each tensor lives from LiteRT's own TfLiteTensor, checked against
+every view), ops in execution order with inputs, outputs and temporaries. The child reports each stage it
 enters, so a crash in the native interpreter (a signal) becomes a refusal naming the model, the
 stage and the tensor or op it was at, never a dead process.
 """
@@ -404,7 +405,8 @@ def capture_in_process(model_path, stage):
     def snapshot(when):
         """Per tensor: (address, bytes, shape, dtype, allocation type, 0-d) or None (no data).
         A 0-d tensor's address and every allocation type come from LiteRT's TfLiteTensor once
-        every view agrees with it; without that a 0-d tensor is ("scalar", bytes, ...)."""
+        every view and every 0-d value agrees with it; without that a 0-d tensor is
+        ("scalar", bytes, ...)."""
         rows, views, values = [], [], {}
         # ops prepared at invoke (after a dynamic tensor) add their temporaries then
         for i in range(interp._interpreter.NumTensors(0)):
@@ -545,8 +547,8 @@ def capture_in_process(model_path, stage):
                     mapping.add(addr - pos)
         t["_pos"] = pos
         tensors.append(t)
-    # A 0-d constant's address: the model file's mapping plus the constant's offset in it, when
-    # every constant we can see agrees on where the file is mapped.
+    # A 0-d constant LiteRT's struct could not address: the model file's mapping plus the
+    # constant's offset in it, when every constant we can see agrees on where the file is mapped.
     base = next(iter(mapping)) if len(mapping) == 1 else None
     unaddressed = 0
     for t in tensors:
