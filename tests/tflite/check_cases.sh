@@ -43,7 +43,9 @@ exports scalar_reduction capture.scalars_from_struct 1
 exports scalar_folded program.tensor_kinds.persistent_ro 2
 [ "$(meta "$dir/scalar_folded.json" capture.scalars_from_struct)" = 2 ] \
   || fail "scalar_folded: the 0-d tensors' addresses were not read from LiteRT's structs"
-refused scalar_reduction "tensor 2 (s), used by op 0 (SUM), is a 0-d (scalar) intermediate: .*not read (ARENAREF_TFLITE_NO_STRUCT is set)" ARENAREF_TFLITE_NO_STRUCT=1
+refused scalar_reduction \
+  "tensor 2 (s), used by op 0 (SUM), is a 0-d (scalar) intermediate: .*not read (ARENAREF_TFLITE_NO" \
+  ARENAREF_TFLITE_NO_STRUCT=1
 exports empty capture.empty_tensors 4
 exports no_data capture.empty_tensors 1
 exports dynamic capture.dynamic_tensors "[5]"

@@ -5,9 +5,9 @@ Preflight (this process, the flatbuffer only): refuse what cannot be placed befo
 it (control flow, custom ops, string/resource tensors). Capture (a child process, LiteRT without
 delegates): every tensor's address and size after allocate_tensors() and one invoke (a 0-d
 tensor's address and where each tensor lives from LiteRT's own TfLiteTensor, checked against
-every view), ops in execution order with inputs, outputs and temporaries. The child reports each stage it
-enters, so a crash in the native interpreter (a signal) becomes a refusal naming the model, the
-stage and the tensor or op it was at, never a dead process.
+every view), ops in execution order with inputs, outputs and temporaries. The child reports
+each stage it enters, so a crash in the native interpreter (a signal) becomes a refusal naming
+the model, the stage and the tensor or op it was at, never a dead process.
 """
 
 import hashlib
@@ -285,7 +285,8 @@ class _RuntimeTensors:
         except (AttributeError, OSError, OverflowError, ValueError) as e:
             self.why = f"cannot read the interpreter object ({type(e).__name__}: {e})"
             return
-        self.interp, self.words = interp, struct.unpack("<64Q", obj)
+        self.interp = interp
+        self.words = struct.unpack(f"<{len(obj) // 8}Q", obj[: len(obj) // 8 * 8])
 
     def _read(self, addr, n):
         return os.pread(self.fd, n, addr)
@@ -301,7 +302,7 @@ class _RuntimeTensors:
                 continue
             try:
                 size, _, tensors = self.struct.unpack("<QQQ", self._read(w, 24))
-            except OSError:
+            except (OSError, OverflowError, self.struct.error):
                 continue
             if size == n and tensors:
                 self.base = tensors
@@ -315,7 +316,7 @@ class _RuntimeTensors:
             if f is not None and f["shape"] == [] and f["bytes"] == len(value) and f["data"] \
                     and self._read(f["data"], len(value)) == value:
                 return True
-        except OSError:
+        except (OSError, OverflowError):
             pass
         if self.base is not None:
             self.why = (f"0-d tensor {i}'s TfLiteTensor as read does not hold its value "
@@ -335,7 +336,7 @@ class _RuntimeTensors:
             if not 0 <= rank <= 16:
                 return None
             f["shape"] = list(self.struct.unpack(f"<{rank}i", self._read(f["dims"] + 4, 4 * rank)))
-        except (OSError, self.struct.error):
+        except (OSError, OverflowError, self.struct.error):
             return None
         return f
 
@@ -408,6 +409,7 @@ def capture_in_process(model_path, stage):
         every view and every 0-d value agrees with it; without that a 0-d tensor is
         ("scalar", bytes, ...)."""
         rows, views, values = [], [], {}
+        struct_reads.update(checked=0, scalars=0)
         # ops prepared at invoke (after a dynamic tensor) add their temporaries then
         for i in range(interp._interpreter.NumTensors(0)):
             name = interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary {i}"
@@ -444,7 +446,6 @@ def capture_in_process(model_path, stage):
                 and all(runtime.check_value(i, v) for i, v in values.items())):
             return rows
         struct_reads["checked"] = len(views) + len(values)  # the last snapshot's
-        struct_reads["scalars"] = 0
         for i, row in enumerate(rows):
             f = runtime.get(i) if row is not None else None
             if f is None:
