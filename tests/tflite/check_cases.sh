@@ -28,10 +28,27 @@ refused() { # KIND GREP [ENV=VALUE]: exit 2 with GREP in the message
   echo "ok: $1 refused: $(tail -1 "$dir/err.txt")"
 }
 exports scalar_constant capture.scalar_constants 1
-refused scalar_intermediate "tensor 0 (x), used by op 0 (ADD), is a 0-d (scalar) intermediate"
+[ "$(meta "$dir/scalar_constant.json" capture.scalars_from_struct)" = 1 ] \
+  || fail "scalar_constant: its address was not read from LiteRT's struct"
+# without LiteRT's struct, a 0-d constant's address is the file's mapping plus its offset: here
+# no other constant shows where the file is mapped, so it is left out (no plane, no word)
+ARENAREF_TFLITE_NO_STRUCT=1 "$plan_tool" "$dir/scalar_constant.tflite" --out "$dir/mapped.json"
+expect_class "$dir/mapped.json" 0
+[ "$(meta "$dir/mapped.json" capture.scalar_constants_unaddressed)" = 1 ] \
+  || fail "scalar_constant without the struct: not left out unaddressed"
+# 0-d intermediates: their addresses read from LiteRT's TfLiteTensor (every view and every
+# scalar's value checked against it); without it, refused with the reason
+exports scalar_intermediate capture.scalars_from_struct 4
+exports scalar_reduction capture.scalars_from_struct 1
+exports scalar_folded program.tensor_kinds.persistent_ro 2
+[ "$(meta "$dir/scalar_folded.json" capture.scalars_from_struct)" = 2 ] \
+  || fail "scalar_folded: the 0-d tensors' addresses were not read from LiteRT's structs"
+refused scalar_reduction \
+  "tensor 2 (s), used by op 0 (SUM), is a 0-d (scalar) intermediate: .*not read (ARENAREF_TFLITE_NO" \
+  ARENAREF_TFLITE_NO_STRUCT=1
 exports empty capture.empty_tensors 4
 exports no_data capture.empty_tensors 1
-exports dynamic capture.dynamic_tensors "[5, 6]"
+exports dynamic capture.dynamic_tensors "[5]"
 exports dtypes program.nodes 8
 exports int4 program.tensor_kinds.persistent 1
 refused string "tensor 0 (s) of op 0 (RESHAPE) is STRING"

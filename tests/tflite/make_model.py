@@ -84,7 +84,8 @@ def chain(g, x, n, dtype=T.FLOAT32, shape=(8,)):
 
 
 def scalar_constant(path):
-    """A 0-d constant (ADD's second operand): exports; its address is read off the mapping."""
+    """A 0-d constant (ADD's second operand): exports; its address is LiteRT's TfLiteTensor's (the
+    file's mapping plus its offset where that cannot be read)."""
     g = Graph()
     x = g.tensor("x", [8])
     c = g.tensor("one", [], data=np.float32(1.0))
@@ -94,14 +95,57 @@ def scalar_constant(path):
 
 
 def scalar_intermediate(path):
-    """A 0-d intermediate (a scalar in the arena): LiteRT's Python API gives its value, not its
-    address, so the exporter refuses it."""
+    """0-d tensors only: an input, a constant, an intermediate and the output (all scalars in
+    the arena): LiteRT's Python API gives their values, not their buffers; their addresses are
+    read from LiteRT's TfLiteTensor, each checked against the value it holds."""
     g = Graph()
     x = g.tensor("x", [])
     c = g.tensor("one", [], data=np.float32(1.0))
     y = g.tensor("y", [])
     g.op(OP.ADD, [x, c], [y], options=add_options())
     g.write(path, [x], [chain(g, y, 1, shape=())])
+
+
+def scalar_reduction(path):
+    """A 0-d intermediate between tensors of bytes: SUM of x over its only axis (a scalar in the
+    arena, with the reduction's temporaries), added back to x, then a chain: its address is read
+    from LiteRT's TfLiteTensor, checked by every view."""
+    g = Graph()
+    x = g.tensor("x", [8])
+    axis = g.tensor("axis", [1], T.INT32, data=np.array([0], dtype=np.int32))
+    s = g.tensor("s", [])
+    r = schema.ReducerOptionsT()
+    r.keepDims = False
+    g.op(OP.SUM, [x, axis], [s], options=(schema.BuiltinOptions.ReducerOptions, r))
+    y = g.tensor("y", [8])
+    g.op(OP.ADD, [x, s], [y], options=add_options())
+    g.write(path, [x], [chain(g, y, 2)])
+
+
+def scalar_folded(path):
+    """basic-pitch's pattern: STRIDED_SLICE of x's SHAPE to a 0-d int32, which LiteRT computes
+    at prepare into a tensor of its own (kTfLitePersistentRo, outside the arena), then CAST and
+    added to x."""
+    g = Graph()
+    x = g.tensor("x", [2, 4])
+    shape = g.tensor("shape", [2], T.INT32)
+    so = schema.ShapeOptionsT()
+    so.outType = T.INT32
+    g.op(OP.SHAPE, [x], [shape], options=(schema.BuiltinOptions.ShapeOptions, so))
+    begin, end, strides = (g.tensor(n, [1], T.INT32, data=np.array([v], dtype=np.int32))
+                           for n, v in (("begin", 0), ("end", 1), ("strides", 1)))
+    n = g.tensor("n", [], T.INT32)
+    ss = schema.StridedSliceOptionsT()
+    ss.shrinkAxisMask = 1
+    g.op(OP.STRIDED_SLICE, [shape, begin, end, strides], [n],
+         options=(schema.BuiltinOptions.StridedSliceOptions, ss))
+    nf = g.tensor("nf", [])
+    co = schema.CastOptionsT()
+    co.inDataType, co.outDataType = T.INT32, T.FLOAT32
+    g.op(OP.CAST, [n], [nf], options=(schema.BuiltinOptions.CastOptions, co))
+    y = g.tensor("y", [2, 4])
+    g.op(OP.ADD, [x, nf], [y], options=add_options())
+    g.write(path, [x], [chain(g, y, 1, shape=(2, 4))])
 
 
 def empty(path):
@@ -208,6 +252,8 @@ KINDS = {
     for f in (
         scalar_constant,
         scalar_intermediate,
+        scalar_reduction,
+        scalar_folded,
         empty,
         no_data,
         dynamic,

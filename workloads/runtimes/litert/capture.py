@@ -3,10 +3,11 @@ arena-trace/1).
 
 Preflight (this process, the flatbuffer only): refuse what cannot be placed before LiteRT sees
 it (control flow, custom ops, string/resource tensors). Capture (a child process, LiteRT without
-delegates): every tensor's address and size after allocate_tensors() and one invoke, ops in
-execution order with inputs, outputs and im2col temporaries. The child reports each stage it
-enters, so a crash in the native interpreter (a signal) becomes a refusal naming the model, the
-stage and the tensor or op it was at, never a dead process.
+delegates): every tensor's address and size after allocate_tensors() and one invoke (a 0-d
+tensor's address and where each tensor lives from LiteRT's own TfLiteTensor, checked against
+every view), ops in execution order with inputs, outputs and temporaries. The child reports
+each stage it enters, so a crash in the native interpreter (a signal) becomes a refusal naming
+the model, the stage and the tensor or op it was at, never a dead process.
 """
 
 import hashlib
@@ -29,6 +30,8 @@ UNPLACEABLE_TYPES = {  # tensor type: why LiteRT's arena plan cannot hold it
 CAPTURE_TIMEOUT_S = 600
 # Tests only: the child kills itself with this signal at the named stage (the containment check).
 CRASH_HOOK = "ARENAREF_TFLITE_CRASH_AT"
+# Tests only: the child does not read LiteRT's TfLiteTensor structs (the refusal without them).
+NO_STRUCT_HOOK = "ARENAREF_TFLITE_NO_STRUCT"
 
 
 class ExportError(Exception):
@@ -190,8 +193,8 @@ def _expected_temporaries(tensors, op, fop, schema):
     """The temporaries with bytes an op's kernel asks for, in order: (dtype, shape, optional).
     CONV_2D: its im2col buffer when the filter is not 1x1 at stride 1. A reduction: the index
     (int32, the input's rank), the resolved axes (int32, their count), for MEAN and SUM the
-    running sum (the output's elements, int32 for integer inputs) and the normalized dims
-    (int32, the input's rank; shaped at invoke, so a dynamic tensor)."""
+    running sum (the output's elements, int32 for integer inputs), and for every reduction the
+    normalized dims (int32, the input's rank; shaped at invoke, so a dynamic tensor)."""
     if op["op"] == "CONV_2D":
         fo = fop.BuiltinOptions()
         if fo is None:
@@ -212,8 +215,8 @@ def _expected_temporaries(tensors, op, fop, schema):
             for d in tensors[op["outputs"][0]]["shape"]:
                 n *= d
             acc = "float32" if inp["dtype"] == "float32" else "int32"
-            out += [(acc, [n], True), ("int32", [rank], True)]
-        return out
+            out.append((acc, [n], True))
+        return out + [("int32", [rank], True)]
     return []
 
 
@@ -238,6 +241,119 @@ def _elements(interp, i):
         return n
     except ValueError:
         return None
+
+
+# LiteRT's own record of a tensor: TfLiteTensor (tensorflow/lite/core/c/common.h), a C struct of
+# fixed layout on 64-bit Linux. The Python API shows a tensor's buffer as a numpy view, except a
+# 0-d one, which it hands back as a copy of its value (PyArray_Return); its address is read here
+# from the struct itself. Only the fields needed, each checked against the Python views below.
+TFLITE_TENSOR_SIZE = 112  # sizeof(TfLiteTensor)
+TFLITE_TENSOR_FIELDS = {"type": (0, "i"), "data": (8, "Q"), "dims": (16, "Q"),
+                        "allocation_type": (32, "i"), "bytes": (40, "Q")}
+ALLOC_MMAP_RO = 1  # kTfLiteMmapRo: a constant in the mapped model file
+# TfLiteAllocationType: the capture's kind for each ("none": the arena, decided below)
+ALLOCATION_KINDS = {
+    2: "none",  # kTfLiteArenaRw
+    3: "persistent",  # kTfLiteArenaRwPersistent
+    4: "dynamic",  # kTfLiteDynamic: sized at invoke, malloc'd on its own
+    5: "persistent_ro",  # kTfLitePersistentRo: an op's output computed at prepare, malloc'd
+}
+
+
+class _RuntimeTensors:
+    """LiteRT's TfLiteTensor array, read from this process's memory through /proc/self/mem (a
+    bad address is an error there, never a fault). The interpreter's address is the wrapper's
+    `interpreter()`; its TfLiteContext (tensors_size, then tensors at +16) is found among the
+    interpreter's first words by its tensor count. Every read is trusted only once each tensor
+    the Python API shows as a view agrees with it (address, shape, bytes: `check`) and each 0-d
+    one's value is the bytes at its struct's address (`check_value`)."""
+
+    def __init__(self, interp):
+        import struct
+
+        self.struct, self.why, self.base = struct, None, None
+        if os.environ.get(NO_STRUCT_HOOK):
+            self.fd, self.why = None, f"not read ({NO_STRUCT_HOOK} is set)"
+            return
+        try:
+            self.fd = os.open("/proc/self/mem", os.O_RDONLY)
+        except OSError as e:
+            self.fd, self.why = None, f"cannot open /proc/self/mem ({e.strerror})"
+            return
+        try:
+            obj = self._read(int(interp._interpreter.interpreter()), 64 * 8)
+        except (AttributeError, OSError, OverflowError, ValueError) as e:
+            self.why = f"cannot read the interpreter object ({type(e).__name__}: {e})"
+            return
+        self.interp = interp
+        self.words = struct.unpack(f"<{len(obj) // 8}Q", obj[: len(obj) // 8 * 8])
+
+    def _read(self, addr, n):
+        return os.pread(self.fd, n, addr)
+
+    def locate(self):
+        """Find the context for the interpreter's current tensor count (it grows at invoke)."""
+        if self.fd is None or not hasattr(self, "words"):
+            return
+        n = self.interp._interpreter.NumTensors(0)
+        self.base = None
+        for w in self.words:
+            if w < 4096 or w >= 1 << 63:
+                continue
+            try:
+                size, _, tensors = self.struct.unpack("<QQQ", self._read(w, 24))
+            except (OSError, OverflowError, self.struct.error):
+                continue
+            if size == n and tensors:
+                self.base = tensors
+                return
+        self.why = f"no TfLiteContext with {n} tensors among the interpreter's first 64 words"
+
+    def check_value(self, i, value):
+        """Whether the struct's 0-d tensor i holds VALUE (its bytes) at its data address."""
+        f = self.get(i)
+        try:
+            if f is not None and f["shape"] == [] and f["bytes"] == len(value) and f["data"] \
+                    and self._read(f["data"], len(value)) == value:
+                return True
+        except (OSError, OverflowError):
+            pass
+        if self.base is not None:
+            self.why = (f"0-d tensor {i}'s TfLiteTensor as read does not hold its value "
+                        f"{value.hex()}: the struct's layout is not the one known here")
+            self.base = None
+        return False
+
+    def get(self, i):
+        """Tensor i as LiteRT records it: data, bytes, shape, allocation type; None if unread."""
+        if self.base is None:
+            return None
+        try:
+            raw = self._read(self.base + i * TFLITE_TENSOR_SIZE, TFLITE_TENSOR_SIZE)
+            f = {k: self.struct.unpack_from("<" + c, raw, off)[0]
+                 for k, (off, c) in TFLITE_TENSOR_FIELDS.items()}
+            rank = self.struct.unpack("<i", self._read(f["dims"], 4))[0] if f["dims"] else -1
+            if not 0 <= rank <= 16:
+                return None
+            f["shape"] = list(self.struct.unpack(f"<{rank}i", self._read(f["dims"] + 4, 4 * rank)))
+        except (OSError, OverflowError, self.struct.error):
+            return None
+        return f
+
+    def check(self, i, addr, nbytes, shape):
+        """Whether the struct agrees with tensor i's Python view; the first disagreement is kept."""
+        f = self.get(i)
+        # a constant's bytes are its buffer's in the file (fewer for a sparse or packed one)
+        if f is not None and (f["data"], f["shape"]) == (addr, shape) and (
+                f["bytes"] == nbytes or f["allocation_type"] == ALLOC_MMAP_RO):
+            return True
+        if self.base is not None:
+            seen = "unreadable" if f is None else f"{hex(f['data'])}, {f['bytes']}, {f['shape']}"
+            self.why = (f"tensor {i}'s TfLiteTensor as read ({seen}) disagrees with its Python "
+                        f"view ({hex(addr)}, {nbytes}, {shape}): the struct's layout is not the "
+                        "one known here")
+            self.base = None
+        return False
 
 
 def _first_use(ops, i):
@@ -283,11 +399,19 @@ def capture_in_process(model_path, stage):
         }
         for k, o in enumerate(ops)
     ]
-    n_tensors = interp._interpreter.NumTensors(0)
+
+    runtime = _RuntimeTensors(interp)
+    struct_reads = {"checked": 0, "scalars": 0}
 
     def snapshot(when):
-        rows = []
-        for i in range(n_tensors):
+        """Per tensor: (address, bytes, shape, dtype, allocation type, 0-d) or None (no data).
+        A 0-d tensor's address and every allocation type come from LiteRT's TfLiteTensor once
+        every view and every 0-d value agrees with it; without that a 0-d tensor is
+        ("scalar", bytes, ...)."""
+        rows, views, values = [], [], {}
+        struct_reads.update(checked=0, scalars=0)
+        # ops prepared at invoke (after a dynamic tensor) add their temporaries then
+        for i in range(interp._interpreter.NumTensors(0)):
             name = interp._interpreter.TensorName(i, 0) if i < fb_tensors else f"temporary {i}"
             stage(f"reading tensor {i} ({name}) {when}")
             try:
@@ -306,15 +430,39 @@ def capture_in_process(model_path, stage):
                     f"LiteRT cannot show its buffer {when} ({type(e).__name__}: {e})"
                 )
             if not isinstance(view, np.ndarray):  # a 0-d tensor comes back as a numpy scalar
-                rows.append(("scalar", int(np.asarray(view).nbytes), []))
+                value = np.asarray(view)
+                rows.append(("scalar", int(value.nbytes), [], str(value.dtype), None, True))
+                values[i] = value.tobytes()
                 continue
             rows.append((int(view.ctypes.data), int(view.nbytes), [int(d) for d in view.shape],
-                         str(view.dtype)))
+                         str(view.dtype), None, False))
+            views.append(i)
+        stage(f"reading LiteRT's tensor structs {when}")
+        runtime.locate()
+        if not (views or values):
+            runtime.why = "no tensor to check LiteRT's TfLiteTensor against"
+            return rows
+        if not (all(runtime.check(i, *rows[i][:3]) for i in views)
+                and all(runtime.check_value(i, v) for i, v in values.items())):
+            return rows
+        struct_reads["checked"] = len(views) + len(values)  # the last snapshot's
+        for i, row in enumerate(rows):
+            f = runtime.get(i) if row is not None else None
+            if f is None:
+                continue
+            if row[5]:  # 0-d: its bytes and shape as the struct's, its address from it
+                if (f["bytes"], f["shape"]) != (row[1], []) or not f["data"]:
+                    continue
+                struct_reads["scalars"] += 1
+                rows[i] = (f["data"], row[1], [], row[3], f["allocation_type"], True)
+            else:
+                rows[i] = row[:4] + (f["allocation_type"], False)
         return rows
 
     def unchanged(a, b):
         # A tensor of no bytes may sit anywhere and move: nothing is there to plan.
-        return a == b or (a is not None and b is not None and a[1] == 0 and b[1] == 0)
+        return (a is not None and b is not None and a[:4] == b[:4]) or a == b or (
+            a is not None and b is not None and a[1] == 0 and b[1] == 0)
 
     before = snapshot("after allocation")
     stage("setting the inputs")
@@ -327,6 +475,7 @@ def capture_in_process(model_path, stage):
         msg = " ".join(str(e).split())
         raise ExportError(f"{model_path}: LiteRT cannot run it on zero inputs: {msg}")
     after = snapshot("after invoke")
+    before += [None] * (len(after) - len(before))  # temporaries added at invoke
     # A tensor with no data (or another size) after allocation and data after invoke was sized at
     # invoke: a dynamic tensor, which LiteRT allocates on its own, outside the arena. A tensor of
     # the same size at another address moved: LiteRT reallocates its arena whole when it grows
@@ -378,16 +527,20 @@ def capture_in_process(model_path, stage):
         if i in dynamic and t["kind"] != "constant":
             t["kind"] = "dynamic"
         if row is not None:
-            addr, t["size"], t["shape"] = row[:3]
-            t["dtype"] = row[3] if len(row) > 3 else None
-            if addr == "scalar":
+            addr, t["size"], t["shape"], t["dtype"], alloc, scalar = row
+            if scalar and t["kind"] == "constant":
                 t["scalar"] = True
+            if alloc in ALLOCATION_KINDS and t["kind"] != "constant":
+                # LiteRT's own word for where it put the tensor: an arena tensor of an op
+                # prepared at invoke (after a dynamic tensor) is in the arena, not dynamic
+                t["kind"] = ALLOCATION_KINDS[alloc]
+            if addr == "scalar":
                 if t["kind"] != "constant":
                     raise ExportError(
                         f"{model_path}: tensor {i} ({t['name']}), used by "
                         f"{_first_use(op_list, i)}, is a 0-d (scalar) intermediate: LiteRT's "
-                        "Python API hands back its value, not its buffer, so its address "
-                        "cannot be read"
+                        "Python API hands back its value, not its buffer, and its address "
+                        f"cannot be read from LiteRT's TfLiteTensor: {runtime.why}"
                     )
             else:
                 t["addr"] = addr
@@ -395,13 +548,13 @@ def capture_in_process(model_path, stage):
                     mapping.add(addr - pos)
         t["_pos"] = pos
         tensors.append(t)
-    # A 0-d constant's address: the model file's mapping plus the constant's offset in it, when
-    # every constant we can see agrees on where the file is mapped.
+    # A 0-d constant LiteRT's struct could not address: the model file's mapping plus the
+    # constant's offset in it, when every constant we can see agrees on where the file is mapped.
     base = next(iter(mapping)) if len(mapping) == 1 else None
     unaddressed = 0
     for t in tensors:
         pos = t.pop("_pos")
-        if t.get("scalar"):
+        if t.get("scalar") and t["addr"] is None:
             if base is not None and pos is not None:
                 t["addr"] = base + pos
             else:
@@ -482,6 +635,8 @@ def capture_in_process(model_path, stage):
             "empty_tensors": empty,
             "dynamic_tensors": sorted(i for i in dynamic if tensors[i]["kind"] == "dynamic"),
             "arena_moved_at_invoke": arena_moved,
+            "struct_checked": struct_reads["checked"],
+            "scalars_from_struct": struct_reads["scalars"],
             "temporaries_never_shaped": sum(
                 1 for i in range(fb_tensors, len(tensors)) if after[i] is None),
         },

@@ -21,6 +21,8 @@ REGIONS = (
     ("persistent", "weights", True, ("persistent",)),
     ("constants", "constants", False, ("constant",)),
 )
+# capture kinds that are a region each (arena-trace/1 kind dynamic), and that region's name
+OWN_REGION = {"dynamic": "dynamic", "persistent_ro": "persistent-ro"}
 TIMELINE = "op 0 uploads the inputs, op k+1 is LiteRT's node k, the last reads the outputs"
 NOT_IN_WINDOWS = (
     "constants (read-only, in the mapped model file, 4-byte aligned) are a region without a "
@@ -51,13 +53,18 @@ def to_trace(cap, runs=1):
     placed = sorted(
         i for i in used
         if tensors[i]["addr"] is not None and tensors[i]["size"] > 0
-        and (tensors[i]["kind"] in region_of or tensors[i]["kind"] == "dynamic")
+        and (tensors[i]["kind"] in region_of or tensors[i]["kind"] in OWN_REGION)
     )
-    # A dynamic tensor (sized at invoke, allocated by LiteRT on its own, outside the arena) is a
-    # region of its own: its value at offset 0, live as its ops say, in no placement problem.
-    dynamic = [i for i in placed if tensors[i]["kind"] == "dynamic"]
+    # A tensor LiteRT allocates on its own, outside the arena (a dynamic one, sized at invoke; a
+    # persistent read-only one, an op's output it computed at prepare) is a region of its own:
+    # its value at offset 0, live as its ops say, in no placement problem.
+    dynamic = [i for i in placed if tensors[i]["kind"] in OWN_REGION]
+
+    def own(i):
+        return f"{OWN_REGION[tensors[i]['kind']]} t{i}"
+
     for n, i in enumerate(dynamic):
-        region_of[f"dynamic t{i}"] = len(REGIONS) + n
+        region_of[own(i)] = len(REGIONS) + n
     def size(t):  # a constant's bytes are its buffer's in the file (a sparse one's are fewer)
         return min(t["size"], t.get("file_bytes", t["size"]))
 
@@ -65,7 +72,7 @@ def to_trace(cap, runs=1):
 
     def region(i):
         t = tensors[i]
-        return region_of[f"dynamic t{i}" if t["kind"] == "dynamic" else t["kind"]]
+        return region_of[own(i) if t["kind"] in OWN_REGION else t["kind"]]
 
     hulls = {}
     for i in placed:
@@ -115,7 +122,7 @@ def to_trace(cap, runs=1):
         members.setdefault(find(i), []).append(i)
     vid = {i: "=".join(f"t{m}" for m in members[find(i)]) for i in placed}
 
-    region_names = [r[0] for r in REGIONS] + [f"dynamic t{i}" for i in dynamic]
+    region_names = [r[0] for r in REGIONS] + [own(i) for i in dynamic]
     values = []
     for root in sorted(members):
         t, r = tensors[root], region(root)
@@ -184,7 +191,7 @@ def to_trace(cap, runs=1):
             region["window"] = False
         regions.append(region)
     for n, i in enumerate(dynamic):
-        regions.append({"name": f"dynamic t{i}", "kind": "dynamic", "size": size_of(tensors[i])})
+        regions.append({"name": own(i), "kind": "dynamic", "size": size_of(tensors[i])})
     versions = cap["versions"]
     trace = {
         "format": "arena-trace/1",
@@ -204,7 +211,8 @@ def to_trace(cap, runs=1):
             "tensor_kinds": {
                 k: sum(1 for t in tensors if t["kind"] == k)
                 for k in ("arena", "temporary", "persistent", "constant", "none")
-            },
+            } | {k: n for k in ("persistent_ro",)
+                 if (n := sum(1 for t in tensors if t["kind"] == k))},
         },
         "capture": {
             **cap.get("notes", {}),
