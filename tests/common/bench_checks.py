@@ -2,6 +2,8 @@
 checks that print ok/FAIL and end the test with their count, and a results file's entries by
 benchmark name (the first of each, aggregates and /repeats, /iterations suffixes left out)."""
 
+import os
+import subprocess
 import sys
 
 failures = []
@@ -19,6 +21,13 @@ def runs(entries):
         if entry.get("run_type") != "aggregate":
             out.setdefault(entry["name"].split("/repeats")[0].split("/iterations")[0], entry)
     return out
+
+
+def place_strategies(bin_dir):
+    """Every strategy of place.h, as `arenacert place --list` (beside the bench) names them, sorted."""
+    done = subprocess.run([os.path.join(bin_dir, "arenacert"), "place", "--list"],
+                          capture_output=True, text=True)
+    return sorted(done.stdout.split())
 
 
 def finish():
