@@ -152,12 +152,14 @@ try:
     families = {name.split("/")[0] for name in reference}
     expect({"certify", "exact", "load", "precision", "placement", "arena"} <= families,
            f"the bench counted every kind: {sorted(families)}")
+    moved = 0
     for name, counts in runs.items():
         differ = {k: (reference.get(k), counts.get(k)) for k in set(reference) | set(counts)
                   if reference.get(k) != counts.get(k)}
+        moved += bool(differ)
         expect(not differ, f"scripts/bench ({name}): counts differ from repeat 1: {differ}")
-    print(f"scripts/bench --instructions: {len(reference)} counts equal under {len(runs)} conditions",
-          flush=True)
+    print(f"scripts/bench --instructions: {len(reference)} counts "
+          f"{'equal' if not moved else 'NOT equal'} under {len(runs)} conditions", flush=True)
 
     # Another family's plans registered (a sweep's task that found them, a run that did not):
     # the bench binary as scripts/bench runs one group, its per-run dumps compared.
@@ -195,7 +197,8 @@ try:
     alone, beside = group("alone", os.path.join(tmp, "no-plans")), group("beside", fake)
     expect(len(alone) > 10 and alone == beside,
            f"another family registered moves counts: {[(a, b) for a, b in zip(alone, beside) if a != b]}")
-    print(f"bench binary, another family's plans registered or not: {len(alone)} dumps equal", flush=True)
+    print(f"bench binary, another family's plans registered or not: {len(alone)} dumps "
+          f"{'equal' if alone == beside else 'NOT equal'}", flush=True)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
