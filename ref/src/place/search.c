@@ -73,6 +73,8 @@ typedef struct search_t {
     bool *placed;
     uint64_t limit;
     uint64_t max_align; /* the largest alignment */
+    uint64_t salt;      /* 0, or a seed breaking ties among a tight node's candidates */
+    bool saw_tight;     /* some node branched on a tight section */
     uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
     uint64_t probes;        /* every node entered: the deadline is read every 16 */
     uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
@@ -279,6 +281,7 @@ static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first,
         if (last && k + 1 < hi) s->reach[k + 1] = s->cover[k + 1] != NONE32; /* the next run */
     }
     if (!at_level) return false;
+    s->saw_tight = true;
     uint32_t best = NONE32;
     for (uint32_t k = lo; k < hi; ++k)
         if (s->cover[k] != NONE32 && s->raw[k] == level &&
@@ -303,7 +306,13 @@ static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first,
                                (s->su[b] < hi && s->raw[s->su[b]] == t)
                            ? 1
                            : 2;
-        if (s->order != arp_order_taw_k) s->cands[c].key = cls << 32 | s->cands[c].rank;
+        if (s->salt) {
+            uint64_t h = (b + 1) * 0x9e3779b97f4a7c15ull ^ s->salt;
+            h ^= h >> 31, h *= 0xbf58476d1ce4e5b9ull, h ^= h >> 29;
+            s->cands[c].key = cls << 32 | h >> 32;
+        } else if (s->order != arp_order_taw_k) {
+            s->cands[c].key = cls << 32 | s->cands[c].rank;
+        }
         s->cands[kept++] = s->cands[c];
     }
     *n = kept - top;
@@ -554,8 +563,9 @@ oom:
 
 /* One run: a placement within `limit` in at[] (per buffer; found_k), none exists
  * (not_found_k), or the budget or the deadline ran out first (stopped_k). */
-static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_t budget,
-                     double deadline, uint64_t *at, uint64_t *nodes, bool *oom, bool *too_deep) {
+static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t limit,
+                     uint64_t budget, double deadline, uint64_t *at, uint64_t *nodes, bool *oom,
+                     bool *too_deep, bool *saw_tight) {
     search_t s = {.m = p->m,
                   .sections = p->sections,
                   .orig = p->index,
@@ -574,7 +584,8 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
                   .limit = limit,
                   .budget = budget,
                   .deadline = deadline,
-                  .order = order};
+                  .order = order,
+                  .salt = salt};
     size_t m = p->m;
     outcome_t out = stopped_k;
     s.rank = calloc(m + 1, sizeof *s.rank);
@@ -612,6 +623,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
         for (size_t b = 0; b < m; ++b) at[s.orig[b]] = s.solution[b];
 done:
     *nodes += s.nodes;
+    *saw_tight |= s.saw_tight;
     *oom = s.oom;
     *too_deep = s.too_deep;
     free(s.rank), free(s.solution), free(s.floor), free(s.placed), free(s.raw), free(s.rem);
@@ -622,14 +634,29 @@ done:
 
 /* Is there a placement within `limit`? The three orders take turns, each budget twice the
  * last (MiniMalloc's round robin), up to `most` nodes a run; a run that ends without running
- * out decides. */
+ * out decides. Where the tree branched on tight sections, the choice among their candidates
+ * is heavy-tailed (one wrong early choice is refuted only after a huge subtree, another order
+ * finds a placement at once), so each round also makes as many short runs (the first budget)
+ * with those ties broken by a seeded hash as its long runs had budgets: restarts, about half
+ * the work. */
 static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *at,
                         uint64_t *nodes, bool *oom, uint64_t most) {
-    for (uint64_t budget = 2 * (p->m + 1); budget <= most; budget *= 2) {
+    uint64_t first = 2 * (p->m + 1), salt = 0;
+    bool tight = false;
+    for (uint64_t budget = first; budget <= most; budget *= 2) {
         for (int o = 0; o < arp_order_count_k; ++o) {
             bool too_deep = false;
-            outcome_t out = run(p, (order_t)o, limit, budget, deadline, at, nodes, oom, &too_deep);
+            outcome_t out = run(p, (order_t)o, 0, limit, budget, deadline, at, nodes, oom,
+                                &too_deep, &tight);
             if (*oom || too_deep) return stopped_k; /* a larger budget would stop there too */
+            if (out != stopped_k) return out;
+            if (arp_place_now() > deadline) return stopped_k;
+        }
+        for (uint64_t short_runs = budget / first; tight && short_runs-- > 0;) {
+            bool too_deep = false;
+            outcome_t out = run(p, arp_order_wat_k, ++salt, limit, first, deadline, at, nodes,
+                                oom, &too_deep, &tight);
+            if (*oom) return stopped_k;
             if (out != stopped_k) return out;
             if (arp_place_now() > deadline) return stopped_k;
         }
