@@ -89,7 +89,7 @@ typedef enum ar_place_strategy_t {
      * meet a neighbour's top), so no completion is reached twice and a perfect packing is built
      * without waste; a buffer over a whole part whose tops are level goes there alone.
      * Ranks: three preorders (lifetime, area, most bytes in a spanned section; and two
-     * permutations) take turns on doubling node budgets; where the tree branched on sections
+     * permutations) take turns on doubling node budgets; where most nodes branched on sections
      * without slack, each round also makes short restarts (the first budget, as many as the
      * round's budget holds) with those ties broken by a seeded hash: one wrong early choice
      * there can take a huge subtree to refute (seeded: under `clock_tick_s` the same offsets

@@ -74,7 +74,7 @@ typedef struct search_t {
     uint64_t limit;
     uint64_t max_align; /* the largest alignment */
     uint64_t salt;      /* 0, or a seed breaking ties among a tight node's candidates */
-    bool saw_tight;     /* some node branched on a tight section */
+    uint64_t tight_nodes; /* nodes that branched on a tight section */
     uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
     uint64_t probes;        /* every node entered: the deadline is read every 16 */
     uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
@@ -281,7 +281,7 @@ static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first,
         if (last && k + 1 < hi) s->reach[k + 1] = s->cover[k + 1] != NONE32; /* the next run */
     }
     if (!at_level) return false;
-    s->saw_tight = true;
+    ++s->tight_nodes;
     uint32_t best = NONE32;
     for (uint32_t k = lo; k < hi; ++k)
         if (s->cover[k] != NONE32 && s->raw[k] == level &&
@@ -565,7 +565,7 @@ oom:
  * (not_found_k), or the budget or the deadline ran out first (stopped_k). */
 static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t limit,
                      uint64_t budget, double deadline, uint64_t *at, uint64_t *nodes, bool *oom,
-                     bool *too_deep, bool *saw_tight) {
+                     bool *too_deep, uint64_t *tight_nodes) {
     search_t s = {.m = p->m,
                   .sections = p->sections,
                   .orig = p->index,
@@ -623,7 +623,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t
         for (size_t b = 0; b < m; ++b) at[s.orig[b]] = s.solution[b];
 done:
     *nodes += s.nodes;
-    *saw_tight |= s.saw_tight;
+    *tight_nodes += s.tight_nodes;
     *oom = s.oom;
     *too_deep = s.too_deep;
     free(s.rank), free(s.solution), free(s.floor), free(s.placed), free(s.raw), free(s.rem);
@@ -634,15 +634,14 @@ done:
 
 /* Is there a placement within `limit`? The three orders take turns, each budget twice the
  * last (MiniMalloc's round robin), up to `most` nodes a run; a run that ends without running
- * out decides. Where the tree branched on tight sections, the choice among their candidates
- * is heavy-tailed (one wrong early choice is refuted only after a huge subtree, another order
- * finds a placement at once), so each round also makes as many short runs (the first budget)
- * with those ties broken by a seeded hash as its long runs had budgets: restarts, about half
- * the work. */
+ * out decides. Where most nodes so far branched on tight sections, the choice among their
+ * candidates is heavy-tailed (one wrong early choice is refuted only after a huge subtree,
+ * another order finds a placement at once), so each round also makes as many short runs (the
+ * first budget) with those ties broken by a seeded hash as its long runs had budgets:
+ * restarts, about half the work. */
 static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *at,
                         uint64_t *nodes, bool *oom, uint64_t most) {
-    uint64_t first = 2 * (p->m + 1), salt = 0;
-    bool tight = false;
+    uint64_t first = 2 * (p->m + 1), salt = 0, tight = 0, start = *nodes;
     for (uint64_t budget = first; budget <= most; budget *= 2) {
         for (int o = 0; o < arp_order_count_k; ++o) {
             bool too_deep = false;
@@ -652,7 +651,7 @@ static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, ui
             if (out != stopped_k) return out;
             if (arp_place_now() > deadline) return stopped_k;
         }
-        for (uint64_t short_runs = budget / first; tight && short_runs-- > 0;) {
+        for (uint64_t runs = budget / first; 2 * tight > *nodes - start && runs-- > 0;) {
             bool too_deep = false;
             outcome_t out = run(p, arp_order_wat_k, ++salt, limit, first, deadline, at, nodes,
                                 oom, &too_deep, &tight);
