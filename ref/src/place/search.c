@@ -2,21 +2,22 @@
  * placement within this limit?", complete unless it runs out of nodes. A canonical solution
  * rests every buffer on the highest buffer below it in its lifetime (or on 0) and places them
  * in non-decreasing offset (ties: rank), so a node branches over the unplaced buffers at their
- * resting offsets, below the lowest top any unplaced buffer could reach (else a gap stays
- * open for it). Inference cuts a node when a section's lowest reachable floor plus its unplaced
- * bytes passes the limit. Once no unplaced buffer spans a time boundary, each side is solved
- * alone. Three preorders take turns on doubling node budgets. Minimising bisects the height
- * between the max-live bound and the incumbent with that procedure. A buffer of several rows
- * occupies several runs of sections (spans): it rests on the highest top over all of them, its
- * bytes count as unplaced in each, and for splitting it spans its hull, so its rows stay in
- * one part and get one offset. */
+ * resting offsets, below the lowest top any unplaced buffer could reach (else a gap stays open
+ * for it). Inference cuts a node when a section's lowest reachable floor plus its unplaced
+ * bytes passes the limit. A section without slack is filled solid: runs of them must be
+ * tileable at their tops, and a node branches only over the buffers over one such byte (with
+ * seeded restarts where that dominates). Once no unplaced buffer spans a time boundary, each
+ * side is solved alone. Three preorders take turns on doubling node budgets. Minimising bisects
+ * the height between the max-live bound and the incumbent with that procedure. A buffer of
+ * several rows occupies several runs of sections (spans): it rests on the highest top over all
+ * of them, its bytes count as unplaced in each, and for splitting it spans its hull, so its
+ * rows stay in one part and get one offset. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "place/place_internal.h"
 
 #define NONE SIZE_MAX
-
 
 /* What a node or a partition ends with. */
 typedef enum outcome_t { found_k, not_found_k, stopped_k } outcome_t;
@@ -63,7 +64,7 @@ typedef struct search_t {
     uint64_t *raw, *rem; /* per section: top of the highest placed buffer; unplaced bytes */
     uint64_t *infl;      /* per section: lowest offset an unplaced buffer there can take */
     uint32_t *cuts;      /* per boundary k|k+1: unplaced buffers spanning it */
-    uint32_t *cover;     /* scratch per node and section: candidates at the lowest level */
+    uint32_t *cover;     /* scratch per node and tight section: buffers whose floor is its top */
     uint32_t *head;      /* scratch per section: the first piece starting there (NONE32) */
     uint8_t *reach;      /* scratch per boundary: a run's sections before it exactly covered */
     uint32_t *piece_end, *piece_next; /* the pieces: where each ends, the next from its start */
