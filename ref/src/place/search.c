@@ -210,42 +210,46 @@ static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t co
 #define NONE32 UINT32_MAX
 
 /* A section with no slack (its top plus its unplaced bytes is the limit) is filled solid from
- * its top up, so the buffer over its lowest free byte rests on that top. At the level (the
- * lowest floor of a candidate), consecutive such sections with their top there (a run) are
- * tiled exactly by candidates resting at the level, side by side in time: a walk over each
- * run's boundaries checks that pieces of them can (a node fails when one cannot). And a
- * candidate over such a section comes next in some canonical order of every completion: only
- * those over one section need be tried (one of them covers that byte in each completion, so
- * none is reached twice), the section fewest cover (fail first). Narrows the candidates
- * cands[top, top + *n) to it (*n 0: the node fails) and returns true; false when no section at
- * the level is tight. */
-static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t top, size_t *n) {
+ * its top up, so the buffer over its lowest free byte rests on that top: one whose floor (the
+ * highest top in its lifetime) is that top. Where consecutive such sections share a top (a run),
+ * those buffers tile the run exactly, side by side in time, at that top: a walk over each run's
+ * boundaries checks that pieces of them can (a node fails when one cannot). And at the level
+ * (the lowest floor of a candidate) a buffer over such a section comes next in some canonical
+ * order of every completion: only those over one section need be tried (one of them covers
+ * that byte in each completion, so none is reached twice), the section fewest cover (fail
+ * first). Narrows the candidates cands[top, top + *n) to it (*n 0: the node fails) and
+ * returns true; false when no section at the level is tight. */
+static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
+                            size_t top, size_t *n) {
     uint64_t level = UINT64_MAX;
     for (size_t c = top; c < top + *n; ++c)
         if (s->cands[c].off < level) level = s->cands[c].off;
-    bool any = false;
+    bool any = false, at_level = false;
     for (uint32_t k = lo; k < hi; ++k) {
-        bool tight = s->rem[k] && s->raw[k] == level && level + s->rem[k] == s->limit;
+        bool tight = s->rem[k] && s->raw[k] + s->rem[k] == s->limit;
         s->cover[k] = tight ? 0 : NONE32;
         s->head[k] = NONE32;
-        s->reach[k] = tight && (k == lo || s->cover[k - 1] == NONE32); /* a run starts here */
+        /* A run starts here: reached from the start. */
+        s->reach[k] = tight && (k == lo || s->cover[k - 1] == NONE32 || s->raw[k - 1] != s->raw[k]);
         any |= tight;
+        at_level |= tight && s->raw[k] == level;
     }
     if (!any) return false;
     s->reach[hi] = 0;
-    /* Each candidate at the level: the tight sections it covers, and its pieces there (its
-     * runs of them, each listed from where it starts). */
+    /* Each unplaced buffer: the tight sections at its floor that it covers, and its pieces
+     * there (its runs of them, each listed from where it starts). */
     size_t pieces = 0;
-    for (size_t c = top; c < top + *n; ++c) {
-        if (s->cands[c].off != level) continue;
-        uint32_t b = s->cands[c].b;
+    for (size_t i = first; i < first + count; ++i) {
+        uint32_t b = s->members[i];
+        if (s->placed[b]) continue;
+        uint64_t f = s->floor[b];
         for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
             for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k) {
-                if (s->cover[k] == NONE32) continue;
+                if (s->cover[k] == NONE32 || s->raw[k] != f) continue;
                 ++s->cover[k];
-                if (k > s->lo[j] && s->cover[k - 1] != NONE32) continue;
+                if (k > s->lo[j] && s->cover[k - 1] != NONE32 && s->raw[k - 1] == f) continue;
                 uint32_t end = k + 1;
-                while (end < s->hi[j] && s->cover[end] != NONE32) ++end;
+                while (end < s->hi[j] && s->cover[end] != NONE32 && s->raw[end] == f) ++end;
                 if (pieces == s->pieces_capacity) {
                     size_t cap = s->pieces_capacity ? 2 * s->pieces_capacity : 1024;
                     uint32_t *e = realloc(s->piece_end, cap * sizeof *e);
@@ -270,15 +274,20 @@ static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t top, s
         if (s->reach[k])
             for (uint32_t x = s->head[k]; x != NONE32; x = s->piece_next[x])
                 s->reach[s->piece_end[x]] = 1;
-        if ((k + 1 == hi || s->cover[k + 1] == NONE32) && !s->reach[k + 1]) {
+        bool last = k + 1 == hi || s->cover[k + 1] == NONE32 || s->raw[k + 1] != s->raw[k];
+        if (last && !s->reach[k + 1]) {
             *n = 0; /* a run no pieces tile */
             return true;
         }
+        if (last && k + 1 < hi) s->reach[k + 1] = s->cover[k + 1] != NONE32; /* the next run */
     }
+    if (!at_level) return false;
     ++s->tight_nodes;
     uint32_t best = NONE32;
     for (uint32_t k = lo; k < hi; ++k)
-        if (s->cover[k] != NONE32 && (best == NONE32 || s->cover[k] < s->cover[best])) best = k;
+        if (s->cover[k] != NONE32 && s->raw[k] == level &&
+            (best == NONE32 || s->cover[k] < s->cover[best]))
+            best = k;
     size_t kept = top;
     for (size_t c = top; c < top + *n; ++c) {
         if (s->cands[c].off != level) continue;
@@ -356,7 +365,7 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
     size_t n = s->cands_count - top;
     outcome_t out = not_found_k;
     bool tight = n && (whole_width(s, lo, hi, top, &n) ||
-                       narrow_to_tight(s, lo, hi, top, &n));
+                       narrow_to_tight(s, lo, hi, first, count, top, &n));
     if (tight && !n) { /* a run of sections without slack that nothing can tile */
         s->cands_count = top;
         return s->oom ? stopped_k : not_found_k;
