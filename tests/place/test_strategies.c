@@ -2,8 +2,11 @@
  * judged by the independent all-pairs checker; heights are at least the max-live bound; the
  * search finds the optimum on small problems, where the optimum is the least height of
  * lowest-gap placement over every order of the buffers (gravity: any solution, placed in its
- * offset order at lowest gaps, gets no higher). */
+ * offset order at lowest gaps, gets no higher), perfect packings with a piece or two dropped
+ * (sections without slack, equal sizes and lifetimes: the search's tight branching) too. */
 #include <stdio.h>
+
+#include "arenaref/workloads.h"
 #include "expect.h"
 #include "place_test_util.h"
 
@@ -131,6 +134,39 @@ int main(void) {
             expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
             expect_false(result.fits);
             expect_true(place_test_valid(buffers, n, offsets, 0));
+        }
+    }
+    /* Small perfect packings (a strip of 2..9 bytes over 2..9 times: equal sizes and lifetimes
+     * abound), sometimes a piece dropped: the search's optimum is the least over every order,
+     * with no capacity and with the optimum (fits) or one less (does not) as the capacity. */
+    for (int round = 0; round < 400; ++round) {
+        size_t n = 2 + place_test_below(&state, 6);
+        uint64_t height = 2 + place_test_below(&state, 8), span = 2 + place_test_below(&state, 8);
+        if (height * span < n) continue;
+        static uint64_t planted[8];
+        require_true(ar_workload_packing(n, (uint64_t)round, height, span, buffers, planted) ==
+                     ar_status_success_k);
+        if (round % 3 == 0) buffers[place_test_below(&state, n)].size = 0;
+        ar_place_problem_t problem = {buffers, n, NULL};
+        size_t order[8];
+        for (size_t i = 0; i < n; ++i) order[i] = i;
+        uint64_t optimum = best_over_orders(buffers, order, 0, n);
+        ar_place_options_t options;
+        ar_place_options_default(&options);
+        options.strategy = ar_place_search_k;
+        ar_place_result_t result;
+        expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
+        expect_true(place_test_valid(buffers, n, offsets, 0));
+        expect_u64_eq(result.height, optimum);
+        expect_true(result.optimal);
+        if (round % 3 != 0) expect_u64_eq(optimum, height); /* nothing dropped: the strip */
+        options.capacity = optimum;
+        expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
+        expect_true(result.fits);
+        if (optimum > 1) {
+            options.capacity = optimum - 1;
+            expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
+            expect_false(result.fits);
         }
     }
     /* Planted tilings, some pieces removed: a placement within W exists, and the search (a

@@ -82,8 +82,18 @@ typedef enum ar_place_strategy_t {
      * unplaced buffer spans a time boundary, the two sides are solved apart, each re-ranked (a
      * buffer of several rows rests on the highest top in any of its rows' sections, and spans
      * its first row's start to its last row's end for that split, so its rows stay together).
+     * A section with no slack (its top plus its unplaced bytes is L) must be filled solid: a
+     * node fails when a run of such sections at one top cannot be tiled, side by side in time,
+     * by buffers that can rest there; at the lowest such top it branches only over the buffers
+     * over one such section (the one fewest cover; first those that fill the run's width or
+     * meet a neighbour's top), so no completion is reached twice and a perfect packing is built
+     * without waste; a buffer over a whole part whose tops are level goes there alone.
      * Ranks: three preorders (lifetime, area, most bytes in a spanned section; and two
-     * permutations) take turns on doubling node budgets. Starts from the best of the other
+     * permutations) take turns on doubling node budgets; where most nodes branched on sections
+     * without slack, each round also makes short restarts (the first budget, as many as the
+     * round's budget holds) with those ties broken by a seeded hash: one wrong early choice
+     * there can take a huge subtree to refute (seeded: under `clock_tick_s` the same offsets
+     * every run). Starts from the best of the other
      * strategies and of up to 1024 perturbed greedy orders (a twentieth of the time limit).
      * With a capacity, L is the capacity (90% of the limit; an undecided search leaves the rest
      * to a local search over orders from the incumbent). Minimising asks the max-live bound

@@ -2,14 +2,16 @@
  * placement within this limit?", complete unless it runs out of nodes. A canonical solution
  * rests every buffer on the highest buffer below it in its lifetime (or on 0) and places them
  * in non-decreasing offset (ties: rank), so a node branches over the unplaced buffers at their
- * resting offsets, below the lowest top any unplaced buffer could reach (else a gap stays
- * open for it). Inference cuts a node when a section's lowest reachable floor plus its unplaced
- * bytes passes the limit. Once no unplaced buffer spans a time boundary, each side is solved
- * alone. Three preorders take turns on doubling node budgets. Minimising bisects the height
- * between the max-live bound and the incumbent with that procedure. A buffer of several rows
- * occupies several runs of sections (spans): it rests on the highest top over all of them, its
- * bytes count as unplaced in each, and for splitting it spans its hull, so its rows stay in
- * one part and get one offset. */
+ * resting offsets, below the lowest top any unplaced buffer could reach (else a gap stays open
+ * for it). Inference cuts a node when a section's lowest reachable floor plus its unplaced
+ * bytes passes the limit. A section without slack is filled solid: runs of them must be
+ * tileable at their tops, and a node branches only over the buffers over one such byte (with
+ * seeded restarts where that dominates). Once no unplaced buffer spans a time boundary, each
+ * side is solved alone. Three preorders take turns on doubling node budgets. Minimising bisects
+ * the height between the max-live bound and the incumbent with that procedure. A buffer of
+ * several rows occupies several runs of sections (spans): it rests on the highest top over all
+ * of them, its bytes count as unplaced in each, and for splitting it spans its hull, so its
+ * rows stay in one part and get one offset. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +46,7 @@ static int by_rank(void const *x, void const *y) {
 }
 
 typedef struct candidate_t {
-    uint64_t off;
+    uint64_t off, key; /* key: the order among equal offsets (the rank, or a tight node's) */
     uint32_t rank, b;
 } candidate_t;
 
@@ -62,10 +64,18 @@ typedef struct search_t {
     uint64_t *raw, *rem; /* per section: top of the highest placed buffer; unplaced bytes */
     uint64_t *infl;      /* per section: lowest offset an unplaced buffer there can take */
     uint32_t *cuts;      /* per boundary k|k+1: unplaced buffers spanning it */
+    uint32_t *cover;     /* scratch per node and tight section: buffers whose floor is its top */
+    uint32_t *head;      /* scratch per section: the first piece starting there (NONE32) */
+    uint8_t *reach;      /* scratch per boundary: a run's sections before it exactly covered */
+    uint32_t *piece_end, *piece_next; /* the pieces: where each ends, the next from its start */
+    size_t pieces_capacity;
     uint64_t *undo;      /* a stack: the floors a placement raised (at most every span once) */
     size_t undo_count;
     bool *placed;
     uint64_t limit;
+    uint64_t max_align; /* the largest alignment */
+    uint64_t salt;      /* 0, or a seed breaking ties among a tight node's candidates */
+    uint64_t tight_nodes; /* nodes that branched on a tight section */
     uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
     uint64_t probes;        /* every node entered: the deadline is read every 16 */
     uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
@@ -98,7 +108,7 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
 static int by_offset(void const *x, void const *y) {
     candidate_t const *p = x, *q = y;
     if (p->off != q->off) return p->off < q->off ? -1 : 1;
-    return p->rank < q->rank ? -1 : p->rank > q->rank;
+    return p->key < q->key ? -1 : p->key > q->key;
 }
 
 static outcome_t solve_range(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count);
@@ -186,7 +196,7 @@ static inline __attribute__((always_inline)) bool infer_spans(search_t *s, uint3
     for (size_t i = first; i < first + count; ++i) {
         uint32_t b = s->members[i];
         if (!s->placed[b] && s->floor[b] >= base && s->floor[b] < min_top)
-            s->cands[s->cands_count++] = (candidate_t){s->floor[b], s->rank[b], b};
+            s->cands[s->cands_count++] = (candidate_t){s->floor[b], s->rank[b], s->rank[b], b};
     }
     return true;
 }
@@ -195,6 +205,140 @@ static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t co
                   bool push, size_t *unplaced) {
     return s->several ? infer_spans(s, lo, hi, first, count, base, push, unplaced, true)
                       : infer_spans(s, lo, hi, first, count, base, push, unplaced, false);
+}
+
+#define NONE32 UINT32_MAX
+
+/* A section with no slack (its top plus its unplaced bytes is the limit) is filled solid from
+ * its top up, so the buffer over its lowest free byte rests on that top: one whose floor (the
+ * highest top in its lifetime) is that top. Where consecutive such sections share a top (a run),
+ * those buffers tile the run exactly, side by side in time, at that top: a walk over each run's
+ * boundaries checks that pieces of them can (a node fails when one cannot). And at the level
+ * (the lowest floor of a candidate) a buffer over such a section comes next in some canonical
+ * order of every completion: only those over one section need be tried (one of them covers
+ * that byte in each completion, so none is reached twice), the section fewest cover (fail
+ * first). Narrows the candidates cands[top, top + *n) to it (*n 0: the node fails) and
+ * returns true; false when no section at the level is tight. */
+static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
+                            size_t top, size_t *n) {
+    uint64_t level = UINT64_MAX;
+    for (size_t c = top; c < top + *n; ++c)
+        if (s->cands[c].off < level) level = s->cands[c].off;
+    bool any = false, at_level = false;
+    for (uint32_t k = lo; k < hi; ++k) {
+        bool tight = s->rem[k] && s->raw[k] + s->rem[k] == s->limit;
+        s->cover[k] = tight ? 0 : NONE32;
+        s->head[k] = NONE32;
+        /* A run starts here: reached from the start. */
+        s->reach[k] = tight && (k == lo || s->cover[k - 1] == NONE32 || s->raw[k - 1] != s->raw[k]);
+        any |= tight;
+        at_level |= tight && s->raw[k] == level;
+    }
+    if (!any) return false;
+    s->reach[hi] = 0;
+    /* Each unplaced buffer: the tight sections at its floor that it covers, and its pieces
+     * there (its runs of them, each listed from where it starts). */
+    size_t pieces = 0;
+    for (size_t i = first; i < first + count; ++i) {
+        uint32_t b = s->members[i];
+        if (s->placed[b]) continue;
+        uint64_t f = s->floor[b];
+        for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
+            for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k) {
+                if (s->cover[k] == NONE32 || s->raw[k] != f) continue;
+                ++s->cover[k];
+                if (k > s->lo[j] && s->cover[k - 1] != NONE32 && s->raw[k - 1] == f) continue;
+                uint32_t end = k + 1;
+                while (end < s->hi[j] && s->cover[end] != NONE32 && s->raw[end] == f) ++end;
+                if (pieces == s->pieces_capacity) {
+                    size_t cap = s->pieces_capacity ? 2 * s->pieces_capacity : 1024;
+                    uint32_t *e = realloc(s->piece_end, cap * sizeof *e);
+                    if (e) s->piece_end = e;
+                    uint32_t *x = e ? realloc(s->piece_next, cap * sizeof *x) : NULL;
+                    if (!x) {
+                        s->oom = true;
+                        *n = 0;
+                        return true;
+                    }
+                    s->piece_next = x;
+                    s->pieces_capacity = cap;
+                }
+                s->piece_end[pieces] = end;
+                s->piece_next[pieces] = s->head[k];
+                s->head[k] = (uint32_t)pieces++;
+            }
+    }
+    /* Every run must be reached from its start to its end. */
+    for (uint32_t k = lo; k < hi; ++k) {
+        if (s->cover[k] == NONE32) continue;
+        if (s->reach[k])
+            for (uint32_t x = s->head[k]; x != NONE32; x = s->piece_next[x])
+                s->reach[s->piece_end[x]] = 1;
+        bool last = k + 1 == hi || s->cover[k + 1] == NONE32 || s->raw[k + 1] != s->raw[k];
+        if (last && !s->reach[k + 1]) {
+            *n = 0; /* a run no pieces tile */
+            return true;
+        }
+        if (last && k + 1 < hi) s->reach[k + 1] = s->cover[k + 1] != NONE32; /* the next run */
+    }
+    if (!at_level) return false;
+    ++s->tight_nodes;
+    uint32_t best = NONE32;
+    for (uint32_t k = lo; k < hi; ++k)
+        if (s->cover[k] != NONE32 && s->raw[k] == level &&
+            (best == NONE32 || s->cover[k] < s->cover[best]))
+            best = k;
+    size_t kept = top;
+    for (size_t c = top; c < top + *n; ++c) {
+        if (s->cands[c].off != level) continue;
+        uint32_t b = s->cands[c].b;
+        bool over = false;
+        for (uint32_t j = s->sf[b]; j < s->sf[b + 1] && !over; ++j)
+            over = s->lo[j] <= best && best < s->hi[j];
+        if (!over) continue;
+        /* Try first what fills the run's width exactly, then what meets a wall's top (one
+         * preorder keeps the rank alone: orders that help one instance hurt another). */
+        uint64_t t = level + s->size[b];
+        uint32_t a = best, z = best + 1;
+        while (a > lo && s->cover[a - 1] != NONE32 && s->raw[a - 1] == level) --a;
+        while (z < hi && s->cover[z] != NONE32 && s->raw[z] == level) ++z;
+        uint64_t cls = s->sl[b] == a && s->su[b] == z ? 0
+                       : (s->sl[b] > lo && s->raw[s->sl[b] - 1] == t) ||
+                               (s->su[b] < hi && s->raw[s->su[b]] == t)
+                           ? 1
+                           : 2;
+        if (s->salt) {
+            uint64_t h = (b + 1) * 0x9e3779b97f4a7c15ull ^ s->salt;
+            h ^= h >> 31, h *= 0xbf58476d1ce4e5b9ull, h ^= h >> 29;
+            s->cands[c].key = cls << 32 | h >> 32;
+        } else if (s->order != arp_order_taw_k) {
+            s->cands[c].key = cls << 32 | s->cands[c].rank;
+        }
+        s->cands[kept++] = s->cands[c];
+    }
+    *n = kept - top;
+    return true;
+}
+
+/* Where every section of the part has one top, a candidate live over the whole part goes
+ * there at once, alone: in any completion it can be moved down to that top and what lay
+ * between lifted by its size (nothing there reaches past the part), so no other order need be
+ * tried. True with the candidates narrowed to it. */
+static bool whole_width(search_t *s, uint32_t lo, uint32_t hi, size_t top, size_t *n) {
+    if (s->pin) return false; /* a pinned buffer cannot be lifted */
+    for (uint32_t k = lo + 1; k < hi; ++k)
+        if (s->raw[k] != s->raw[lo]) return false;
+    for (size_t c = top; c < top + *n; ++c) {
+        uint32_t b = s->cands[c].b;
+        if (s->sl[b] == lo && s->su[b] == hi && s->sf[b + 1] - s->sf[b] == 1 &&
+            s->size[b] % s->max_align == 0 && /* what it lifts stays aligned */
+            s->cands[c].off == s->raw[lo]) {
+            s->cands[top] = s->cands[c];
+            *n = 1;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Buffers live in sections [lo, hi), members[first, first + count) (some already placed), all
@@ -220,6 +364,12 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
     if (unplaced == 0) return found_k;
     size_t n = s->cands_count - top;
     outcome_t out = not_found_k;
+    bool tight = n && (whole_width(s, lo, hi, top, &n) ||
+                       narrow_to_tight(s, lo, hi, first, count, top, &n));
+    if (tight && !n) { /* a run of sections without slack that nothing can tile */
+        s->cands_count = top;
+        return s->oom ? stopped_k : not_found_k;
+    }
     qsort(s->cands + top, n, sizeof *s->cands, by_offset);
     for (size_t c = top; c < top + n; ++c) {
         uint64_t at = s->cands[c].off;
@@ -239,7 +389,8 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
         bool cut = false;
         for (uint32_t k = s->sl[b]; k + 1 < s->su[b]; ++k) cut |= --s->cuts[k] == 0;
         if (!cut) {
-            out = node(s, lo, hi, first, count, at, rank);
+            /* Past a tight node the order among equal offsets is not by rank: no rule. */
+            out = node(s, lo, hi, first, count, at, tight ? NONE : rank);
         } else {
             /* Check the whole partition from `at` first: the parts start again from 0. */
             size_t ignored;
@@ -413,8 +564,9 @@ oom:
 
 /* One run: a placement within `limit` in at[] (per buffer; found_k), none exists
  * (not_found_k), or the budget or the deadline ran out first (stopped_k). */
-static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_t budget,
-                     double deadline, uint64_t *at, uint64_t *nodes, bool *oom, bool *too_deep) {
+static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t limit,
+                     uint64_t budget, double deadline, uint64_t *at, uint64_t *nodes, bool *oom,
+                     bool *too_deep, uint64_t *tight_nodes) {
     search_t s = {.m = p->m,
                   .sections = p->sections,
                   .orig = p->index,
@@ -433,7 +585,8 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
                   .limit = limit,
                   .budget = budget,
                   .deadline = deadline,
-                  .order = order};
+                  .order = order,
+                  .salt = salt};
     size_t m = p->m;
     outcome_t out = stopped_k;
     s.rank = calloc(m + 1, sizeof *s.rank);
@@ -444,17 +597,23 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
     s.rem = malloc((p->sections + 1) * sizeof *s.rem);
     s.infl = malloc((p->sections + 1) * sizeof *s.infl);
     s.cuts = calloc(p->sections + 1, sizeof *s.cuts);
+    s.cover = malloc((p->sections + 1) * sizeof *s.cover);
+    s.head = malloc((p->sections + 1) * sizeof *s.head);
+    s.reach = malloc(p->sections + 2);
     s.members = malloc((m + 1) * sizeof *s.members);
     size_t spans = 1;
     for (size_t j = 0; j < p->sf[m]; ++j) spans += p->span_hi[j] - p->span_lo[j];
     s.undo = malloc(spans * sizeof *s.undo);
     s.members_capacity = m + 1;
     if (!s.rank || !s.solution || !s.floor || !s.placed || !s.raw || !s.rem || !s.infl || !s.cuts ||
-        !s.members || !s.undo) {
+        !s.cover || !s.head || !s.reach || !s.members || !s.undo) {
         s.oom = true;
         goto done;
     }
     memcpy(s.rem, p->rem, (p->sections + 1) * sizeof *s.rem);
+    s.max_align = 1;
+    for (size_t b = 0; b < m; ++b)
+        if (s.align[b] > s.max_align) s.max_align = s.align[b];
     for (size_t b = 0; b < m; ++b) {
         for (uint32_t j = s.sl[b]; j + 1 < s.su[b]; ++j) ++s.cuts[j];
         s.members[b] = (uint32_t)b; /* solve_range ranks them */
@@ -465,24 +624,39 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t limit, uint64_
         for (size_t b = 0; b < m; ++b) at[s.orig[b]] = s.solution[b];
 done:
     *nodes += s.nodes;
+    *tight_nodes += s.tight_nodes;
     *oom = s.oom;
     *too_deep = s.too_deep;
     free(s.rank), free(s.solution), free(s.floor), free(s.placed), free(s.raw), free(s.rem);
-    free(s.infl), free(s.cuts), free(s.members), free(s.cands), free(s.undo), free(s.saved);
-    free(s.keys);
+    free(s.infl), free(s.cuts), free(s.cover), free(s.members), free(s.cands), free(s.undo), free(s.saved);
+    free(s.keys), free(s.head), free(s.reach), free(s.piece_end), free(s.piece_next);
     return s.oom ? stopped_k : out;
 }
 
 /* Is there a placement within `limit`? The three orders take turns, each budget twice the
  * last (MiniMalloc's round robin), up to `most` nodes a run; a run that ends without running
- * out decides. */
+ * out decides. Where most nodes so far branched on tight sections, the choice among their
+ * candidates is heavy-tailed (one wrong early choice is refuted only after a huge subtree,
+ * another order finds a placement at once), so each round also makes as many short runs (the
+ * first budget) with those ties broken by a seeded hash as its long runs had budgets:
+ * restarts, about half the work. */
 static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *at,
                         uint64_t *nodes, bool *oom, uint64_t most) {
-    for (uint64_t budget = 2 * (p->m + 1); budget <= most; budget *= 2) {
+    uint64_t first = 2 * (p->m + 1), salt = 0, tight = 0, start = *nodes;
+    for (uint64_t budget = first; budget <= most; budget *= 2) {
         for (int o = 0; o < arp_order_count_k; ++o) {
             bool too_deep = false;
-            outcome_t out = run(p, (order_t)o, limit, budget, deadline, at, nodes, oom, &too_deep);
+            outcome_t out = run(p, (order_t)o, 0, limit, budget, deadline, at, nodes, oom,
+                                &too_deep, &tight);
             if (*oom || too_deep) return stopped_k; /* a larger budget would stop there too */
+            if (out != stopped_k) return out;
+            if (arp_place_now() > deadline) return stopped_k;
+        }
+        for (uint64_t runs = budget / first; 2 * tight > *nodes - start && runs-- > 0;) {
+            bool too_deep = false;
+            outcome_t out = run(p, arp_order_wat_k, ++salt, limit, first, deadline, at, nodes,
+                                oom, &too_deep, &tight);
+            if (*oom) return stopped_k;
             if (out != stopped_k) return out;
             if (arp_place_now() > deadline) return stopped_k;
         }
