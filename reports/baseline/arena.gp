@@ -15,8 +15,8 @@ set style histogram errorbars gap 1 lw 1
 set title 'allocation path per call (mean ns; arena: an empty-batch call)'
 set logscale y
 set ylabel 'ns per call'
-set ytics ('20 ns' 20, '50 ns' 50, '100 ns' 100, '200 ns' 200, '500 ns' 500, '1 µs' 1000, '2 µs' 2000, '5 µs' 5000, '10 µs' 10000, '20 µs' 20000, '50 µs' 50000, '100 µs' 100000, '200 µs' 200000, '500 µs' 500000, '1 ms' 1000000)
-set yrange [11.828125:1823674.5]
+set ytics ('10 ns' 10, '20 ns' 20, '50 ns' 50, '100 ns' 100, '200 ns' 200, '500 ns' 500, '1 µs' 1000, '2 µs' 2000, '5 µs' 5000, '10 µs' 10000, '20 µs' 20000, '50 µs' 50000, '100 µs' 100000, '200 µs' 200000, '500 µs' 500000)
+set yrange [7.49609375:511137.5625]
 plot 'arena.dat' using 2:3:4:xtic(1) title 'arena' lc rgb '#440154', 'arena.dat' using 14:15:16:xtic(1) title 'glibc' lc rgb '#443983', 'arena.dat' using 26:27:28:xtic(1) title 'mimalloc' lc rgb '#31688e', 'arena.dat' using 38:39:40:xtic(1) title 'jemalloc' lc rgb '#21918c', 'arena.dat' using 50:51:52:xtic(1) title 'mmap' lc rgb '#35b779', 'arena.dat' using 62:63:64:xtic(1) title 'pool' lc rgb '#90d743'
 unset logscale y
 set ytics auto
@@ -24,7 +24,7 @@ set style data histograms
 set style histogram errorbars gap 1 lw 1
 set title 'time per call / floor time (1 = caller-owned buffers)'
 set ylabel 'ratio to the floor'
-set yrange [0:6.490]
+set yrange [0:4.856]
 set format y '%.1f'
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'
 plot 'arena.dat' using 5:6:7:xtic(1) title 'arena' lc rgb '#440154', 'arena.dat' using 17:18:19:xtic(1) title 'glibc' lc rgb '#443983', 'arena.dat' using 29:30:31:xtic(1) title 'mimalloc' lc rgb '#31688e', 'arena.dat' using 41:42:43:xtic(1) title 'jemalloc' lc rgb '#21918c', 'arena.dat' using 53:54:55:xtic(1) title 'mmap' lc rgb '#35b779', 'arena.dat' using 65:66:67:xtic(1) title 'pool' lc rgb '#90d743', 'arena.dat' using 77:78:79:xtic(1) title 'floor' lc rgb '#d8e219'

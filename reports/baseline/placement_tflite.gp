@@ -15,4 +15,4 @@ set bmargin 10
 set ylabel 'height / lower bound (1 = optimal)'
 set yrange [0:1.650]
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'
-plot 'placement_tflite.dat' using 2:xtic(1) title 'best-fit' lc rgb '#440154', 'placement_tflite.dat' using 3:xtic(1) title 'first-fit' lc rgb '#443983', 'placement_tflite.dat' using 4:xtic(1) title 'greedy-by-breadth' lc rgb '#31688e', 'placement_tflite.dat' using 5:xtic(1) title 'greedy-by-size' lc rgb '#21918c', 'placement_tflite.dat' using 6:xtic(1) title 'litert' lc rgb '#35b779', 'placement_tflite.dat' using 7:xtic(1) title 'search' lc rgb '#90d743'
+plot 'placement_tflite.dat' using 2:xtic(1) title 'best-fit' lc rgb '#440154', 'placement_tflite.dat' using 3:xtic(1) title 'first-fit' lc rgb '#443983', 'placement_tflite.dat' using 4:xtic(1) title 'greedy-by-breadth' lc rgb '#31688e', 'placement_tflite.dat' using 5:xtic(1) title 'greedy-by-size' lc rgb '#21918c', 'placement_tflite.dat' using 6:xtic(1) title 'litert' lc rgb '#35b779', 'placement_tflite.dat' using 7:xtic(1) title 'lns' lc rgb '#90d743', 'placement_tflite.dat' using 8:xtic(1) title 'search' lc rgb '#d8e219'
