@@ -84,11 +84,12 @@ def build(spec, given):
     return name, made[0], made[1], sizes, source
 
 
-def trace_of(spec, given):
+def trace_of(spec, given, capture_fn=capture, refusal=ExportError):
+    """The program's trace by a compiler's capture (XLA's; IREE's passes its own)."""
     name, fn, args, sizes, source = build(spec, given)
     try:
-        raw = capture(fn, args, name=name, flags=sizes)
-    except ExportError as e:
+        raw = capture_fn(fn, args, name=name, flags=sizes)
+    except refusal as e:
         raise common.cli.UsageError(f"{spec}: {e}")
     raw["program"]["source"] = source
     return raw
@@ -103,14 +104,19 @@ def add_arguments(p):
                        help=f"the program's {k.replace('_', ' ')} (where it takes one)")
 
 
-def capture_args(a):
+def sizes_given(a):
+    """The program and the sizes its options give (checked), from parsed arguments."""
     if not a.program:
         raise common.cli.UsageError("no program: FILE.py:NAME or a family program's name")
     given = {k: getattr(a, k) for k in SIZE_OPTIONS if getattr(a, k) is not None}
     for k, v in given.items():
         if v < 1:
             raise common.cli.UsageError(f"--{k.replace('_', '-')} {v}: must be at least 1")
-    return trace_of(a.program, given)
+    return a.program, given
+
+
+def capture_args(a):
+    return trace_of(*sizes_given(a))
 
 
 def list_programs():
@@ -138,33 +144,49 @@ def code_digest():
     return h.hexdigest()[:16]
 
 
-def export_all(directory):
+def export_all(directory, prog="xla-plan", trace=trace_of, digest=code_digest,
+               versions_of=versions, refusals=False):
     """The bench's programs as clean, fault-B and fault-D plans plus the placement problem,
-    cached under directory by program, sizes, versions and code; directory/index.tsv."""
+    cached under directory by program, sizes, versions and code; directory/index.tsv lists them.
+    With refusals (IREE's), a program the compiler or the capture refuses is cached as refused
+    and listed in directory/refused.tsv with the reason; otherwise a refusal fails the export."""
     directory = os.path.abspath(directory)
     os.makedirs(directory, exist_ok=True)
-    code = code_digest()
-    vers = json.dumps(versions(), sort_keys=True)
-    index = ["model\tvariant\tplan\tproblem"]
+    code = digest()
+    vers = json.dumps(versions_of(), sort_keys=True)
+    index, refused = ["model\tvariant\tplan\tproblem"], ["model\treason"]
     for name, given in BENCH:
         key = name + "-" + hashlib.sha256(
             f"{code} {vers} {json.dumps(given, sort_keys=True)}".encode()).hexdigest()[:12]
         base = os.path.join(directory, key)
         variants = {"clean": [], "fault-B": ["--plant-fault", "--fault-rule", "B"],
                     "fault-D": ["--plant-fault", "--fault-rule", "D"]}
+        if refusals and os.path.exists(base + ".refused"):
+            with open(base + ".refused") as f:
+                refused.append(f"{name}\t{f.read().strip()}")
+            continue
         if not all(os.path.exists(f"{base}-{v}.json") for v in variants) or \
                 not os.path.exists(f"{base}.problem.csv"):
             start = time.perf_counter()
-            raw = trace_of(name, given)
+            try:
+                raw = trace(name, given)
+            except common.cli.UsageError as e:
+                if not refusals:
+                    raise
+                reason = str(e).replace("\t", " ").replace("\n", " ")
+                common.cli.write(base + ".refused", reason + "\n")
+                refused.append(f"{name}\t{reason}")
+                print(f"{prog}: refused {name}: {reason}", file=sys.stderr)
+                continue
             secs = time.perf_counter() - start
             with tempfile.TemporaryDirectory() as tmp:
-                trace = os.path.join(tmp, "trace.json")
-                common.cli.write(trace, json.dumps(raw))
+                path = os.path.join(tmp, "trace.json")
+                common.cli.write(path, json.dumps(raw))
                 for v, extra in variants.items():
-                    argv = ["--from-trace", trace, "--out", f"{base}-{v}.tmp"] + extra
+                    argv = ["--from-trace", path, "--out", f"{base}-{v}.tmp"] + extra
                     if v == "clean":
                         argv += ["--problem-out", f"{base}.problem.tmp"]
-                    if common.cli.run(argv, "xla-plan", "", capture=capture_args,
+                    if common.cli.run(argv, prog, "", capture=capture_args,
                                       add_arguments=add_arguments):
                         raise common.cli.UsageError(f"exporting {name} ({v}) failed")
             with open(f"{base}-clean.tmp") as f:
@@ -174,8 +196,10 @@ def export_all(directory):
             for v in variants:
                 os.replace(f"{base}-{v}.tmp", f"{base}-{v}.json")
             os.replace(f"{base}.problem.tmp", f"{base}.problem.csv")
-            print(f"xla-plan: exported {name} in {secs:.1f} s", file=sys.stderr)
+            print(f"{prog}: exported {name} in {secs:.1f} s", file=sys.stderr)
         index += [f"{name}\t{v}\t{base}-{v}.json\t{base}.problem.csv" for v in variants]
+    if refusals:
+        common.cli.write(os.path.join(directory, "refused.tsv"), "\n".join(refused) + "\n")
     common.cli.write(os.path.join(directory, "index.tsv"), "\n".join(index) + "\n")
     return 0
 
