@@ -8,39 +8,22 @@ Usage: check_programs.py ROOT ARENACERT DIR   (the build venv's Python)"""
 
 import json
 import os
-import subprocess
 import sys
 
 root, arenacert, work = sys.argv[1:4]
 sys.path.insert(0, os.path.join(root, "workloads/runtimes"))
+sys.path.insert(0, os.path.join(root, "tests/common"))
 import common  # noqa: E402
 import iree.capture  # noqa: E402
 from xla import programs  # noqa: E402
+import plan_checks  # noqa: E402
+from bench_checks import expect, finish  # noqa: E402
 
 os.makedirs(work, exist_ok=True)
-failures = []
-
-
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
 
 
 def certify(plan, tag, exact=False):
-    path = os.path.join(work, tag + ".json")
-    with open(path, "w") as f:
-        json.dump(plan, f)
-    r = subprocess.run([arenacert, "certify", path] + (["--exact"] if exact else []),
-                       capture_output=True, text=True)
-    line = (r.stdout.splitlines() or [""])[0]
-    if r.returncode == 2 or not line.startswith("verdict: "):
-        return None
-    return int(line.split()[1])
-
-
-def verdict_class(v, n):
-    return "?" if v is None else "0" if v == 0 else "B" if v == 1 else "C" if v < 2 + n else "D"
+    return plan_checks.certify(arenacert, work, plan, tag, exact)
 
 
 # program, sizes, the loops expected: [(iterations, depth)]; faults planted where True
@@ -63,14 +46,7 @@ for name, sizes, loops, faulted in CASES:
     except (iree.capture.ExportError, common.TraceError) as e:
         expect(False, f"{tag}: export failed: {e}")
         continue
-    v, ve = certify(plan, tag), certify(plan, tag, exact=True)
-    c = plan["meta"]["counts"]
-    expect(v == 0 and ve == 0, f"{tag}: verdict {v}, exact {ve} ({c['ops']} ops, "
-           f"{c['ops_executed']} executed, {c['in_place_updates']} in place)")
-    got = sorted(((l["iterations"], l["depth"]) for l in plan["meta"]["loops"]),
-                 key=lambda x: (x[1], -x[0]))
-    expect(got == sorted(loops, key=lambda x: (x[1], -x[0])),
-           f"{tag}: loops (iterations, depth) {got}, expected {loops}")
+    plan_checks.check_clean(arenacert, work, tag, plan, loops)
     cap = raw["capture"]
     arena = [r for r in raw["regions"] if r["kind"] == "arena"]
     expect(arena and all(r["planned_size"] == r["size"] for r in arena)
@@ -84,21 +60,7 @@ for name, sizes, loops, faulted in CASES:
            f"{tag}: {cap['launches_written']} launches written, {cap['dispatches']} dispatches")
     if not faulted:
         continue
-    for rule in ("B", "C", "D"):
-        for seed in (0, 1):
-            try:
-                bad, _ = common.export(raw, rule, seed)
-            except common.TraceError as e:
-                expect(False, f"{tag}: no {rule} fault with seed {seed}: {e}")
-                continue
-            n = len(bad["launches"])
-            v, ve = certify(bad, f"{tag}-{rule}{seed}"), certify(bad, f"{tag}-{rule}{seed}", True)
-            want = bad["meta"]["fault"]["expect_class"]
-            ok = verdict_class(v, n) == want == rule and v == ve
-            if rule == "C":
-                ok = ok and v == bad["meta"]["expect"]
-            expect(ok, f"{tag}: fault {rule} seed {seed} ({bad['meta']['fault']['kind']}): "
-                   f"verdict {v} ({verdict_class(v, n)}), exact {ve}, meta expects {want}")
+    plan_checks.check_faults(arenacert, work, tag, raw)
 
 # The Python call: iree.export writes the plan with its placement problem's figures.
 import iree  # noqa: E402
@@ -125,5 +87,4 @@ except iree.capture.ExportError as e:
     expect("iree-compile could not compile" in str(e) and "scatter" in str(e),
            f"gpt2-train refused: {e}")
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -5,41 +5,19 @@ allocation is the arena region's planned size. Planted faults (B, C, D; two seed
 their meta names from both. One process: jax is imported once.
 Usage: check_programs.py ROOT ARENACERT DIR   (the build venv's Python)"""
 
-import json
 import os
-import subprocess
 import sys
 
 root, arenacert, work = sys.argv[1:4]
 sys.path.insert(0, os.path.join(root, "workloads/runtimes"))
+sys.path.insert(0, os.path.join(root, "tests/common"))
 import common  # noqa: E402
 import xla.capture  # noqa: E402
 from xla import programs  # noqa: E402
+import plan_checks  # noqa: E402
+from bench_checks import expect, finish  # noqa: E402
 
 os.makedirs(work, exist_ok=True)
-failures = []
-
-
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
-
-
-def certify(plan, tag, exact=False):
-    path = os.path.join(work, tag + ".json")
-    with open(path, "w") as f:
-        json.dump(plan, f)
-    r = subprocess.run([arenacert, "certify", path] + (["--exact"] if exact else []),
-                       capture_output=True, text=True)
-    line = (r.stdout.splitlines() or [""])[0]
-    if r.returncode == 2 or not line.startswith("verdict: "):
-        return None
-    return int(line.split()[1])
-
-
-def verdict_class(v, n):
-    return "?" if v is None else "0" if v == 0 else "B" if v == 1 else "C" if v < 2 + n else "D"
 
 
 # program, sizes, the loops expected: [(iterations, depth)] (decode: tokens outside layers)
@@ -70,14 +48,7 @@ for name, sizes, loops in CASES:
     except (xla.capture.ExportError, common.TraceError) as e:
         expect(False, f"{tag}: export failed: {e}")
         continue
-    v, ve = certify(plan, tag), certify(plan, tag, exact=True)
-    c = plan["meta"]["counts"]
-    expect(v == 0 and ve == 0, f"{tag}: verdict {v}, exact {ve} ({c['ops']} ops, "
-           f"{c['ops_executed']} executed, {c['in_place_updates']} in place)")
-    got = sorted(((l["iterations"], l["depth"]) for l in plan["meta"]["loops"]),
-                 key=lambda x: (x[1], -x[0]))
-    expect(got == sorted(loops, key=lambda x: (x[1], -x[0])),
-           f"{tag}: loops (iterations, depth) {got}, expected {loops}")
+    c = plan_checks.check_clean(arenacert, work, tag, plan, loops)
     arena = [r for r in raw["regions"] if r["kind"] == "arena"]
     temp = raw["capture"]["temp_size_in_bytes"]
     expect(len(arena) == 1 and arena[0]["planned_size"] == temp,
@@ -87,21 +58,6 @@ for name, sizes, loops in CASES:
            f"{tag}: {written} launches written")
     if (name, sizes.get("layers")) not in FAULTED:
         continue
-    for rule in ("B", "C", "D"):
-        for seed in (0, 1):
-            try:
-                bad, _ = common.export(raw, rule, seed)
-            except common.TraceError as e:
-                expect(False, f"{tag}: no {rule} fault with seed {seed}: {e}")
-                continue
-            n = len(bad["launches"])
-            v, ve = certify(bad, f"{tag}-{rule}{seed}"), certify(bad, f"{tag}-{rule}{seed}", True)
-            want = bad["meta"]["fault"]["expect_class"]
-            ok = verdict_class(v, n) == want == rule and v == ve
-            if rule == "C":
-                ok = ok and v == bad["meta"]["expect"]
-            expect(ok, f"{tag}: fault {rule} seed {seed} ({bad['meta']['fault']['kind']}): "
-                   f"verdict {v} ({verdict_class(v, n)}), exact {ve}, meta expects {want}")
+    plan_checks.check_faults(arenacert, work, tag, raw)
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
