@@ -1,13 +1,13 @@
 # ggml alone, CPU only, from a llama-cpp-python sdist's vendored llama.cpp/ggml: for the corpus's
 # ggml-alloc entry, which needs a ggml that llama.cpp's pinned build (scripts/lib/llama_build.sh)
-# is not. The sdist is fetched with pip, checked against its sha256, built once into
+# is not. The sdist is fetched with pip and checked against its sha256 (llama_sdist), built once into
 # build/ggml/VERSION/install (about 45 s on two cores) and reused while a stamp names the version
 # and digest. Sourced.
 #   source bugs/ggml-output-view/ggml_build.sh; ensure_ggml 0.3.34 SHA256 || exit 2; "$ARENAREF_GGML"
 _arenaref_ggml_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 ensure_ggml() {
-  local version=$1 sha=$2 dir sdist stamp got start
+  local version=$1 sha=$2 dir sdist stamp start
   dir=$_arenaref_ggml_root/build/ggml/$version
   ARENAREF_GGML=$dir/install
   export ARENAREF_GGML
@@ -15,21 +15,8 @@ ensure_ggml() {
   stamp=$dir/.built-$version-${sha:0:16}
   [ -f "$stamp" ] && [ -f "$ARENAREF_GGML/include/ggml-alloc.h" ] && return 0
   start=$(date +%s)
-  mkdir -p "$dir"
-  if [ ! -f "$sdist" ]; then
-    source "$_arenaref_ggml_root/scripts/lib/venv.sh"
-    ensure_venv || return 1
-    echo "arenaref: fetching llama-cpp-python $version (sdist) from PyPI for its ggml" >&2
-    "$ARENAREF_VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps \
-      --no-binary llama-cpp-python -d "$dir" "llama-cpp-python==$version" \
-      || { echo "arenaref: pip download llama-cpp-python==$version failed" >&2; return 1; }
-  fi
-  got=$(sha256sum "$sdist" | cut -d' ' -f1)
-  if [ "$got" != "$sha" ]; then
-    echo "arenaref: $sdist has sha256 $got, expected $sha; removed" >&2
-    rm -f "$sdist"
-    return 1
-  fi
+  source "$_arenaref_ggml_root/scripts/lib/llama_build.sh"
+  llama_sdist "$dir" "$version" "$sha" || return 1
   rm -rf "$dir/src" "$dir/cmake-build" "$ARENAREF_GGML"
   mkdir -p "$dir/src"
   tar -xzf "$sdist" -C "$dir/src" --strip-components=4 \

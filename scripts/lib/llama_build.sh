@@ -11,27 +11,35 @@ ARENAREF_LLAMA_DIR=${ARENAREF_LLAMA_DIR:-$_arenaref_llama_root/build/llama.cpp/$
 ARENAREF_LLAMA=$ARENAREF_LLAMA_DIR/install
 export ARENAREF_LLAMA ARENAREF_LLAMA_DIR
 
-ensure_llama() {
-  local dir=$ARENAREF_LLAMA_DIR sdist stamp got start jobs
-  sdist=$dir/llama_cpp_python-$ARENAREF_LLAMA_VERSION.tar.gz
-  stamp=$dir/.built-$ARENAREF_LLAMA_VERSION-${ARENAREF_LLAMA_SHA256:0:16}
-  [ -f "$stamp" ] && [ -f "$ARENAREF_LLAMA/lib/libllama.so" ] && return 0
-  start=$(date +%s)
+# The llama-cpp-python VERSION sdist in DIR (fetched with pip if missing), checked against SHA256
+# (a file that differs is removed): 0 when DIR/llama_cpp_python-VERSION.tar.gz is the one pinned.
+llama_sdist() {
+  local dir=$1 version=$2 sha=$3 sdist got
+  sdist=$dir/llama_cpp_python-$version.tar.gz
   mkdir -p "$dir"
   if [ ! -f "$sdist" ]; then
     source "$_arenaref_llama_root/scripts/lib/venv.sh"
     ensure_venv || return 1
-    echo "arenaref: fetching llama-cpp-python $ARENAREF_LLAMA_VERSION (sdist) from PyPI" >&2
+    echo "arenaref: fetching llama-cpp-python $version (sdist) from PyPI" >&2
     "$ARENAREF_VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps \
-      --no-binary llama-cpp-python -d "$dir" "llama-cpp-python==$ARENAREF_LLAMA_VERSION" \
-      || { echo "arenaref: pip download llama-cpp-python==$ARENAREF_LLAMA_VERSION failed" >&2; return 1; }
+      --no-binary llama-cpp-python -d "$dir" "llama-cpp-python==$version" \
+      || { echo "arenaref: pip download llama-cpp-python==$version failed" >&2; return 1; }
   fi
   got=$(sha256sum "$sdist" | cut -d' ' -f1)
-  if [ "$got" != "$ARENAREF_LLAMA_SHA256" ]; then
-    echo "arenaref: $sdist has sha256 $got, expected $ARENAREF_LLAMA_SHA256; removed" >&2
+  if [ "$got" != "$sha" ]; then
+    echo "arenaref: $sdist has sha256 $got, expected $sha; removed" >&2
     rm -f "$sdist"
     return 1
   fi
+}
+
+ensure_llama() {
+  local dir=$ARENAREF_LLAMA_DIR sdist stamp start jobs
+  sdist=$dir/llama_cpp_python-$ARENAREF_LLAMA_VERSION.tar.gz
+  stamp=$dir/.built-$ARENAREF_LLAMA_VERSION-${ARENAREF_LLAMA_SHA256:0:16}
+  [ -f "$stamp" ] && [ -f "$ARENAREF_LLAMA/lib/libllama.so" ] && return 0
+  start=$(date +%s)
+  llama_sdist "$dir" "$ARENAREF_LLAMA_VERSION" "$ARENAREF_LLAMA_SHA256" || return 1
   rm -rf "$dir/src" "$dir/cmake-build" "$ARENAREF_LLAMA"
   mkdir -p "$dir/src"
   tar -xzf "$sdist" -C "$dir/src" --strip-components=3 \
