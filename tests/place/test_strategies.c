@@ -51,6 +51,34 @@ static uint64_t best_over_orders(ar_place_buffer_t const *buffers, size_t *order
     return best;
 }
 
+/* The search on a small problem (up to 8 buffers): valid, its height the least over every order
+ * and proven so; with that optimum as the capacity it fits, with one byte less it does not (and
+ * its placement is still valid). Returns the optimum. */
+static uint64_t expect_search_optimal(ar_place_problem_t const *problem, uint64_t *offsets) {
+    size_t order[8];
+    for (size_t i = 0; i < problem->count; ++i) order[i] = i;
+    uint64_t optimum = best_over_orders(problem->buffers, order, 0, problem->count);
+    ar_place_options_t options;
+    ar_place_options_default(&options);
+    options.strategy = ar_place_search_k;
+    ar_place_result_t result;
+    expect_int_eq(ar_place(problem, &options, offsets, &result), ar_status_success_k);
+    expect_true(place_test_valid(problem->buffers, problem->count, offsets, 0));
+    expect_u64_eq(result.height, optimum);
+    expect_true(result.optimal);
+    options.capacity = optimum;
+    expect_int_eq(ar_place(problem, &options, offsets, &result), ar_status_success_k);
+    expect_true(result.fits);
+    expect_u64_le(result.height, optimum);
+    if (optimum > 1) {
+        options.capacity = optimum - 1;
+        expect_int_eq(ar_place(problem, &options, offsets, &result), ar_status_success_k);
+        expect_false(result.fits);
+        expect_true(place_test_valid(problem->buffers, problem->count, offsets, 0));
+    }
+    return optimum;
+}
+
 /* A W x T rectangle cut by random guillotine cuts (in time or in space) into `n` pieces, each
  * a buffer; base[] gets where each piece was cut from (a placement of height W). */
 static size_t planted_tiling(uint64_t *state, ar_place_buffer_t *buffers, uint64_t *base, size_t n,
@@ -113,28 +141,7 @@ int main(void) {
         place_test_random(&state, buffers, n, 2 + place_test_below(&state, 8),
                           1 + place_test_below(&state, 9), round % 5 == 0, round % 4 == 1);
         ar_place_problem_t problem = {buffers, n, NULL};
-        size_t order[8];
-        for (size_t i = 0; i < n; ++i) order[i] = i;
-        uint64_t optimum = best_over_orders(buffers, order, 0, n);
-        ar_place_options_t options;
-        ar_place_options_default(&options);
-        options.strategy = ar_place_search_k;
-        ar_place_result_t result;
-        expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
-        expect_true(place_test_valid(buffers, n, offsets, 0));
-        expect_u64_eq(result.height, optimum);
-        expect_true(result.optimal);
-        /* With the optimum as capacity it fits; one byte less, it does not. */
-        options.capacity = optimum;
-        expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
-        expect_true(result.fits);
-        expect_u64_le(result.height, optimum);
-        if (optimum > 1) {
-            options.capacity = optimum - 1;
-            expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
-            expect_false(result.fits);
-            expect_true(place_test_valid(buffers, n, offsets, 0));
-        }
+        expect_search_optimal(&problem, offsets);
     }
     /* Small perfect packings (a strip of 2..9 bytes over 2..9 times: equal sizes and lifetimes
      * abound), sometimes a piece dropped: the search's optimum is the least over every order,
@@ -148,26 +155,8 @@ int main(void) {
                      ar_status_success_k);
         if (round % 3 == 0) buffers[place_test_below(&state, n)].size = 0;
         ar_place_problem_t problem = {buffers, n, NULL};
-        size_t order[8];
-        for (size_t i = 0; i < n; ++i) order[i] = i;
-        uint64_t optimum = best_over_orders(buffers, order, 0, n);
-        ar_place_options_t options;
-        ar_place_options_default(&options);
-        options.strategy = ar_place_search_k;
-        ar_place_result_t result;
-        expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
-        expect_true(place_test_valid(buffers, n, offsets, 0));
-        expect_u64_eq(result.height, optimum);
-        expect_true(result.optimal);
+        uint64_t optimum = expect_search_optimal(&problem, offsets);
         if (round % 3 != 0) expect_u64_eq(optimum, height); /* nothing dropped: the strip */
-        options.capacity = optimum;
-        expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
-        expect_true(result.fits);
-        if (optimum > 1) {
-            options.capacity = optimum - 1;
-            expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
-            expect_false(result.fits);
-        }
     }
     /* Planted tilings, some pieces removed: a placement within W exists, and the search (a
      * decision with W as the capacity; parts split off as pieces get placed) finds one. Most
