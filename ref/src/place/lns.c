@@ -33,7 +33,7 @@ typedef struct lns_t {
     view_t local;                /* scratch: those a move's window meets */
     size_t *scratch;             /* m + 1 */
     bool *lifted;
-    uint64_t *times, *load;      /* distinct row bounds; bytes live over [times[k], times[k+1]) */
+    uint64_t *times, *load; /* distinct row bounds; bytes live over [times[k], times[k+1]) */
     size_t sections;
     /* An exact move's problem: rows in the window, pins, answers, each row's buffer. */
     ar_place_buffer_t *sub;
@@ -50,7 +50,6 @@ static uint64_t next(lns_t *s) {
 }
 
 static uint64_t below(lns_t *s, uint64_t n) { return n ? next(s) % n : 0; }
-
 
 /* Where (at, b) goes in the view: the count of buffers ordered before it. */
 static size_t position(lns_t const *s, view_t const *v, uint64_t at, size_t b) {
@@ -94,15 +93,6 @@ static int by_key(void const *x, void const *y) {
     lns_key_t const *p = x, *q = y;
     if (p->key != q->key) return p->key < q->key ? -1 : 1;
     return p->b < q->b ? -1 : p->b > q->b;
-}
-
-static uint64_t gcd(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
 }
 
 static uint64_t height_of(lns_t const *s) {
@@ -211,8 +201,8 @@ static void commit(lns_t *s, lns_key_t *cand, size_t const *saved_b, size_t coun
  * that meets the window is pinned where it is (cut to the window), and the exact search asks
  * for a placement within the target in a short time slice. Found: the free ones move there
  * (the excess only falls). Buffers of several rows stay pinned. */
-static void exact_move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b,
-                       excess_t *total, double deadline) {
+static void exact_move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, excess_t *total,
+                       double deadline) {
     arp_place_groups_t const *g = s->g;
     size_t v = SIZE_MAX, over = 0;
     for (size_t b = 0; b < s->m; ++b)
@@ -252,8 +242,8 @@ static void exact_move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved
         size_t o = s->all.items[k];
         if (!(g->hull[o].lower < u && l < g->hull[o].upper)) continue;
         if (s->lifted[o]) {
-            s->sub[rows] = (ar_place_buffer_t){g->hull[o].lower, g->hull[o].upper, s->size[o],
-                                               s->align[o]};
+            s->sub[rows] =
+                (ar_place_buffer_t){g->hull[o].lower, g->hull[o].upper, s->size[o], s->align[o]};
             s->pin[rows] = UINT64_MAX;
             s->sub_of[rows++] = o;
             continue;
@@ -274,9 +264,9 @@ static void exact_move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved
     if (!hopeless && rows <= ARP_LNS_EXACT_ROWS) {
         ar_place_problem_t sub = {s->sub, rows, NULL};
         uint64_t nodes = s->nodes;
-        int found = arp_place_decide_pinned(&sub, s->pin, target, deadline,
-                                            (uint64_t)(rows + 1) << below(s, 3), s->sub_at,
-                                            &s->nodes);
+        int found =
+            arp_place_decide_pinned(&sub, s->pin, target, deadline,
+                                    (uint64_t)(rows + 1) << below(s, 3), s->sub_at, &s->nodes);
         s->work += 128 * rows * (1 + (s->nodes - nodes)); /* about a scan step's time each */
         if (found == 1) {
             excess_t before = 0;
@@ -382,7 +372,8 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
         after += excess_of(s, cand[k].b, target);
     }
     if (after > before) { /* undone */
-        for (size_t k = 0; k < count; ++k) s->at[saved_b[k]] = saved_at[k], s->lifted[saved_b[k]] = false;
+        for (size_t k = 0; k < count; ++k)
+            s->at[saved_b[k]] = saved_at[k], s->lifted[saved_b[k]] = false;
         return;
     }
     *total = *total - before + after;
@@ -407,7 +398,7 @@ ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t 
     if (!cand || !saved_b || !saved_at || !best) goto oom;
     uint64_t grain = 0; /* heights are multiples of the sizes' and alignments' divisor */
     for (size_t b = 0; b < m; ++b)
-        if (s.size[b]) grain = gcd(grain, gcd(s.size[b], s.align[b])), ++held;
+        if (s.size[b]) grain = arp_place_gcd(grain, arp_place_gcd(s.size[b], s.align[b])), ++held;
     if (!grain) grain = 1;
     /* The incumbent: lowest gaps by size (greedy-by-size), by size then length, by start. */
     uint64_t best_height = UINT64_MAX;
@@ -420,11 +411,15 @@ ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t 
         for (size_t b = 0; b < m; ++b) {
             if (!s.size[b]) continue;
             bool at_peak = g->hull[b].lower <= t_peak && t_peak < g->hull[b].upper;
-            uint64_t key = order == 0   ? ~s.size[b]
-                           : order == 1 ? ~(uint64_t)((double)s.size[b] * (double)g->width[b])
-                           : order == 2 ? g->hull[b].lower
-                           : order == 3 ? (at_peak ? ~g->width[b] >> 1 : (uint64_t)1 << 63 | ~s.size[b] >> 1)
-                           : (at_peak ? ~g->width[b] >> 1 : (uint64_t)1 << 63 | ~(uint64_t)((double)s.size[b] * (double)g->width[b]) >> 1);
+            uint64_t key =
+                order == 0   ? ~s.size[b]
+                : order == 1 ? ~(uint64_t)((double)s.size[b] * (double)g->width[b])
+                : order == 2 ? g->hull[b].lower
+                : order == 3
+                    ? (at_peak ? ~g->width[b] >> 1 : (uint64_t)1 << 63 | ~s.size[b] >> 1)
+                    : (at_peak ? ~g->width[b] >> 1
+                               : (uint64_t)1 << 63 |
+                                     ~(uint64_t)((double)s.size[b] * (double)g->width[b]) >> 1);
             cand[count++] = (lns_key_t){key, b};
         }
         place_order(&s, cand, count);

@@ -22,6 +22,16 @@ static inline uint64_t arp_place_align_up(uint64_t value, uint64_t alignment) {
     return (value + alignment - 1) & ~(alignment - 1);
 }
 
+/* The greatest common divisor (a grain that every size and alignment is a multiple of). */
+static inline uint64_t arp_place_gcd(uint64_t a, uint64_t b) {
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
 /* qsort's order of uint64_t values. */
 static inline int arp_place_by_u64(void const *a, void const *b) {
     uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;

@@ -69,13 +69,13 @@ typedef struct search_t {
     uint8_t *reach;      /* scratch per boundary: a run's sections before it exactly covered */
     uint32_t *piece_end, *piece_next; /* the pieces: where each ends, the next from its start */
     size_t pieces_capacity;
-    uint64_t *undo;      /* a stack: the floors a placement raised (at most every span once) */
+    uint64_t *undo; /* a stack: the floors a placement raised (at most every span once) */
     size_t undo_count;
     bool *placed;
     uint64_t limit;
-    uint64_t max_align; /* the largest alignment */
-    uint64_t salt;      /* 0, or a seed breaking ties among a tight node's candidates */
-    uint64_t tight_nodes; /* nodes that branched on a tight section */
+    uint64_t max_align;     /* the largest alignment */
+    uint64_t salt;          /* 0, or a seed breaking ties among a tight node's candidates */
+    uint64_t tight_nodes;   /* nodes that branched on a tight section */
     uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
     uint64_t probes;        /* every node entered: the deadline is read every 16 */
     uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
@@ -364,8 +364,8 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
     if (unplaced == 0) return found_k;
     size_t n = s->cands_count - top;
     outcome_t out = not_found_k;
-    bool tight = n && (whole_width(s, lo, hi, top, &n) ||
-                       narrow_to_tight(s, lo, hi, first, count, top, &n));
+    bool tight =
+        n && (whole_width(s, lo, hi, top, &n) || narrow_to_tight(s, lo, hi, first, count, top, &n));
     if (tight && !n) { /* a run of sections without slack that nothing can tile */
         s->cands_count = top;
         return s->oom ? stopped_k : not_found_k;
@@ -488,15 +488,6 @@ static uint64_t area_of(uint64_t width, uint64_t size) {
     return __builtin_mul_overflow(width, size, &area) ? UINT64_MAX : area;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 static ar_status_t prepare(ar_place_problem_t const *problem, arp_place_groups_t const *g,
                            uint64_t alignment, prepared_t *p) {
     *p = (prepared_t){0};
@@ -527,7 +518,7 @@ static ar_status_t prepare(ar_place_problem_t const *problem, arp_place_groups_t
         p->align[k] = arp_place_alignment(head, alignment);
         p->width[k] = g->width[b];
         p->area[k] = area_of(p->width[k], head->size);
-        p->grain = gcd(p->grain, gcd(head->size, p->align[k]));
+        p->grain = arp_place_gcd(p->grain, arp_place_gcd(head->size, p->align[k]));
         ++k;
         for (size_t j = g->start[b]; j < g->start[b + 1]; ++j) {
             times[t++] = problem->buffers[g->rows[j]].lower;
@@ -628,7 +619,8 @@ done:
     *oom = s.oom;
     *too_deep = s.too_deep;
     free(s.rank), free(s.solution), free(s.floor), free(s.placed), free(s.raw), free(s.rem);
-    free(s.infl), free(s.cuts), free(s.cover), free(s.members), free(s.cands), free(s.undo), free(s.saved);
+    free(s.infl), free(s.cuts), free(s.cover), free(s.members), free(s.cands), free(s.undo),
+        free(s.saved);
     free(s.keys), free(s.head), free(s.reach), free(s.piece_end), free(s.piece_next);
     return s.oom ? stopped_k : out;
 }
@@ -646,16 +638,16 @@ static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, ui
     for (uint64_t budget = first; budget <= most; budget *= 2) {
         for (int o = 0; o < arp_order_count_k; ++o) {
             bool too_deep = false;
-            outcome_t out = run(p, (order_t)o, 0, limit, budget, deadline, at, nodes, oom,
-                                &too_deep, &tight);
+            outcome_t out =
+                run(p, (order_t)o, 0, limit, budget, deadline, at, nodes, oom, &too_deep, &tight);
             if (*oom || too_deep) return stopped_k; /* a larger budget would stop there too */
             if (out != stopped_k) return out;
             if (arp_place_now() > deadline) return stopped_k;
         }
         for (uint64_t runs = budget / first; 2 * tight > *nodes - start && runs-- > 0;) {
             bool too_deep = false;
-            outcome_t out = run(p, arp_order_wat_k, ++salt, limit, first, deadline, at, nodes,
-                                oom, &too_deep, &tight);
+            outcome_t out = run(p, arp_order_wat_k, ++salt, limit, first, deadline, at, nodes, oom,
+                                &too_deep, &tight);
             if (*oom) return stopped_k;
             if (out != stopped_k) return out;
             if (arp_place_now() > deadline) return stopped_k;
@@ -729,8 +721,8 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
     bool oom = false;
     if (fit_only) {
         /* One question: a placement within the capacity. */
-        outcome_t out =
-            decide(&p, options->capacity, start + limit_s * 0.9, at, &result->nodes, &oom, UINT64_MAX);
+        outcome_t out = decide(&p, options->capacity, start + limit_s * 0.9, at, &result->nodes,
+                               &oom, UINT64_MAX);
         if (out == found_k) keep_found(problem, g, at, trial, offsets, &best);
         if (out == stopped_k && !oom) {
             /* Undecided: the rest of the limit polishes the incumbent instead. */
@@ -749,7 +741,8 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
          * strongest (every section's slack is least), so it is often the quickest question. */
         if (lo < best) {
             double now = arp_place_now();
-            outcome_t out = decide(&p, lo, now + (end - now) / 3, at, &result->nodes, &oom, UINT64_MAX);
+            outcome_t out =
+                decide(&p, lo, now + (end - now) / 3, at, &result->nodes, &oom, UINT64_MAX);
             if (out == found_k)
                 keep_found(problem, g, at, trial, offsets, &best);
             else if (out == not_found_k)
@@ -764,8 +757,8 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
             uint64_t steps = 1, gap = (best - lo) / grain;
             while (gap >>= 1) ++steps;
             uint64_t mid = lo + (best - lo) / grain / 2 * grain;
-            outcome_t out =
-                decide(&p, mid, now + (end - now) / (double)steps, at, &result->nodes, &oom, UINT64_MAX);
+            outcome_t out = decide(&p, mid, now + (end - now) / (double)steps, at, &result->nodes,
+                                   &oom, UINT64_MAX);
             if (out == found_k) {
                 keep_found(problem, g, at, trial, offsets, &best);
             } else {
