@@ -35,20 +35,20 @@ void *__libc_memalign(size_t alignment, size_t size);
 void __libc_free(void *pointer);
 
 enum {
-    cm_min_shift_k = 4,                        /* 16 bytes, malloc's alignment */
-    cm_max_shift_k = 29,                       /* 512 MiB: larger blocks are mapped whole */
-    cm_given_back_shift_k = 21,                /* blocks of 2 MiB and more: their pages are
+    cm_min_shift_k = 4,         /* 16 bytes, malloc's alignment */
+    cm_max_shift_k = 29,        /* 512 MiB: larger blocks are mapped whole */
+    cm_given_back_shift_k = 21, /* blocks of 2 MiB and more: their pages are
                                                   given back when freed, so they come zeroed */
     cm_classes_k = cm_max_shift_k - cm_min_shift_k + 1,
-    cm_span_shift_k = 30,                      /* 1 GiB of address space per class */
-    cm_large_offset_k = 64,                    /* a mapped block's header, and its alignment */
+    cm_span_shift_k = 30,   /* 1 GiB of address space per class */
+    cm_large_offset_k = 64, /* a mapped block's header, and its alignment */
     cm_page_k = 4096,
 };
 #define CM_LARGE_MAGIC UINT64_C(0xa7e9a5efc0417a11)
 
 enum { cm_undecided_k, cm_glibc_k, cm_counting_k };
 static _Atomic int cm_mode = cm_undecided_k;
-static uintptr_t cm_base;                      /* the reserved ranges, class after class */
+static uintptr_t cm_base;                       /* the reserved ranges, class after class */
 static _Atomic uintptr_t cm_bump[cm_classes_k]; /* each class's next fresh block */
 static void *cm_sentinel[cm_classes_k];         /* each points to itself: an empty list's head */
 /* A thread's list heads, XORed with their sentinel's address so that zeroed TLS means empty;
@@ -156,7 +156,8 @@ static void cm_link(void *pointer) {
     int k = cm_class_of_block(pointer);
     uintptr_t sentinel = (uintptr_t)&cm_sentinel[k];
     /* A block made before the region would come back at an address its history chose. */
-    uintptr_t *list = cm_in_region && (uintptr_t)pointer < cm_floor[k] ? &cm_aside[k] : &cm_heads[k];
+    uintptr_t *list =
+        cm_in_region && (uintptr_t)pointer < cm_floor[k] ? &cm_aside[k] : &cm_heads[k];
     *(uintptr_t *)pointer = *list ^ sentinel;
     *list = (uintptr_t)pointer ^ sentinel;
 }
