@@ -82,7 +82,9 @@ typedef enum ar_place_strategy_t {
      * unplaced buffer spans a time boundary, the two sides are solved apart, each re-ranked (a
      * buffer of several rows rests on the highest top in any of its rows' sections, and spans
      * its first row's start to its last row's end for that split, so its rows stay together).
-     * A section with no slack (its top plus its unplaced bytes is L) must be filled solid: a
+     * A candidate whose offset leaves a section's unplaced bytes no room above it ends the
+     * node's loop (the later ones are higher). Where every section of a part is without slack
+     * (its top plus its unplaced bytes is L), each must be filled solid: a
      * node fails when a run of such sections at one top cannot be tiled, side by side in time,
      * by buffers that can rest there; at the lowest such top it branches only over the buffers
      * over one such section (the one fewest cover; first those that fill the run's width or
