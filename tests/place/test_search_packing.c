@@ -1,9 +1,11 @@
 /* The search on perfect packings (ar_workload_packing: the optimum is the max-live bound): of
  * 300 buffers it reaches the bound and proves it, the time limit kept on a tick clock so the
  * work done follows from the input alone; lns, whose exact search goes first at this size,
- * too. And on a capacity of the bound less one byte it fits nowhere. */
+ * too. And on a capacity of the bound less one byte it fits nowhere. The search cuts such
+ * problems apart first (strips.c); its tree alone, asked directly, places them too. */
 #include <string.h>
 
+#include "../../ref/src/place/place_internal.h"
 #include "arenaref/workloads.h"
 #include "expect.h"
 #include "place_test_util.h"
@@ -35,6 +37,16 @@ int main(void) {
         expect_int_eq(ar_place(&problem, &options, again, &second), ar_status_success_k);
         expect_true(memcmp(offsets, again, sizeof again) == 0);
         expect_u64_eq(second.nodes, result.nodes);
+        /* The tree alone: no row pinned, a node budget and no deadline to speak of. */
+        static uint64_t free_pins[N], tree[N];
+        for (size_t i = 0; i < N; ++i) free_pins[i] = UINT64_MAX;
+        uint64_t nodes = 0;
+        expect_int_eq(arp_place_decide_pinned(&problem, free_pins, height, arp_place_now() + 3600,
+                                              (uint64_t)1 << 24, tree, &nodes),
+                      1);
+        expect_u64_eq(ar_place_height(&problem, tree), height);
+        expect_true(place_test_valid(buffers, N, tree, 0));
+        expect_true(nodes > 0);
         options.strategy = ar_place_lns_k;
         options.max_moves = 100;
         expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);

@@ -95,7 +95,11 @@ typedef enum ar_place_strategy_t {
      * without slack, each round also makes short restarts (the first budget, as many as the
      * round's budget holds) with those ties broken by a seeded hash: one wrong early choice
      * there can take a huge subtree to refute (seeded: under `clock_tick_s` the same offsets
-     * every run). Starts from the best of the other
+     * every run). Where the load is the goal at every time (a perfect packing), the problem is
+     * first cut apart (half the time at most): at times no buffer spans, and into strips,
+     * sets of buffers whose load is level, stacked (a set no balanced subset of the bytes
+     * ending and starting at a time separates lies in one strip); a part neither cut splits
+     * stands in as its level sets (each cut apart alone) for the tree. Starts from the best of the other
      * strategies and of up to 1024 perturbed greedy orders (a twentieth of the time limit).
      * With a capacity, L is the capacity (90% of the limit; an undecided search leaves the rest
      * to a local search over orders from the incumbent). Minimising asks the max-live bound
@@ -116,7 +120,8 @@ typedef enum ar_place_strategy_t {
      * the window's highest buffers, pin every other row there, and ask `search` for a placement
      * within the target (a node budget). No byte over the target: a lower height, a lower
      * target. The kinds take turns by improvements over counted work. Up to 2,048 buffers
-     * `search` goes first with 90% of the time. Never higher than greedy-by-size. Stops at the
+     * `search` goes first with 90% of the time; above, a perfect packing is first cut apart
+     * as `search` does. Never higher than greedy-by-size. Stops at the
      * goal (the max-live bound, or the capacity without `minimize`), the time limit or
      * `max_moves`; seeded (`seed`): the same offsets every run when `max_moves` ends it and
      * `search`, where it runs, decides within its time. A move costs O(n) to gather its window

@@ -433,6 +433,19 @@ ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t 
     uint64_t goal = options->capacity && !options->minimize ? options->capacity
                                                             : (bound + grain - 1) / grain * grain;
     bool proven = false;
+    if (held > ARP_LNS_EXACT_BUFFERS && best_height > goal) {
+        /* A perfect packing, cut apart (the search does this itself below that size). */
+        uint64_t *rows = malloc((problem->count + 1) * sizeof *rows);
+        if (!rows) goto oom;
+        int found =
+            arp_place_strips(problem, g, options->alignment, goal, start + limit_s / 2, rows);
+        if (found == 1) {
+            best_height = ar_place_height(problem, rows);
+            for (size_t b = 0; b < m; ++b) best[b] = s.size[b] ? rows[g->first[b]] : 0;
+        }
+        free(rows);
+        if (found < 0) goto oom;
+    }
     if (held <= ARP_LNS_EXACT_BUFFERS && best_height > goal) {
         /* Small enough for the search to finish often: it goes first, with 90% of the time. */
         ar_place_options_t half = *options;

@@ -155,6 +155,13 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
 int arp_place_decide_pinned(ar_place_problem_t const *problem, uint64_t const *pin, uint64_t limit,
                             double deadline, uint64_t most, uint64_t *offsets, uint64_t *nodes);
 
+/* A placement within `limit` of a problem whose load is `limit` at every time of its span, by
+ * cutting it in time and into strips (strips.c); parts neither cut splits go to the exact
+ * search until `deadline`. 1: found (offsets[] per row, checked valid and within the limit),
+ * 0: not found or the problem is not of that kind, -1: out of memory. */
+int arp_place_strips(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                     uint64_t alignment, uint64_t limit, double deadline, uint64_t *offsets);
+
 /* The large-neighbourhood search (lns.c): offsets[] gets its best. */
 ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
                           ar_place_options_t const *options, uint64_t *offsets,

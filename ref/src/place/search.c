@@ -716,6 +716,17 @@ ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups
     uint64_t bound = ar_place_lower_bound(problem);
     bool fit_only = options->capacity && !options->minimize;
     uint64_t goal = fit_only ? options->capacity : bound;
+    /* A problem whose load is the goal at every time: cut in time and into strips first (half
+     * the limit at most; it ends at once on other problems). */
+    if (best > goal) {
+        int found =
+            arp_place_strips(problem, g, options->alignment, goal, start + limit_s / 2, trial);
+        if (found < 0) {
+            free(trial), free(at);
+            return ar_status_out_of_memory_k;
+        }
+        if (found) keep_if_lower(problem, trial, offsets, &best);
+    }
     /* Then perturbed greedy orders, within a twentieth of the limit, until one meets the goal. */
     for (uint64_t seed = 1; best > goal && seed <= 1024 && arp_place_now() < start + limit_s / 20;
          ++seed) {
