@@ -19,9 +19,17 @@
 
 typedef unsigned __int128 excess_t;
 
-/* A list of placed buffers in offset order (ties: index). */
+/* What a scan for the lowest gap reads of a placed buffer, side by side in memory (a scan
+ * over a move's window reads thousands of them per buffer put back on large problems). */
+typedef struct record_t {
+    uint64_t lower, upper, at, top, several;
+} record_t;
+
+/* A list of placed buffers in offset order (ties: index); `records` (NULL: none kept) beside
+ * `items`, one each. */
 typedef struct view_t {
     size_t *items, count;
+    record_t *records;
 } view_t;
 
 typedef struct lns_t {
@@ -69,18 +77,33 @@ static size_t position(lns_t const *s, view_t const *v, uint64_t at, size_t b) {
  * (greedy.c's rule); b joins the view. */
 static void place_lowest(lns_t *s, view_t *v, size_t b) {
     uint64_t c = 0, size = s->size[b], align = s->align[b];
+    arp_place_hull_t const *hb = &s->g->hull[b];
     size_t k = 0;
-    for (; k < v->count; ++k) {
-        size_t o = v->items[k];
-        if (!arp_place_groups_meet(s->problem, s->g, o, b)) continue;
-        if (c + size <= s->at[o]) break;
-        if (s->at[o] + s->size[o] > c) c = arp_place_align_up(s->at[o] + s->size[o], align);
+    if (v->records && !hb->several) {
+        for (; k < v->count; ++k) {
+            record_t const *r = &v->records[k];
+            if (!(r->lower < hb->upper && hb->lower < r->upper)) continue;
+            if (r->several && !arp_place_rows_meet(s->problem, s->g, v->items[k], b)) continue;
+            if (c + size <= r->at) break;
+            if (r->top > c) c = arp_place_align_up(r->top, align);
+        }
+    } else {
+        for (; k < v->count; ++k) {
+            size_t o = v->items[k];
+            if (!arp_place_groups_meet(s->problem, s->g, o, b)) continue;
+            if (c + size <= s->at[o]) break;
+            if (s->at[o] + s->size[o] > c) c = arp_place_align_up(s->at[o] + s->size[o], align);
+        }
     }
     s->work += k + 1;
     s->at[b] = c;
     k = position(s, v, c, b);
     memmove(v->items + k + 1, v->items + k, (v->count - k) * sizeof *v->items);
     v->items[k] = b;
+    if (v->records) {
+        memmove(v->records + k + 1, v->records + k, (v->count - k) * sizeof *v->records);
+        v->records[k] = (record_t){hb->lower, hb->upper, c, c + size, hb->several};
+    }
     ++v->count;
 }
 
@@ -108,7 +131,8 @@ static excess_t excess_of(lns_t const *s, size_t b, uint64_t target) {
 }
 
 static void lns_free(lns_t *s) {
-    free(s->at), free(s->size), free(s->align), free(s->all.items), free(s->local.items);
+    free(s->at), free(s->size), free(s->align), free(s->all.items), free(s->local.items),
+        free(s->local.records);
     free(s->scratch), free(s->lifted), free(s->times), free(s->load);
     free(s->sub), free(s->pin), free(s->sub_at), free(s->sub_of);
 }
@@ -124,10 +148,11 @@ static ar_status_t lns_make(lns_t *s, ar_place_problem_t const *problem,
     s->align = calloc(m + 1, sizeof *s->align);
     s->all.items = malloc((m + 1) * sizeof *s->all.items);
     s->local.items = malloc((m + 1) * sizeof *s->local.items);
+    s->local.records = malloc((m + 1) * sizeof *s->local.records);
     s->scratch = malloc((m + 1) * sizeof *s->scratch);
     s->lifted = calloc(m + 1, sizeof *s->lifted);
-    if (!s->at || !s->size || !s->align || !s->all.items || !s->local.items || !s->scratch ||
-        !s->lifted) {
+    if (!s->at || !s->size || !s->align || !s->all.items || !s->local.items || !s->local.records ||
+        !s->scratch || !s->lifted) {
         lns_free(s);
         return ar_status_out_of_memory_k;
     }
@@ -347,8 +372,13 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
         s->lifted[b] = true;
     }
     size_t kept = 0;
-    for (size_t k = 0; k < local->count; ++k)
-        if (!s->lifted[local->items[k]]) local->items[kept++] = local->items[k];
+    for (size_t k = 0; k < local->count; ++k) {
+        size_t o = local->items[k];
+        if (s->lifted[o]) continue;
+        local->items[kept] = o;
+        local->records[kept++] = (record_t){g->hull[o].lower, g->hull[o].upper, s->at[o],
+                                            s->at[o] + s->size[o], g->hull[o].several};
+    }
     local->count = kept;
     /* A random order: sizes scaled by a random factor, times lifetimes, at random, or the old
      * offsets. */
