@@ -119,7 +119,9 @@ typedef enum ar_place_strategy_t {
      * lowest gaps in a random order, kept when the bytes over the target do not grow, or free
      * the window's highest buffers, pin every other row there, and ask `search` for a placement
      * within the target (a node budget). No byte over the target: a lower height, a lower
-     * target. The kinds take turns by improvements over counted work. Up to 2,048 buffers
+     * target (within 1% of the goal the target is the goal itself, and every lower placement
+     * met on the way is kept, until 2,048 moves pass without a new least excess over it). The
+     * kinds take turns by improvements over counted work. Up to 2,048 buffers
      * `search` goes first with 90% of the time; above, a perfect packing is first cut apart
      * as `search` does. Never higher than greedy-by-size. Stops at the
      * goal (the max-live bound, or the capacity without `minimize`), the time limit or

@@ -4,8 +4,9 @@
  * recreate (lift the window's highest buffers, or a column above a level, and put them back at
  * their lowest gaps in a random order; kept when the excess does not grow), and an exact one
  * (the window's highest buffers free, every other row there pinned, the search asked for a
- * placement within the target). They take turns by gains over counted work. A move reads only
- * the buffers in offset order that meet its window. Up to 2,048 buffers the search goes first. */
+ * placement within the target). They take turns by gains over counted work. Within 1% of the
+ * goal the target is the goal itself. A move reads only the buffers in offset order that meet
+ * its window. Up to 2,048 buffers the search goes first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,10 @@
 
 /* Up to this many buffers, the exact search goes first (90% of the time). */
 #define ARP_LNS_EXACT_BUFFERS 2048
+
+/* Moves aimed at the goal without a new least excess before the target goes back to one grain
+ * below the best. */
+#define ARP_LNS_AIM_STALL 2048
 
 /* An exact move's window holds at most this many rows (a node costs rows x sections there). */
 #define ARP_LNS_EXACT_ROWS 512
@@ -501,7 +506,13 @@ ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t 
     qsort(cand, s.all.count, sizeof *cand, by_key);
     for (size_t k = 0; k < s.all.count; ++k) s.all.items[k] = cand[k].b;
     uint64_t moves = 0, limit = options->max_moves ? options->max_moves : UINT64_MAX;
-    uint64_t target = best_height > grain ? best_height - grain : 0;
+    /* Within 1% of the goal, the goal itself is the target: the bytes over it are few, and a
+     * move that lowers them counts even while the height stands (every placement found on the
+     * way is kept when lower). Where that stalls, or farther off, one grain below the best. */
+    bool aim = best_height - goal <= goal / 100;
+    uint64_t target = aim ? goal : best_height > grain ? best_height - grain : 0;
+    uint64_t since = 0; /* moves aimed at the goal since the excess last fell below its least */
+    excess_t least = 0;
     excess_t total = 0;
     for (size_t b = 0; b < m; ++b) total += excess_of(&s, b, target);
     uint64_t gains[2] = {0, 0}, cost[2] = {0, 0};
@@ -522,6 +533,24 @@ ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t 
             move(&s, target, cand, saved_b, saved_at, &total);
         cost[kind] += s.work - work;
         gains[kind] += total < was;
+        if (aim && total) {
+            if (total < was) {
+                uint64_t h = height_of(&s);
+                if (h < best_height) {
+                    best_height = h;
+                    memcpy(best, s.at, m * sizeof *best);
+                }
+            }
+            if (total < least || !least)
+                least = total, since = 0;
+            else if (++since > ARP_LNS_AIM_STALL) {
+                aim = false;
+                target = best_height > grain ? best_height - grain : 0;
+                total = 0;
+                for (size_t b = 0; b < m; ++b) total += excess_of(&s, b, target);
+            }
+            continue;
+        }
         if (total == 0) {
             best_height = height_of(&s);
             memcpy(best, s.at, m * sizeof *best);
