@@ -91,7 +91,24 @@ static size_t gather(strips_t *s, uint32_t const *ends, size_t ne, uint32_t cons
 static bool join_inseparable(strips_t *s, unit_t const *units, size_t k) {
     if (k < 2) return false;
     if (k == 2) return join(s, units[0].root, units[1].root);
-    if (k > ARP_STRIPS_UNITS) return false;
+    if (k > ARP_STRIPS_UNITS) {
+        /* Too many to enumerate (and among that many sums coincidences separate everything):
+         * join a pair whose nets cancel where no other unit has either value, the two halves of
+         * a piece cut here. Likely, not proven: a wrong join leaves strips that do not tile, and
+         * the result is checked. */
+        bool joined = false;
+        for (size_t i = 0; i < k; ++i) {
+            if (units[i].net <= 0) continue;
+            size_t match = SIZE_MAX, same = 0, other = 0;
+            for (size_t j = 0; j < k; ++j) {
+                if (units[j].net == -units[i].net) match = j, ++other;
+                if (units[j].net == units[i].net) ++same;
+            }
+            if (match != SIZE_MAX && same == 1 && other == 1)
+                joined |= join(s, units[i].root, units[match].root);
+        }
+        return joined;
+    }
     uint32_t full = ((uint32_t)1 << k) - 1, cls[ARP_STRIPS_UNITS] = {0}, classes = 1, seen = 0;
     s->sums[0] = 0;
     for (uint32_t m = 1; m <= full; ++m) {
