@@ -98,7 +98,8 @@ typedef enum ar_place_strategy_t {
      * every run). Where the load is the goal at every time (a perfect packing), the problem is
      * first cut apart (half the time at most): at times no buffer spans, and into strips,
      * sets of buffers whose load is level, stacked (a set no balanced subset of the bytes
-     * ending and starting at a time separates lies in one strip); a part neither cut splits
+     * ending and starting at a time separates lies in one strip; where too many meet at one
+     * time, a pair that cancels); a part neither cut splits
      * stands in as its level sets (each cut apart alone) for the tree. Starts from the best of the other
      * strategies and of up to 1024 perturbed greedy orders (a twentieth of the time limit).
      * With a capacity, L is the capacity (90% of the limit; an undecided search leaves the rest
