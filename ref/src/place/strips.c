@@ -3,8 +3,9 @@
  * in two, and otherwise a placement is strips stacked one on another, each a set of buffers
  * whose load is the same at every time. Strips are told apart by arithmetic: at a time t the
  * bytes ending and the bytes starting there balance within every strip, so buffers (or sets
- * already joined) that no balanced subset separates lie in one strip. Each strip is cut again;
- * a part neither cut splits goes to the exact search within its height. It finds placements,
+ * already joined) that no balanced subset separates lie in one strip (too many to enumerate:
+ * pairs that cancel). Each strip is cut again; a part neither cut splits stands in as its
+ * level sets, cut alone, for the cuts again and then the exact search. It finds placements,
  * never refutes one: the result is checked before it is kept. */
 #include <stdlib.h>
 #include <string.h>
