@@ -272,7 +272,7 @@ typedef struct stand_in_t {
 
 /* A node of the joins: its items, if their load is level over their span and they can be
  * cut apart there, stand in as one row; otherwise its two halves are tried, down to items. */
-static void stand_in(strips_t *s, stand_in_t *t, uint32_t node, size_t depth) {
+static void stand_in(strips_t *s, stand_in_t *t, uint32_t node, size_t depth, size_t down) {
     size_t from = t->members_count, top = 0;
     t->stack[top++] = node;
     while (top) {
@@ -285,19 +285,31 @@ static void stand_in(strips_t *s, stand_in_t *t, uint32_t node, size_t depth) {
         }
     }
     size_t count = t->members_count - from;
+    /* Too deep a walk (a chain of joins costs its length at every level), or no time left:
+     * its items stand for themselves. */
+    bool items = down > ARP_STRIPS_DEPTH || arp_place_now() > s->deadline;
     uint64_t a, b, height;
-    if (count == 1 ||
-        (count < t->whole && level(s, t->members + from, count, t->events, &a, &b, &height) &&
-         solve(s, t->members + from, count, a, b, height, 0, depth + 1))) {
+    if (count == 1 || (!items && count < t->whole &&
+                       level(s, t->members + from, count, t->events, &a, &b, &height) &&
+                       solve(s, t->members + from, count, a, b, height, 0, depth + 1))) {
         uint32_t i = t->members[from];
         if (count == 1) s->at[i] = 0, a = s->lo[i], b = s->hi[i], height = s->size[i];
         t->from_of[t->rows_count] = from;
         t->rows[t->rows_count++] = (ar_place_buffer_t){a, b, height, 0};
         return;
     }
+    if (items) {
+        for (size_t x = from; x < t->members_count; ++x) {
+            uint32_t i = t->members[x];
+            s->at[i] = 0;
+            t->from_of[t->rows_count] = x;
+            t->rows[t->rows_count++] = (ar_place_buffer_t){s->lo[i], s->hi[i], s->size[i], 0};
+        }
+        return;
+    }
     t->members_count = from;
-    stand_in(s, t, t->kids[node - s->m][0], depth);
-    stand_in(s, t, t->kids[node - s->m][1], depth);
+    stand_in(s, t, t->kids[node - s->m][0], depth, down + 1);
+    stand_in(s, t, t->kids[node - s->m][1], depth, down + 1);
 }
 
 static int strips_rows(ar_place_buffer_t const *rows, size_t m, uint64_t limit, double deadline,
@@ -328,7 +340,7 @@ static bool solve_contracted(strips_t *s, uint32_t const *set_of, uint32_t const
     memcpy(nodes, set_of, count * sizeof *nodes);
     qsort(nodes, count, sizeof *nodes, by_u32);
     for (size_t x = 0; x < count; ++x)
-        if (x == 0 || nodes[x] != nodes[x - 1]) stand_in(s, &t, nodes[x], depth);
+        if (x == 0 || nodes[x] != nodes[x - 1]) stand_in(s, &t, nodes[x], depth, 0);
     t.from_of[t.rows_count] = t.members_count;
     /* Nothing stood in for more than itself at the top: that is the caller's own search. */
     if (t.rows_count == count && depth == 0) goto done;
