@@ -33,6 +33,16 @@ static int strips(ar_place_problem_t const *problem, uint64_t alignment, uint64_
     return strips_within(problem, alignment, limit, 3600);
 }
 
+/* The search on a tick clock with time to spare: the work done follows from the input. */
+static ar_place_options_t search_options(void) {
+    ar_place_options_t options;
+    ar_place_options_default(&options);
+    options.strategy = ar_place_search_k;
+    options.time_limit_s = 60;
+    options.clock_tick_s = 1e-5;
+    return options;
+}
+
 int main(void) {
     uint64_t const height = 1 << 20;
     size_t const sizes[] = {100, 1000, 3000};
@@ -43,11 +53,7 @@ int main(void) {
                          ar_status_success_k);
             ar_place_problem_t problem = {buffers, n, NULL};
             /* The search, then lns: the optimum, proven, deterministic. */
-            ar_place_options_t options;
-            ar_place_options_default(&options);
-            options.strategy = ar_place_search_k;
-            options.time_limit_s = 60;
-            options.clock_tick_s = 1e-5;
+            ar_place_options_t options = search_options();
             ar_place_result_t result;
             expect_int_eq(ar_place(&problem, &options, offsets, &result), ar_status_success_k);
             expect_u64_eq(result.height, height);
@@ -114,11 +120,7 @@ int main(void) {
     ar_place_problem_t pinwheel = {wheel, 5, NULL};
     expect_u64_eq(ar_place_lower_bound(&pinwheel), 3);
     expect_int_eq(strips(&pinwheel, 0, 3), 0);
-    ar_place_options_t options;
-    ar_place_options_default(&options);
-    options.strategy = ar_place_search_k;
-    options.time_limit_s = 60;
-    options.clock_tick_s = 1e-5;
+    ar_place_options_t options = search_options();
     ar_place_result_t result;
     expect_int_eq(ar_place(&pinwheel, &options, offsets, &result), ar_status_success_k);
     expect_u64_eq(result.height, 3);

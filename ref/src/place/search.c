@@ -74,7 +74,6 @@ typedef struct search_t {
     size_t undo_count;
     bool *placed;
     uint64_t limit;
-    uint64_t most_rem;      /* infer's last: the most unplaced bytes in a section of the part */
     uint64_t max_align;     /* the largest alignment */
     uint64_t salt;          /* 0, or a seed breaking ties among a tight node's candidates */
     uint64_t tight_nodes;   /* nodes that branched on a tight section */
@@ -142,15 +141,14 @@ static void rank_partition(search_t *s, size_t start, size_t count) {
 }
 
 /* The partition's unplaced buffers at their resting offsets (floor[]), the lowest top any
- * can reach and how many there are; false when the limit cannot be met: a buffer's top passes
- * it, or a section's lowest reachable floor (no lower than `base`) plus its unplaced bytes
- * does. With `push`, the candidates (resting at or above `base`, below that lowest top) go on
+ * can reach, how many there are (*unplaced) and the most unplaced bytes in one section (*most);
+ * false when the limit cannot be met: a buffer's top passes it, or a section's lowest reachable
+ * floor (no lower than `base`) plus its unplaced bytes does. With `push`, the candidates (resting at or above `base`, below that lowest top) go on
  * the stack: only they can be placed next. The search's hot loop: made twice, with `several`
  * false (every buffer one span, its hull: the loops read nothing more) and true. */
-static inline __attribute__((always_inline)) bool infer_spans(search_t *s, uint32_t lo, uint32_t hi,
-                                                              size_t first, size_t count,
-                                                              uint64_t base, bool push,
-                                                              size_t *unplaced, bool several) {
+static inline __attribute__((always_inline)) bool
+infer_spans(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, uint64_t base,
+            bool push, size_t *unplaced, uint64_t *most, bool several) {
     for (uint32_t k = lo; k < hi; ++k) s->infl[k] = UINT64_MAX;
     uint64_t min_top = UINT64_MAX;
     *unplaced = 0;
@@ -187,12 +185,12 @@ static inline __attribute__((always_inline)) bool infer_spans(search_t *s, uint3
         }
         s->floor[b] = floor;
     }
-    uint64_t most = 0;
+    uint64_t largest = 0;
     for (uint32_t k = lo; k < hi; ++k) {
         if (s->rem[k] && s->infl[k] + s->rem[k] > s->limit) return false;
-        if (s->rem[k] > most) most = s->rem[k];
+        if (s->rem[k] > largest) largest = s->rem[k];
     }
-    s->most_rem = most;
+    *most = largest;
     if (!push) return true;
     if (!grow((void **)&s->cands, &s->cands_capacity, s->cands_count + *unplaced,
               sizeof *s->cands)) {
@@ -208,9 +206,9 @@ static inline __attribute__((always_inline)) bool infer_spans(search_t *s, uint3
 }
 
 static bool infer(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, uint64_t base,
-                  bool push, size_t *unplaced) {
-    return s->several ? infer_spans(s, lo, hi, first, count, base, push, unplaced, true)
-                      : infer_spans(s, lo, hi, first, count, base, push, unplaced, false);
+                  bool push, size_t *unplaced, uint64_t *most) {
+    return s->several ? infer_spans(s, lo, hi, first, count, base, push, unplaced, most, true)
+                      : infer_spans(s, lo, hi, first, count, base, push, unplaced, most, false);
 }
 
 #define NONE32 UINT32_MAX
@@ -363,7 +361,8 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
     if (s->probes > s->probe_cap) s->out_of_nodes = true;
     if (s->timed_out || s->too_deep || s->out_of_nodes) return stopped_k;
     size_t top = s->cands_count, unplaced;
-    if (!infer(s, lo, hi, first, count, base, true, &unplaced)) {
+    uint64_t most; /* the most unplaced bytes in a section of the part */
+    if (!infer(s, lo, hi, first, count, base, true, &unplaced, &most)) {
         s->cands_count = top;
         return s->oom ? stopped_k : not_found_k;
     }
@@ -374,7 +373,6 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
     }
     if (unplaced == 0) return found_k;
     size_t n = s->cands_count - top;
-    uint64_t most = s->most_rem;
     outcome_t out = not_found_k;
     bool tight =
         n && (whole_width(s, lo, hi, top, &n) || narrow_to_tight(s, lo, hi, first, count, top, &n));
@@ -409,7 +407,8 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
         } else {
             /* Check the whole partition from `at` first: the parts start again from 0. */
             size_t ignored;
-            bool feasible = infer(s, lo, hi, first, count, at, false, &ignored);
+            uint64_t unused;
+            bool feasible = infer(s, lo, hi, first, count, at, false, &ignored, &unused);
             out = s->oom     ? stopped_k
                   : feasible ? solve_range(s, lo, hi, first, count)
                              : not_found_k;

@@ -69,15 +69,15 @@ static int by_root(void const *x, void const *y) {
 
 static int by_u64(void const *x, void const *y) { return arp_place_by_u64(x, y); }
 
-/* The sets with a nonzero net at one time: units[0, *k), from the items ending (ends) and
- * starting (starts) there. */
-static size_t gather(strips_t *s, uint32_t const *ends, size_t ne, uint32_t const *starts,
-                     size_t ns, unit_t *units) {
+/* The sets with a nonzero net at the j-th time: units[0, k) (returned). From first[2j] `list`
+ * holds the items ending there, from first[2j + 1] those starting there, up to first[2j + 2]. */
+static size_t gather(strips_t *s, uint32_t const *list, size_t const *first, size_t j,
+                     unit_t *units) {
     size_t k = 0;
-    for (size_t x = 0; x < ne; ++x)
-        units[k++] = (unit_t){find(s->parent, ends[x]), (int64_t)s->size[ends[x]]};
-    for (size_t x = 0; x < ns; ++x)
-        units[k++] = (unit_t){find(s->parent, starts[x]), -(int64_t)s->size[starts[x]]};
+    for (size_t x = first[2 * j]; x < first[2 * j + 1]; ++x)
+        units[k++] = (unit_t){find(s->parent, list[x]), (int64_t)s->size[list[x]]};
+    for (size_t x = first[2 * j + 1]; x < first[2 * j + 2]; ++x)
+        units[k++] = (unit_t){find(s->parent, list[x]), -(int64_t)s->size[list[x]]};
     qsort(units, k, sizeof *units, by_root);
     size_t kept = 0;
     for (size_t x = 0; x < k;) {
@@ -248,7 +248,7 @@ static bool level(strips_t const *s, uint32_t const *members, size_t count, even
         events[2 * x + 1] = (event_t){s->hi[i], -(int64_t)s->size[i]};
     }
     qsort(events, 2 * count, sizeof *events, by_time);
-    int64_t live = 0, first = -1;
+    __int128 live = 0, first = -1; /* wide: a load reaches count x 2^56 */
     for (size_t x = 0; x < 2 * count;) {
         uint64_t t = events[x].time;
         while (x < 2 * count && events[x].time == t) live += events[x++].change;
@@ -257,7 +257,7 @@ static bool level(strips_t const *s, uint32_t const *members, size_t count, even
         if (live != first) return false;
     }
     *height = (uint64_t)first;
-    return first > 0;
+    return first > 0 && first < AR_PLACE_MAX_BYTES;
 }
 
 /* What a part that stays whole stands in for: rows, each members[from_of[r], from_of[r + 1]). */
@@ -482,8 +482,7 @@ static bool solve(strips_t *s, uint32_t *items, size_t count, uint64_t t0, uint6
     for (int round = 0; changed && round < 64 && arp_place_now() <= s->deadline; ++round) {
         changed = false;
         for (size_t j = 0; j < distinct; ++j) {
-            size_t k = gather(s, list + first[2 * j], first[2 * j + 1] - first[2 * j],
-                              list + first[2 * j + 1], first[2 * j + 2] - first[2 * j + 1], units);
+            size_t k = gather(s, list, first, j, units);
             uint64_t digest = k + 1;
             for (size_t u = 0; u < k; ++u)
                 digest = (digest ^ units[u].root) * 0x100000001b3ull ^ (uint64_t)units[u].net;
@@ -504,8 +503,7 @@ static bool solve(strips_t *s, uint32_t *items, size_t count, uint64_t t0, uint6
     }
     size_t total = 0;
     for (size_t j = 0; j < distinct; ++j) {
-        size_t k = gather(s, list + first[2 * j], first[2 * j + 1] - first[2 * j],
-                          list + first[2 * j + 1], first[2 * j + 2] - first[2 * j + 1], units);
+        size_t k = gather(s, list, first, j, units);
         for (size_t u = 0; u < k; ++u)
             entries[total++] = (entry_t){units[u].root, (uint32_t)j, units[u].net};
     }
@@ -562,43 +560,26 @@ static int strips_rows(ar_place_buffer_t const *rows, size_t m, uint64_t limit, 
                        uint64_t *at) {
     if (!m || m >= UINT32_MAX / 2) return 0; /* node ids of joins go up to 2m */
     uint64_t *lo = malloc(m * sizeof *lo), *hi = malloc(m * sizeof *hi),
-             *size = malloc(m * sizeof *size), *events = malloc(2 * m * sizeof *events);
+             *size = malloc(m * sizeof *size);
+    event_t *events = malloc(2 * m * sizeof *events);
     uint32_t *parent = malloc(m * sizeof *parent), *items = malloc(m * sizeof *items),
              *tree = malloc(m * sizeof *tree);
     int64_t *sums = malloc(((size_t)1 << ARP_STRIPS_UNITS) * sizeof *sums);
-    __int128 *change = NULL; /* wide: a load is at most m x 2^56 before it is compared */
     int answer = -1;
     if (!lo || !hi || !size || !events || !parent || !tree || !items || !sums) goto done;
-    uint64_t t0 = UINT64_MAX, t1 = 0;
     for (size_t i = 0; i < m; ++i) {
         lo[i] = rows[i].lower, hi[i] = rows[i].upper, size[i] = rows[i].size, at[i] = 0;
-        if (lo[i] < t0) t0 = lo[i];
-        if (hi[i] > t1) t1 = hi[i];
         items[i] = (uint32_t)i;
-        events[2 * i] = lo[i], events[2 * i + 1] = hi[i];
     }
-    /* Only where the load is the limit at every time of the span. */
-    qsort(events, 2 * m, sizeof *events, by_u64);
-    size_t distinct = 0;
-    for (size_t x = 0; x < 2 * m; ++x)
-        if (!distinct || events[x] != events[distinct - 1]) events[distinct++] = events[x];
-    change = calloc(distinct + 1, sizeof *change);
-    if (!change) goto done;
-    for (size_t i = 0; i < m; ++i) {
-        change[arp_place_count_below(events, distinct, lo[i])] += size[i];
-        change[arp_place_count_below(events, distinct, hi[i])] -= size[i];
-    }
-    __int128 live = 0;
-    bool level = limit < AR_PLACE_MAX_BYTES; /* then every sum below fits in 63 bits */
-    for (size_t x = 0; x + 1 < distinct && level; ++x) level = (live += change[x]) == limit;
-    answer = 0;
-    if (!level) goto done;
     strips_t s = {lo, hi, size, at, parent, sums, tree, NULL, 0, m, deadline, false};
-    answer = solve(&s, items, m, t0, t1, limit, 0, 0);
+    /* Only where the load is the limit at every time of the span. */
+    uint64_t t0, t1, load;
+    answer = level(&s, items, m, events, &t0, &t1, &load) && load == limit &&
+             solve(&s, items, m, t0, t1, limit, 0, 0);
     if (s.oom) answer = -1;
 done:
     free(lo), free(hi), free(size), free(events), free(parent), free(tree), free(items);
-    free(sums), free(change);
+    free(sums);
     return answer;
 }
 
