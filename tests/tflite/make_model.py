@@ -148,6 +148,38 @@ def scalar_folded(path):
     g.write(path, [x], [chain(g, y, 1, shape=(2, 4))])
 
 
+def int_sum(g, n, name):
+    """SUM of the int32 tensor n over its last axis: LiteRT keeps its running sum in an int64
+    temporary (besides its int32 index, axes and dims)."""
+    axis = g.tensor(f"{name}_axis", [1], T.INT32, data=np.array([1], dtype=np.int32))
+    s = g.tensor(name, [g.tensors[n].shape[0]], T.INT32)
+    r = schema.ReducerOptionsT()
+    r.keepDims = False
+    g.op(OP.SUM, [n, axis], [s], options=(schema.BuiltinOptions.ReducerOptions, r))
+    return s
+
+
+def conv_temporaries(path):
+    """A 3x3 CONV_2D (an im2col temporary) between two SUMs of int32 tensors (each with an int64
+    running sum among its temporaries): LiteRT numbers the temporaries in prepare order, so the
+    CONV_2D's lie between int64 ones. What each op holds is LiteRT's record; a guess in node
+    order by the kernels' known temporaries takes the first SUM's int64 sum for the im2col."""
+    g = Graph()
+    n = g.tensor("n", [2, 3], T.INT32)
+    s1 = int_sum(g, n, "sum1")
+    x = g.tensor("x", [1, 6, 6, 2])
+    w = g.tensor("w", [4, 3, 3, 2], data=np.linspace(-1, 1, 72, dtype=np.float32).reshape(4, 3, 3, 2))
+    b = g.tensor("b", [4], data=np.zeros(4, dtype=np.float32))
+    c = g.tensor("conv", [1, 6, 6, 4])
+    co = schema.Conv2DOptionsT()
+    co.padding, co.strideH, co.strideW = schema.Padding.SAME, 1, 1
+    co.dilationHFactor = co.dilationWFactor = 1
+    g.op(OP.CONV_2D, [x, w, b], [c], options=(schema.BuiltinOptions.Conv2DOptions, co))
+    m = g.tensor("m", [2, 5], T.INT32)
+    s2 = int_sum(g, m, "sum2")
+    g.write(path, [n, x, m], [s1, chain(g, c, 1, shape=(1, 6, 6, 4)), s2])
+
+
 def empty(path):
     """Tensors of no elements (shape [0]) between ops: no bytes, so no plane and no word."""
     g = Graph()
@@ -254,6 +286,7 @@ KINDS = {
         scalar_intermediate,
         scalar_reduction,
         scalar_folded,
+        conv_temporaries,
         empty,
         no_data,
         dynamic,
