@@ -45,7 +45,8 @@ def first_cells(readme, header):
                 continue
             if re.fullmatch(r":?-+:?", cell) or table != header:
                 continue
-            names = [t.split()[0].rstrip("…") for t in re.findall(r"`([^`]+)`", cell) if t.split()]
+            names = [t.split()[0].rstrip("…")
+                     for t in re.findall(r"`([^`]+)`", cell) if t.split()]
             if names:
                 rows.append((n, names))
     return rows
@@ -60,7 +61,8 @@ def check_table(root, readme, header, folder, wanted, named, problems):
         problems.append(f"{readme}: no table whose first column is '{header}'")
     for w in wanted:
         if not any(named(w, names) for _, names in rows):
-            problems.append(f"{readme}: no row for {os.path.join(folder, w)} (add one to its table)")
+            problems.append(f"{readme}: no row for {os.path.join(folder, w)} (add one to its "
+                            "table)")
     for n, names in rows:
         first = names[0]
         if not glob.glob(os.path.join(root, folder, first.rstrip("/"))):

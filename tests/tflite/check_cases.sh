@@ -71,6 +71,28 @@ expect_class "$dir/order.json" 0
 [ "$(meta "$dir/order.json" capture.temporaries_from)" = "node order" ] \
   && meta "$dir/order.json" capture.temporaries_fallback | grep -q "ARENAREF_TFLITE_NO_NODES is set" \
   || fail "scalar_reduction without LiteRT's node records: the meta does not say node order"
+# a temporary in LiteRT's persistent arena stays there (a whole-program value), as LiteRT says
+exports persistent_temporary program.tensor_kinds.persistent 1
+exports hybrid program.tensor_kinds.temporary 4
+[ "$(meta "$dir/hybrid.json" program.tensor_kinds.persistent)" = 1 ] \
+  || fail "hybrid: the weights' row sums are not in the persistent arena"
+# an input of dynamic dimensions, resized before LiteRT allocates (--input-shape, by position
+# or name), recorded in the meta; a fixed dimension or an input it does not have is refused
+exports dynamic_input program.nodes 1
+"$plan_tool" "$dir/dynamic_input.tflite" --input-shape 0=3,4 --out "$dir/resized.json"
+expect_class "$dir/resized.json" 0
+[ "$(meta "$dir/resized.json" program.input_shapes)" = "{'x': [3, 4]}" ] \
+  || fail "dynamic_input at 3,4: program.input_shapes is $(meta "$dir/resized.json" program.input_shapes)"
+"$plan_tool" "$dir/dynamic_input.tflite" --input-shape x=5,4 --out "$dir/resized.json"
+[ "$(meta "$dir/resized.json" program.input_shapes)" = "{'x': [5, 4]}" ] \
+  || fail "dynamic_input by name: program.input_shapes is not x: [5, 4]"
+for bad in "0=3,5:input x (signature \[-1, 4\]) cannot take it" "2=3,4:no such input (the inputs: 0 (x))"; do
+  set +e; "$plan_tool" "$dir/dynamic_input.tflite" --input-shape "${bad%%:*}" --out /dev/null \
+    2> "$dir/err.txt"; status=$?; set -e
+  [ "$status" = 2 ] && grep -q "${bad#*:}" "$dir/err.txt" \
+    || fail "--input-shape ${bad%%:*}: exit $status: $(cat "$dir/err.txt")"
+  echo "ok: --input-shape ${bad%%:*} refused: $(tail -1 "$dir/err.txt")"
+done
 exports empty capture.empty_tensors 4
 exports no_data capture.empty_tensors 1
 exports dynamic capture.dynamic_tensors "[5]"

@@ -168,7 +168,8 @@ def conv_temporaries(path):
     n = g.tensor("n", [2, 3], T.INT32)
     s1 = int_sum(g, n, "sum1")
     x = g.tensor("x", [1, 6, 6, 2])
-    w = g.tensor("w", [4, 3, 3, 2], data=np.linspace(-1, 1, 72, dtype=np.float32).reshape(4, 3, 3, 2))
+    w = g.tensor("w", [4, 3, 3, 2],
+                 data=np.linspace(-1, 1, 72, dtype=np.float32).reshape(4, 3, 3, 2))
     b = g.tensor("b", [4], data=np.zeros(4, dtype=np.float32))
     c = g.tensor("conv", [1, 6, 6, 4])
     co = schema.Conv2DOptionsT()
@@ -178,6 +179,49 @@ def conv_temporaries(path):
     m = g.tensor("m", [2, 5], T.INT32)
     s2 = int_sum(g, m, "sum2")
     g.write(path, [n, x, m], [s1, chain(g, c, 1, shape=(1, 6, 6, 4)), s2])
+
+
+def persistent_temporary(path):
+    """BATCH_MATMUL by a constant: LiteRT keeps the constant transposed in a temporary of its
+    persistent arena (kTfLiteArenaRwPersistent), not in the arena with the other temporaries."""
+    g = Graph()
+    x = g.tensor("x", [1, 4, 8])
+    w = g.tensor("w", [1, 8, 6], data=np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 8, 6))
+    y = g.tensor("y", [1, 4, 6])
+    o = schema.BatchMatMulOptionsT()
+    g.op(OP.BATCH_MATMUL, [x, w], [y], options=(schema.BuiltinOptions.BatchMatMulOptions, o))
+    g.write(path, [x], [chain(g, y, 1, shape=(1, 4, 6))])
+
+
+def hybrid(path):
+    """FULLY_CONNECTED of float inputs by int8 weights (hybrid): its temporaries are the inputs
+    quantized, their scales, an accumulator, the zero points (in the arena) and the weights'
+    row sums (in the persistent arena)."""
+    g = Graph()
+    x = g.tensor("x", [2, 16])
+    w = g.tensor("w", [8, 16], T.INT8, data=np.arange(128, dtype=np.int8).reshape(8, 16))
+    qp = schema.QuantizationParametersT()
+    qp.scale, qp.zeroPoint = [0.05], [0]
+    g.tensors[w].quantization = qp
+    b = g.tensor("b", [8], data=np.zeros(8, np.float32))
+    y = g.tensor("y", [2, 8])
+    o = schema.FullyConnectedOptionsT()
+    o.asymmetricQuantizeInputs = True
+    g.op(OP.FULLY_CONNECTED, [x, w, b], [y],
+         options=(schema.BuiltinOptions.FullyConnectedOptions, o))
+    g.write(path, [x], [chain(g, y, 1, shape=(2, 8))])
+
+
+def dynamic_input(path):
+    """An input whose first dimension is dynamic (signature [-1, 4]), as models exported for any
+    batch or length: LiteRT sizes it [1, 4] unless resized (--input-shape)."""
+    g = Graph()
+    x = g.tensor("x", [1, 4])
+    g.tensors[x].shapeSignature = [-1, 4]
+    y = g.tensor("y", [1, 4])
+    g.tensors[y].shapeSignature = [-1, 4]
+    g.op(OP.ADD, [x, x], [y], options=add_options())
+    g.write(path, [x], [y])
 
 
 def empty(path):
@@ -287,6 +331,9 @@ KINDS = {
         scalar_reduction,
         scalar_folded,
         conv_temporaries,
+        persistent_temporary,
+        hybrid,
+        dynamic_input,
         empty,
         no_data,
         dynamic,

@@ -494,7 +494,46 @@ def _first_use(ops, i):
     return "no op"
 
 
-def capture_in_process(model_path, stage):
+def _resize_inputs(model_path, interp, input_shapes):
+    """Resize each (input, shape) given, an input by its position among the graph's inputs or by
+    its tensor's name, only in the dimensions its signature leaves dynamic (-1). Returns
+    {tensor name: shape} as resized."""
+    details = interp.get_input_details()
+    done = {}
+    for key, shape in input_shapes:
+        found = [d for k, d in enumerate(details) if str(k) == key or d["name"] == key]
+        if not found:
+            names = ", ".join(f"{k} ({d['name']})" for k, d in enumerate(details))
+            raise ExportError(f"{model_path}: --input-shape {key}: no such input (the inputs: "
+                              f"{names})")
+        d = found[0]
+        try:
+            interp.resize_tensor_input(d["index"], shape, strict=True)
+        except (ValueError, RuntimeError) as e:
+            signature = [int(x) for x in d["shape_signature"]]
+            raise ExportError(
+                f"{model_path}: --input-shape {key}={','.join(map(str, shape))}: input "
+                f"{d['name']} (signature {signature}) cannot take it: "
+                f"{' '.join(str(e).split())}")
+        done[d["name"]] = [int(x) for x in shape]
+    return done
+
+
+def _dynamic_inputs(interp):
+    """The graph's inputs whose signature leaves a dimension dynamic, as a sentence, or ''."""
+    out = []
+    for k, d in enumerate(interp.get_input_details()):
+        sig = [int(x) for x in d["shape_signature"]]
+        if -1 in sig:
+            out.append(f"input {k} ({d['name']}) has the signature {sig} and is sized "
+                       f"{[int(x) for x in d['shape']]} by default")
+    if not out:
+        return ""
+    return (" (" + "; ".join(out) + ": give the shape it is run at with --input-shape "
+            "INPUT=D1,D2,...)")
+
+
+def capture_in_process(model_path, stage, input_shapes=()):
     """LiteRT's plan for the model (the child's work). Raises ExportError with the reason."""
     stage("importing LiteRT")
     buf, model, schema = read_model(model_path)
@@ -509,11 +548,18 @@ def capture_in_process(model_path, stage):
             model_path=model_path,
             experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
         )
+    except (ValueError, RuntimeError) as e:
+        msg = " ".join(str(e).split())
+        raise ExportError(f"{model_path}: LiteRT cannot load it: {msg}")
+    stage("resizing the inputs")
+    resized = _resize_inputs(model_path, interp, input_shapes)
+    try:
         stage("allocate_tensors")
         interp.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         msg = " ".join(str(e).split())
-        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {msg}")
+        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {msg}"
+                          f"{_dynamic_inputs(interp)}")
     stage("reading the op list")
     ops = interp._get_ops_details()
     names = [o["op_name"] for o in ops]
@@ -604,7 +650,8 @@ def capture_in_process(model_path, stage):
         interp.invoke()
     except (ValueError, RuntimeError) as e:
         msg = " ".join(str(e).split())
-        raise ExportError(f"{model_path}: LiteRT cannot run it on zero inputs: {msg}")
+        raise ExportError(f"{model_path}: LiteRT cannot run it on zero inputs: {msg}"
+                          f"{_dynamic_inputs(interp)}")
     after = snapshot("after invoke")
     before += [None] * (len(after) - len(before))  # temporaries added at invoke
     # A tensor with no data (or another size) after allocation and data after invoke was sized at
@@ -772,6 +819,7 @@ def capture_in_process(model_path, stage):
         "sha256": sha256_file(model_path),
         "versions": package_versions(),
         "flatbuffer_tensors": fb_tensors,
+        "input_shapes": resized,
         "inputs": [int(i) for i in interp._interpreter.InputIndices()],
         "outputs": [int(i) for i in interp._interpreter.OutputIndices()],
         "tensors": tensors,
@@ -792,11 +840,11 @@ def capture_in_process(model_path, stage):
     }
 
 
-def child_main(model_path, out_path, stage_path):
+def child_main(model_path, out_path, stage_path, input_shapes=()):
     """The child's entry: writes the trace to OUT_PATH; exit 2 with the reason on stderr."""
     stage = _Stage(stage_path)
     try:
-        trace = capture_in_process(model_path, stage)
+        trace = capture_in_process(model_path, stage, input_shapes)
         with open(out_path, "w") as f:
             json.dump(trace, f)
         return 0
@@ -824,13 +872,16 @@ def _last(stage_path):
 # ---------------------------------------------------------------- the parent
 
 
-def capture(model_path):
+def capture(model_path, input_shapes=()):
     """Preflight here, then LiteRT in a child process: the trace, or ExportError with the
-    reason (a crash of the native interpreter included, with its signal and stage)."""
+    reason (a crash of the native interpreter included, with its signal and stage).
+    INPUT_SHAPES: (input, shape) pairs, an input by its position or its name, resized before
+    LiteRT allocates."""
     preflight(model_path)
     with tempfile.TemporaryDirectory(prefix="tflite-capture-") as tmp:
         out, stage_path = os.path.join(tmp, "trace.json"), os.path.join(tmp, "stage")
-        cmd = [sys.executable, os.path.abspath(__file__), model_path, out, stage_path]
+        cmd = [sys.executable, os.path.abspath(__file__), model_path, out, stage_path,
+               json.dumps([[k, list(v)] for k, v in input_shapes])]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=CAPTURE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -863,6 +914,7 @@ def capture(model_path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: capture.py MODEL.tflite OUT.json STAGE_FILE (the exporter runs it)")
-    sys.exit(child_main(*sys.argv[1:]))
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: capture.py MODEL.tflite OUT.json STAGE_FILE [INPUT_SHAPES.json] (the "
+                 "exporter runs it)")
+    sys.exit(child_main(*sys.argv[1:4], json.loads(sys.argv[4]) if len(sys.argv) == 5 else []))

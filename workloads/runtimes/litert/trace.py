@@ -206,6 +206,7 @@ def to_trace(cap, runs=1):
             "file": cap["file"],
             "sha256": cap["sha256"],
             "runs": runs,
+            **({"input_shapes": cap["input_shapes"]} if cap.get("input_shapes") else {}),
             "nodes": len(nodes),
             "tensors": len(tensors),
             "tensor_kinds": {
