@@ -100,7 +100,8 @@ exports dtypes program.nodes 8
 exports int4 program.tensor_kinds.persistent 1
 refused string "tensor 0 (s) of op 0 (RESHAPE) is STRING"
 refused custom "op 0 (subgraph 0) is the custom op 'ArenarefNoSuchOp'"
-refused two_subgraphs "2 subgraphs; only single-subgraph models"
+exports two_subgraphs program.subgraphs 2
+refused control_flow "3 subgraphs (ops IF); only models without control flow"
 refused dtypes "native interpreter crashed (SIGSEGV) while invoke" ARENAREF_TFLITE_CRASH_AT=invoke
 refused dtypes "crashed (SIGSEGV) while reading tensor 3 (add0) after allocation" \
   "ARENAREF_TFLITE_CRASH_AT=reading tensor 3"

@@ -317,10 +317,23 @@ def custom(path):
 
 
 def two_subgraphs(path):
-    """Two subgraphs (what control flow needs: WHILE/IF bodies are subgraphs)."""
+    """Two subgraphs and no op that calls the second (another signature): invoke() runs the
+    first, whose plan stands alone."""
     g = Graph()
     x = g.tensor("x", [8])
     g.write(path, [x], [chain(g, x, 1)], extra_subgraphs=1)
+
+
+def control_flow(path):
+    """IF over two subgraphs (control flow: the bodies are subgraphs the op calls)."""
+    g = Graph()
+    c = g.tensor("cond", [1], T.BOOL)
+    x = g.tensor("x", [8])
+    y = g.tensor("y", [8])
+    o = schema.IfOptionsT()
+    o.thenSubgraphIndex, o.elseSubgraphIndex = 1, 2
+    g.op(OP.IF, [c, x], [y], options=(schema.BuiltinOptions.IfOptions, o))
+    g.write(path, [c, x], [y], extra_subgraphs=2)
 
 
 KINDS = {
@@ -342,6 +355,7 @@ KINDS = {
         int4,
         custom,
         two_subgraphs,
+        control_flow,
     )
 }
 

@@ -2,8 +2,8 @@
 arena-trace/1).
 
 Preflight (this process, the flatbuffer only): refuse what cannot be placed before LiteRT sees
-it (control flow, custom ops, string/resource tensors). Capture (a child process, LiteRT without
-delegates): every tensor's address and size after allocate_tensors() and one invoke (a 0-d
+it (control flow, resource variables, custom ops, string/resource tensors). Capture (a child
+process, LiteRT without delegates): every tensor's address and size after allocate_tensors() and one invoke (a 0-d
 tensor's address and where each tensor lives from LiteRT's own TfLiteTensor, checked against
 every view), ops in execution order with inputs, outputs and temporaries (whose each is, from
 LiteRT's own TfLiteNode, checked against every node's inputs and outputs). The child reports
@@ -125,13 +125,15 @@ def preflight(model_path):
                         f"'{(custom or b'').decode(errors='replace')}': LiteRT's builtin "
                         "resolver has no kernel for it, so the model cannot run here"
                     )
-        if subgraphs != 1:
-            why = sorted(ops_seen & (CONTROL_FLOW_OPS | RESOURCE_OPS))
+        # Subgraphs past the first are control flow's bodies, resource variables' initializers,
+        # or other signatures. Without an op that calls one (control flow, resource ops), the
+        # first subgraph, the one invoke() runs, stands alone: its plan is captured, the others
+        # (signatures never invoked here) are counted in the meta.
+        why = sorted(ops_seen & (CONTROL_FLOW_OPS | RESOURCE_OPS))
+        if why:
             raise ExportError(
-                f"{model_path}: {subgraphs} subgraphs"
-                + (f" (ops {', '.join(why)})" if why else "")
-                + "; only single-subgraph models (no control flow, no resource variables) "
-                "can be exported"
+                f"{model_path}: {subgraphs} subgraphs (ops {', '.join(why)}); only models "
+                "without control flow or resource variables can be exported"
             )
         sg = model.Subgraphs(0)
         types = _names(schema.TensorType)
@@ -820,6 +822,7 @@ def capture_in_process(model_path, stage, input_shapes=()):
         "versions": package_versions(),
         "flatbuffer_tensors": fb_tensors,
         "input_shapes": resized,
+        "subgraphs": model.SubgraphsLength(),
         "inputs": [int(i) for i in interp._interpreter.InputIndices()],
         "outputs": [int(i) for i in interp._interpreter.OutputIndices()],
         "tensors": tensors,
