@@ -34,8 +34,7 @@ NO_DATA = {"constant", "iota", "rng", "rng-bit-generator", "rng-get-and-update-s
            "partition-id", "replica-id", "after-all"}
 # Kernels written to run in place over their operand (they read its current bytes, not a copy of
 # the old value): trusted, as the contract trusts an elementwise op.
-IN_PLACE_KERNELS = {"scatter", "sort", "custom-call", "triangular-solve", "cholesky",
-                    "select-and-scatter"}
+IN_PLACE_KERNELS = {"scatter", "sort", "custom-call", "triangular-solve", "cholesky"}
 
 
 class Undecided(Exception):
