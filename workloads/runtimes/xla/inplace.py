@@ -468,6 +468,10 @@ def analyse(M, instr, aliased, out_index, size):
         raise Undecided(f"no rule for a {op} updating its operand in place")
     except Undecided as e:
         return {"reads": whole, "writes": None, "pattern": "undecided", "undecided": str(e)}
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError) as e:
+        # An HLO this reading did not foresee: the whole value is read (sound), and said why.
+        return {"reads": whole, "writes": None, "pattern": "undecided",
+                "undecided": f"the analysis failed on it ({type(e).__name__}: {e})"}
 
 
 def _esize(shape, size):
