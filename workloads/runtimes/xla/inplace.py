@@ -18,7 +18,7 @@ RANGES_CAP = 256  # ranges per list: past it, the innermost gaps are hulled (a s
 
 # Bytes per element of XLA's PrimitiveType numbers (xla_data.proto); sub-byte types are absent.
 ELEMENT_BYTES = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 2, 8: 4, 9: 8, 10: 2, 11: 4, 12: 8,
-                 15: 8, 16: 2, 18: 16, 19: 1, 20: 1, 23: 1, 24: 1, 25: 1, 26: 1, 28: 1}
+                 15: 8, 16: 2, 18: 16, 19: 1, 20: 1, 23: 1, 24: 1, 25: 1}
 TUPLE_TYPE = 13
 
 ELEMENTWISE = {
