@@ -154,7 +154,8 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         if (!status && has_reads)
             status = ar_plan_set_plane_reads(loader->plan, loader->ranges, reads);
         if (!status && has_writes)
-            status = ar_plan_set_plane_writes(loader->plan, loader->ranges + reads, ranges - reads);
+            status = ar_plan_set_plane_writes(
+                loader->plan, ranges > reads ? loader->ranges + reads : NULL, ranges - reads);
     }
     return status;
 }
