@@ -1,9 +1,10 @@
 """A validated trace as an arena-plan/1 plan (CERTIFICATE.md): a window per region at its fixed
 base, whole-program values as globals, one phase and launch per op (reads carried, writes fresh,
-an in-place update a carried plane with `becomes`), loops as repeats with no deltas, one
-schedule reference over every launch.
+an in-place update a carried plane with `becomes`), loops as repeats (their deltas or frames
+the words that move with them, steps.py), one schedule reference over every launch.
 """
 
+from . import steps
 from .trace import planned
 
 
@@ -76,7 +77,8 @@ def to_plan(t):
     }
     if t.loops:
         plan["repeats"] = [
-            {"first": l["first"], "count": l["count"], "iterations": l["iterations"], "deltas": []}
+            {"first": l["first"], "count": l["count"], "iterations": l["iterations"],
+             **steps.moves(t, l)}
             for l in t.loops
         ]
     plan["schedule"] = [{"first": 0, "count": len(launches)}]
@@ -118,6 +120,7 @@ def meta(t, counts):
             "planes": len(names),
             "in_place_updates": sum(len(o["updates"]) for o in t.ops),
             "loops": len(t.loops),
+            "words_moving": steps.count(t),
             **counts,
         },
         "loops": loop_depths(t),
