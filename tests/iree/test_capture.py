@@ -2,7 +2,12 @@
 IREE needed): a pack's slices become values at the offsets the pass chose, a constant scf.for a
 loop with its state moved through a slot, a rw binding an update; what the trace cannot say
 (a dynamic trip count, scf.if, scf.while, an unknown op, a race inside a concurrent block,
-dumps that do not zip) is an ExportError naming it.
+dumps that do not zip) is an ExportError naming it. Offsets computed in a loop body from its
+induction variable: a copy, a fill, a dispatch binding and a subview at %i * 64 move by 64 each
+iteration (the repeat's deltas, certified 0 with --exact agreeing where arenacert is built);
+i * i * 16 and a clamp are frames, two loops' sum moves with both; a range past its slice is
+refused naming the iteration; i * j and a loaded offset are the slice's hull, counted; a loaded
+offset with no slice's base is refused.
 Usage: test_capture.py ROOT"""
 
 import os
@@ -195,6 +200,164 @@ try:
     expect(False, "dumps of different shapes: not refused")
 except cap.ExportError as e:
     expect("differ" in str(e), f"dumps of different shapes: refused: {e}")
+
+
+# Offsets computed in a loop body from its induction variable (a KV-cache row at the token's
+# position, a layer's slice of a stacked buffer): a pack's slice 1 (256 bytes at 0) written once,
+# then a loop of N reading 64 bytes of it at OFFSET (slice 1's base plus OFF) with a copy, a fill
+# and a dispatch binding, into the output at OFF (a subview at a moving offset too).
+C = ["  %c1 = arith.constant 1 : index", "  %c2 = arith.constant 2 : index",
+     "  %c16 = arith.constant 16 : index", "  %c64 = arith.constant 64 : index",
+     "  %c0_i8 = arith.constant 0 : i8"]
+FIRST = dispatch("d0", ("ro", "%a0", "%c0", "%c256", "external", "%c256"),
+                 ("wo", "%a1", "%5#1", "%c256") + T)
+
+
+def moving(n, off_lines, outer=None):
+    """The loop of n (inside an outer one of `outer` iterations where given) with %off computed
+    by off_lines from %i (and %j); %p = slice 1's base + %off."""
+    loop = [f"  %cn = arith.constant {n} : index",
+            "  %L:2 = scf.for %i = %c0 to %cn step %c1 iter_args(%st = %9, %st2 = %9) -> "
+            "(!stream.timepoint, !stream.timepoint) {"] + off_lines + [
+        "    %p = arith.addi %5#1, %off : index",
+        "    %sv = stream.resource.subview %o[%off] : !stream.resource<external>{%c256} -> "
+        "!stream.resource<external>{%c64}"] + execute(
+        [("%r", "%a1", "transient", "%5#0"), ("%o", "%a2", "external", "%c256"),
+         ("%sv", "%a3", "external", "%c64")],
+        ["    stream.cmd.copy %a1[%p], %a3[%c0], %c64 : !stream.resource<transient>{%5#0} -> "
+         "!stream.resource<external>{%c64}",
+         "    stream.cmd.fill %c0_i8, %a2[%off for %c16] : i8 -> !stream.resource<external>{%c256}"]
+        + dispatch("d5", ("ro", "%a1", "%p", "%c64") + T,
+                   ("rw", "%a2", "%off", "%c64", "external", "%c256")),
+        wait="%st", result="%10") + ["    scf.yield %10, %10 : !stream.timepoint, !stream.timepoint",
+                                     "  }"]
+    if outer:
+        loop = ([f"  %cm = arith.constant {outer} : index",
+                 "  %M:2 = scf.for %j = %c0 to %cm step %c1 iter_args(%sto = %9, %sto2 = %9) -> "
+                 "(!stream.timepoint, !stream.timepoint) {"]
+                + [x.replace("%st = %9, %st2 = %9", "%st = %sto, %st2 = %sto") for x in loop]
+                + ["    scf.yield %L#0, %L#0 : !stream.timepoint, !stream.timepoint", "  }"])
+        tail = ["  %e = stream.timepoint.await %M#0 => %o : !stream.resource<external>{%c256}"]
+    else:
+        tail = ["  %e = stream.timepoint.await %L#0 => %o : !stream.resource<external>{%c256}"]
+    return ([IMPORT] + C + ["PACK", ALLOC, OUT] + execute(BINDS[:2], FIRST) + loop + tail
+            + EXPORT[1:])
+
+
+def moving_trace(n, off_lines, outer=None):
+    b, a = dumps(moving(n, off_lines, outer), [256, 0])
+    return trace(b, a), b
+
+
+def word_shifts(plan, k, w):
+    """Launch k's word w: its shift at every ordinal tuple of its repeats, in executed order."""
+    reps = sorted((r for r in plan["repeats"] if r["first"] <= k < r["first"] + r["count"]),
+                  key=lambda r: -r["count"])
+    out = [0]
+    for r in reps:
+        step = [sum(d["delta"] for d in r.get("deltas", []) if (d["launch"], d["word"]) == (k, w))
+                * i for i in range(r["iterations"])]
+        if "frames" in r:
+            step = [sum(e["offset"] for e in f if (e["launch"], e["word"]) == (k, w))
+                    for f in r["frames"]]
+        out = [a + b for a in out for b in step]
+    return out
+
+
+def launch_of(plan, kernel):
+    return next(i for i, l in enumerate(plan["launches"]) if l["kernel"] == kernel)
+
+
+def exported(raw, tag):
+    """The plan, certified 0 by the certificate and --exact (where arenacert is built)."""
+    plan, _ = common.export(raw)
+    arenacert = os.path.join(sys.argv[2], "bin", "arenacert") if len(sys.argv) > 2 else None
+    if arenacert and os.access(arenacert, os.X_OK):
+        import json
+        import subprocess
+        got = [subprocess.run([arenacert, "certify", "-"] + x, input=json.dumps(plan),
+                              capture_output=True, text=True).stdout.split("\n")[0]
+               for x in ([], ["--exact"])]
+        expect(got == ["verdict: 0", "verdict: 0"], f"{tag}: certified 0, --exact agreeing: {got}")
+    return plan
+
+
+TIMES64 = ["    %off = arith.muli %i, %c64 : index"]
+raw, lines = moving_trace(4, TIMES64)
+plan = exported(raw, "a copy at %i * 64 in a loop of 4")
+rep = plan["repeats"][0]
+copy_k, d5, fill_k = launch_of(plan, "copy"), launch_of(plan, "d5"), launch_of(plan, "fill")
+expect(rep["iterations"] == 4 and rep["deltas"] == [
+    {"launch": copy_k, "word": 0, "delta": 64}, {"launch": copy_k, "word": 1, "delta": 64},
+    {"launch": fill_k, "word": 0, "delta": 64}, {"launch": d5, "word": 0, "delta": 64},
+    {"launch": d5, "word": 1, "delta": 64}],
+    f"copy, fill and dispatch words (and a subview) move by 64 each iteration: {rep['deltas']}")
+expect(raw["capture"]["offsets_moving"] == 5 and raw["capture"]["offsets_undecided"] == 0,
+       f"5 words moving, none undecided: {raw['capture']['offsets_moving']}, "
+       f"{raw['capture']['offsets_undecided']}")
+
+# Past its slice at the last iteration: refused, naming the op, the line and the iteration.
+for n, off, want in ((5, TIMES64, "bytes [256, 320) at iteration 4 of the scf.for at line"),
+                     (4, ["    %o1 = arith.muli %i, %c64 : index",
+                          "    %off = arith.subi %o1, %c16 : index"],
+                      "bytes [-16, 48) at iteration 0 of the scf.for at line")):
+    b, a = dumps(moving(n, off), [256, 0])
+    try:
+        trace(b, a)
+        expect(False, f"a copy stepping past its slice ({want}): not refused")
+    except cap.ExportError as e:
+        expect("stream.cmd.copy: the range %a1[%p] runs past transient0.s1 (256 bytes): " in str(e)
+               and want in str(e), f"a copy stepping past its slice: refused: {e}")
+
+# Known at every iteration but not affine: frames (i * i * 16; a clamp min(i, 2) * 64).
+for what, off, want in (
+        ("i * i * 16", ["    %sq = arith.muli %i, %i : index",
+                        "    %off = arith.muli %sq, %c16 : index"], [0, 16, 64, 144]),
+        ("min(i, 2) * 64", ["    %m = arith.minui %i, %c2 : index",
+                            "    %off = arith.muli %m, %c64 : index"], [0, 64, 128, 128]),
+        ("affine.apply (d0 * 64) clamped by select",
+         ["    %a = affine.apply affine_map<(d0) -> (d0 * 64)>(%i)",
+          "    %lt = arith.cmpi slt, %a, %c256 : index",
+          "    %off = arith.select %lt, %a, %c0 : index"], [0, 64, 128, 192])):
+    raw, _ = moving_trace(4, off)
+    plan = exported(raw, what)
+    rep = plan["repeats"][0]
+    got = word_shifts(plan, launch_of(plan, "copy"), 0)
+    expect(got == want, f"{what}: the copy's source at {got} ({'frames' if 'frames' in rep else 'deltas'})")
+
+# Two loops: j * 128 + i * 16 moves with both (the outer loop's body is the inner loop alone: one
+# range, merged by the trace into a loop of 8 whose frames are the merged shift).
+raw, _ = moving_trace(4, ["    %oj = arith.muli %j, %c64 : index", "    %oj2 = arith.addi %oj, %oj : index",
+                          "    %oi = arith.muli %i, %c16 : index",
+                          "    %off = arith.addi %oj2, %oi : index"], outer=2)
+plan = exported(raw, "j * 128 + i * 16 over two loops")
+got = word_shifts(plan, launch_of(plan, "copy"), 0)
+expect(got == [j * 128 + i * 16 for j in range(2) for i in range(4)],
+       f"the copy's source moves with both loops: {got}")
+
+# Not a sum of one function per loop (i * j * 64): the slice's hull, counted and named.
+raw, _ = moving_trace(2, ["    %ij = arith.muli %i, %j : index",
+                          "    %off = arith.muli %ij, %c64 : index"], outer=2)
+exported(raw, "i * j * 64 (the hull)")
+expect(raw["capture"]["offsets_undecided"] == 5
+       and "stream.cmd.copy: the range %a1[%p] at %5#1 + one of 0..64 per iteration" in
+       raw["capture"]["offsets_undecided_at"][0],
+       f"i * j * 64: the hull, counted: {raw['capture']['offsets_undecided']} "
+       f"{raw['capture']['offsets_undecided_at'][:1]}")
+# Computed at run time (a value loaded from the device): the slice's hull, counted.
+raw, _ = moving_trace(4, ["    %u = arith.index_cast %q : i32 to index",
+                          "    %off = arith.muli %u, %c64 : index"])
+exported(raw, "an offset loaded at run time (the hull)")
+expect(raw["capture"]["offsets_undecided"] == 5,
+       f"an offset computed at run time: the value's hull, counted "
+       f"({raw['capture']['offsets_undecided']}: {raw['capture']['offsets_undecided_at'][:1]})")
+# ... and with no slice's base to name, refused.
+body = moving(4, ["    %u = arith.index_cast %q : i32 to index",
+                  "    %off = arith.muli %u, %c64 : index"])
+body = [x.replace("%p = arith.addi %5#1, %off : index", "%p = arith.addi %off, %c0 : index")
+        for x in body]
+refused(body, [256, 0], "stream.cmd.copy: the range %a1[%p] names no slice of its pack "
+        "(a value computed at run time", "a run-time offset into a pack, with no slice's base")
 
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)
