@@ -359,5 +359,52 @@ body = [x.replace("%p = arith.addi %5#1, %off : index", "%p = arith.addi %off, %
 refused(body, [256, 0], "stream.cmd.copy: the range %a1[%p] names no slice of its pack "
         "(a value computed at run time", "a run-time offset into a pack, with no slice's base")
 
+# Sibling regions reusing names (MLIR's printer names values per region: two loop bodies each
+# define %5, a pack of their own, %r and %9): each pack keeps its own offsets.
+def sibling_loops():
+    def pack(n, offs):  # (before, after) lines of a pack %5 of n slices of 256 bytes
+        b = [f"    %5:{n + 1} = stream.resource.pack on(#hal.device.affinity<@__device_0>) slices({{"]
+        b += [f"      [{k}, {k + 1}] = %c256," for k in range(n)] + ["    }) : index"]
+        return b, [f"    %c{v}_{k} = arith.constant {v} : index" for k, v in enumerate(offs)]
+
+    def loop(tag, wait, n, offs):
+        pb, pa = pack(n, offs)
+        chain = dispatch("d0" + tag, ("ro", "%a0", "%c0", "%c256", "external", "%c256"),
+                         ("wo", "%a1", "%5#1", "%c256") + T)
+        for k in range(1, n):
+            chain += dispatch(f"d{k}{tag}", ("ro", "%a1", f"%5#{k}", "%c256") + T,
+                              ("wo", "%a1", f"%5#{k + 1}", "%c256") + T)
+        chain += dispatch("dout" + tag, ("ro", "%a1", f"%5#{n}", "%c256") + T,
+                          ("wo", "%a2", "%c0", "%c256", "external", "%c256"))
+        head = [f"  %{tag} = scf.for %i = %c0 to %c2 step %c1 iter_args(%st = {wait}) -> "
+                "(!stream.timepoint) {"]
+        rest = ["  " + ALLOC] + execute(BINDS, chain, wait="%st") + [
+            "    scf.yield %9 : !stream.timepoint", "  }"]
+        after_rest = [x for x in rest]
+        for k in range(n, -1, -1):
+            after_rest = [x.replace(f"%5#{k}", f"%c{offs[k]}_{k}") for x in after_rest]
+        return head + pb + rest, head + pa + after_rest
+
+    start = [HEAD, "  %c256 = arith.constant 256 : index", "  %c0 = arith.constant 0 : index",
+             IMPORT, "  %c1 = arith.constant 1 : index", "  %c2 = arith.constant 2 : index", OUT]
+    ab, aa = loop("L", "%t", 1, [256, 0])
+    bb, ba = loop("M", "%L", 2, [512, 256, 0])
+    tail = ["  %e = stream.timepoint.await %M => %o : !stream.resource<external>{%c256}"] + \
+        EXPORT[1:] + ["}"]
+    return start + ab + bb + tail, start + aa + ba + tail
+
+
+b, a = sibling_loops()
+try:
+    raw = trace(b, a)
+    got = sorted((r["size"], sorted((v["offset"], v["label"]) for v in raw["values"]
+                                    if v["region"] == r["name"]))
+                 for r in raw["regions"] if r["kind"] == "arena")
+    expect(got == [(256, [(0, "%5#1")]), (512, [(0, "%5#2"), (256, "%5#1")])],
+           f"two loop bodies' packs named %5 alike keep their own offsets: {got}")
+    exported(raw, "sibling loops reusing names")
+except cap.ExportError as e:
+    expect(False, f"two loop bodies' packs named %5 alike: refused: {e}")
+
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

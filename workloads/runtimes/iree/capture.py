@@ -225,7 +225,7 @@ class _Reader:
 
     # -- errors and ints ---------------------------------------------------------------------
     def fail(self, what):
-        raise ExportError(f"line {self.line_no} of the stream program: {what}")
+        raise ExportError(f"line {self.line_no} of the stream program: {_printed(what)}")
 
     def expr(self, tok):
         """The index.Ix of an SSA index (unknown where the capture cannot say)."""
@@ -249,7 +249,7 @@ class _Reader:
     # -- regions and values ------------------------------------------------------------------
     def region(self, name, kind, size, role, planned=None, pack=None):
         self.region_loops[name] = tuple(self.loop_stack)
-        r = {"name": name, "kind": kind, "size": size, "role": role}
+        r = {"name": name, "kind": kind, "size": size, "role": _printed(role)}
         if planned is not None:
             r["planned_size"] = planned
         if pack:
@@ -273,7 +273,7 @@ class _Reader:
         if v is None:
             v = self.values[vid] = {"id": vid, "region": region, "offset": off, "size": size,
                                     "whole_program": r["kind"] in ("weights", "constants"),
-                                    "label": label}
+                                    "label": _printed(label)}
         return vid
 
     def view_value(self, v):
@@ -367,7 +367,8 @@ class _Reader:
                 self.counts["offsets_moving"] += bool(moves)
                 return {"offset": off, "steps": moves} if moves else {"offset": off}
         self.counts["offsets_undecided"] += 1
-        self.undecided.append(f"line {self.line_no}: {where} at {self.describe(shown)}")
+        self.undecided.append(_printed(f"line {self.line_no}: {where} at "
+                                       f"{self.describe(shown)}"))
         return {"offset": 0}
 
     def past(self, rel, length, size, shown):
@@ -940,8 +941,65 @@ class _Reader:
                 self.views[name] = self.views[slot[0]]
 
 
+_DEF = re.compile(r"^\s*((?:%[\w$.-]+(?::\d+)?)(?:, %[\w$.-]+(?::\d+)?)*) = ")
+
+
+def unique_names(lines):
+    """The lines with every SSA name defined once: MLIR's printer reuses a name in sibling
+    regions (two loop bodies may each define %20, a pack in each), which the reader, keyed by
+    name, would mix up. A name defined again is renamed NAME__n, its uses with it, by scope: a
+    region opens at a line ending in '{' (its arguments, an scf.for's induction variable and
+    iter_args or an execute's 'as' names, defined inside) and closes at a line starting '}'."""
+    scopes, seen, out = [{}], {}, []
+
+    def define(name, scope):
+        n = seen.get(name, 0)
+        seen[name] = n + 1
+        scope[name] = name if n == 0 else f"{name}__{n}"
+
+    def use(m):
+        tok = m.group(0)
+        base, _, k = tok.partition("#")
+        for sc in reversed(scopes):
+            if base in sc:
+                return sc[base] + (f"#{k}" if k else "")
+        return tok
+
+    for line in lines:
+        s = line.strip()
+        if s.startswith("}") and len(scopes) > 1:
+            scopes.pop()
+        lhs = _DEF.match(line)
+        head, body = (line[:lhs.end()], line[lhs.end():]) if lhs else ("", line)
+        opens = s.endswith("{")
+        inner = {}
+        if opens:
+            for m in re.finditer(r"scf\.for (%[\w$.-]+) = |[(,] *(%[\w$.-]+) = |"
+                                 r" as (%[\w$.-]+):", body):
+                define(next(g for g in m.groups() if g), inner)
+        # uses first (a line never uses what it defines), with the region's own names hidden
+        body = SSA.sub(lambda m: use(m) if m.group(0).partition("#")[0] not in inner
+                       else inner[m.group(0).partition("#")[0]]
+                       + ("#" + m.group(0).partition("#")[2] if "#" in m.group(0) else ""),
+                       body)
+        if lhs:
+            for part in lhs.group(1).split(","):
+                define(part.strip().split(":")[0], scopes[-1])
+            head = SSA.sub(use, head)
+        out.append(head + body)
+        if opens:
+            scopes.append(inner)
+    return out
+
+
+def _printed(text):
+    """SSA names as the printer wrote them (without unique_names' __n)."""
+    return re.sub(r"(%[\w$.-]+?)__\d+", r"\1", text)
+
+
 def read_plan(before, after):
     """The trace's regions, values, ops and loops from the two dumps of the entry function."""
+    before, after = unique_names(before), unique_names(after)
     offsets = pack_offsets(before, after)
     r = _Reader(before, offsets)
     r.run()
