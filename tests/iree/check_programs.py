@@ -35,6 +35,7 @@ CASES = [
     ("penzai-llama-forward", {"layers": 2}, [], True),
     ("penzai-llama-decode", {"layers": 2, "tokens": 3}, [(3, 0)], True),
     ("penzai-gptneox-forward", {"layers": 2}, [], True),
+    ("llama-decode", {"layers": 2, "tokens": 3}, [(3, 0), (2, 1)], True),
 ]
 
 for name, sizes, loops, faulted in CASES:

@@ -229,8 +229,8 @@ def moving(n, off_lines, outer=None):
          "    stream.cmd.fill %c0_i8, %a2[%off for %c16] : i8 -> !stream.resource<external>{%c256}"]
         + dispatch("d5", ("ro", "%a1", "%p", "%c64") + T,
                    ("rw", "%a2", "%off", "%c64", "external", "%c256")),
-        wait="%st", result="%10") + ["    scf.yield %10, %10 : !stream.timepoint, !stream.timepoint",
-                                     "  }"]
+        wait="%st", result="%10") + [
+        "    scf.yield %10, %10 : !stream.timepoint, !stream.timepoint", "  }"]
     if outer:
         loop = ([f"  %cm = arith.constant {outer} : index",
                  "  %M:2 = scf.for %j = %c0 to %cm step %c1 iter_args(%sto = %9, %sto2 = %9) -> "
@@ -323,11 +323,13 @@ for what, off, want in (
     plan = exported(raw, what)
     rep = plan["repeats"][0]
     got = word_shifts(plan, launch_of(plan, "copy"), 0)
-    expect(got == want, f"{what}: the copy's source at {got} ({'frames' if 'frames' in rep else 'deltas'})")
+    kind = "frames" if "frames" in rep else "deltas"
+    expect(got == want, f"{what}: the copy's source at {got} ({kind})")
 
 # Two loops: j * 128 + i * 16 moves with both (the outer loop's body is the inner loop alone: one
 # range, merged by the trace into a loop of 8 whose frames are the merged shift).
-raw, _ = moving_trace(4, ["    %oj = arith.muli %j, %c64 : index", "    %oj2 = arith.addi %oj, %oj : index",
+raw, _ = moving_trace(4, ["    %oj = arith.muli %j, %c64 : index",
+                          "    %oj2 = arith.addi %oj, %oj : index",
                           "    %oi = arith.muli %i, %c16 : index",
                           "    %off = arith.addi %oj2, %oi : index"], outer=2)
 plan = exported(raw, "j * 128 + i * 16 over two loops")
@@ -363,7 +365,8 @@ refused(body, [256, 0], "stream.cmd.copy: the range %a1[%p] names no slice of it
 # define %5, a pack of their own, %r and %9): each pack keeps its own offsets.
 def sibling_loops():
     def pack(n, offs):  # (before, after) lines of a pack %5 of n slices of 256 bytes
-        b = [f"    %5:{n + 1} = stream.resource.pack on(#hal.device.affinity<@__device_0>) slices({{"]
+        b = [f"    %5:{n + 1} = stream.resource.pack on(#hal.device.affinity<@__device_0>) "
+             "slices({"]
         b += [f"      [{k}, {k + 1}] = %c256," for k in range(n)] + ["    }) : index"]
         return b, [f"    %c{v}_{k} = arith.constant {v} : index" for k, v in enumerate(offs)]
 

@@ -19,7 +19,8 @@ class Ix:
         self.base, self.lin, self.table, self.span = base, lin, table, span
 
     def __repr__(self):
-        return f"Ix(base={self.base}, lin={self.lin}, table={self.table and len(self.table[1])}, span={self.span})"
+        table = self.table and f"{len(self.table[1])} points over {self.table[0]}"
+        return f"Ix(base={self.base}, lin={self.lin}, table={table}, span={self.span})"
 
     @property
     def decided(self):
