@@ -88,8 +88,60 @@ CHAIN = (dispatch("d0", ("ro", "%a0", "%c0", "%c256", "external", "%c256"),
                     ("wo", "%a2", "%c0", "%c256", "external", "%c256")))
 
 
-def trace(before, after):
-    return cap.trace_of_dumps(before, after, "synthetic")
+def func(name, bindings, body, operands=()):
+    """A dispatch function as iree-compile prints it before iree-stream-fuse-dispatch-bindings:
+    bindings [(access, tensor type)], body lines using %s0, %s1, ... (their subspans at 0)."""
+    args = [f"%arg{i}: !stream.binding" for i in range(len(bindings))]
+    args += [f"%arg{len(bindings) + i}: {t}" for i, t in enumerate(operands)]
+    lines = [f"      func.func @{name}({', '.join(args)}) {{",
+             "        %c0 = arith.constant 0 : index"]
+    lines += [f"        %s{i} = stream.binding.subspan %arg{i}[%c0] : !stream.binding -> "
+              f"!iree_tensor_ext.dispatch.tensor<{a}:tensor<{t}>>" for i, (a, t) in
+              enumerate(bindings)]
+    return lines + ["        " + x for x in body] + ["        return", "      }"]
+
+
+def load(res, sub, access, t, offs, sizes):
+    return (f"{res} = iree_tensor_ext.dispatch.tensor.load {sub}, offsets = [{offs}], "
+            f"sizes = [{sizes}], strides = [{', '.join('1' for _ in sizes.split(','))}] : "
+            f"!iree_tensor_ext.dispatch.tensor<{access}:tensor<{t}>> -> tensor<{sizes.replace(', ', 'x')}xf32>")
+
+
+def store(val, sub, access, t, offs, sizes):
+    return (f"iree_tensor_ext.dispatch.tensor.store {val}, {sub}, offsets = [{offs}], "
+            f"sizes = [{sizes}], strides = [{', '.join('1' for _ in sizes.split(','))}] : "
+            f"tensor<{sizes.replace(', ', 'x')}xf32> -> "
+            f"!iree_tensor_ext.dispatch.tensor<{access}:tensor<{t}>>")
+
+
+def generic(res, ins, maps, n):
+    return [f"%e = tensor.empty() : tensor<{n}xf32>",
+            f"{res} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [\"parallel\"]}} "
+            f"ins({', '.join(ins)} : {', '.join(f'tensor<{n}xf32>' for _ in ins)}) "
+            f"outs(%e : tensor<{n}xf32>) {{",
+            "^bb0(%in: f32, %out: f32):", "  linalg.yield %in : f32", f"}} -> tensor<{n}xf32>"]
+
+
+RW = ("readwrite", "64xf32")
+# d2 (the chain's rw): x = x + x in place; d5 (the loops'): out[i] += in[i] over 16 elements.
+FUNCS = (func("d2", [RW], [load("%1", "%s0", *RW, "0", "64")]
+              + generic("%3", ["%1"], "#map, #map", 64) + [store("%3", "%s0", *RW, "0", "64")])
+         + func("d5", [("readonly", "16xf32"), ("readwrite", "16xf32")],
+                [load("%1", "%s0", "readonly", "16xf32", "0", "16"),
+                 load("%2", "%s1", "readwrite", "16xf32", "0", "16")]
+                + generic("%3", ["%1", "%2"], "#map, #map, #map", 16)
+                + [store("%3", "%s1", "readwrite", "16xf32", "0", "16")]))
+
+
+def module(funcs=FUNCS):
+    return "\n".join(["#map = affine_map<(d0) -> (d0)>", "#map1 = affine_map<(d0, d1) -> (d0, d1)>",
+                      "#map2 = affine_map<(d0, d1) -> (d1, d0)>", "module {",
+                      "  stream.executable private @ex {", "    builtin.module {"]
+                     + funcs + ["    }", "  }", "}"])
+
+
+def trace(before, after, funcs=FUNCS):
+    return cap.trace_of_dumps(before, after, "synthetic", module=module(funcs))
 
 
 def refused(body, offsets, pattern, what):
@@ -360,6 +412,94 @@ body = [x.replace("%p = arith.addi %5#1, %off : index", "%p = arith.addi %off, %
         for x in body]
 refused(body, [256, 0], "stream.cmd.copy: the range %a1[%p] names no slice of its pack "
         "(a value computed at run time", "a run-time offset into a pack, with no slice's base")
+
+# What a dispatch does inside the value it updates in place (dispatch.py): slice 1 written by
+# d0, updated by KERNEL (its function below, or none), then read into the output.
+def updating(kernel_lines, funcs, consts=()):
+    body = ([IMPORT] + C + list(consts) + ["PACK", ALLOC, OUT] + execute(BINDS, FIRST + kernel_lines
+            + dispatch("dout", ("ro", "%a1", "%5#1", "%c256") + T,
+                       ("wo", "%a2", "%c0", "%c256", "external", "%c256"))) + EXPORT)
+    b, a = dumps(body, [256, 0])
+    raw = trace(b, a, funcs)
+    (u,) = [u for o in raw["ops"] for u in o.get("updates", [])]
+    return raw, u
+
+
+def verdict_of(raw):
+    """The certificate's first two lines on the plan (None where arenacert is not built)."""
+    arenacert = os.path.join(sys.argv[2], "bin", "arenacert") if len(sys.argv) > 2 else None
+    if not (arenacert and os.access(arenacert, os.X_OK)):
+        return None
+    import json
+    import subprocess
+    plan, _ = common.export(raw)
+    return [subprocess.run([arenacert, "certify", "-"] + x, input=json.dumps(plan),
+                           capture_output=True, text=True).stdout for x in ([], ["--exact"])]
+
+
+RW64 = ("readwrite", "64xf32")
+RW_ON_1 = ("rw", "%a1", "%5#1", "%c256") + T
+SHIFT = func("shift", [RW64], [load("%1", "%s0", *RW64, "0", "63")]
+             + generic("%3", ["%1"], "#map, #map", 63) + [store("%3", "%s0", *RW64, "1", "63")])
+TRANSPOSE = func("transpose", [("readwrite", "8x8xf32")],
+                 [load("%1", "%s0", "readwrite", "8x8xf32", "0, 0", "8, 8"),
+                  "%e = tensor.empty() : tensor<8x8xf32>",
+                  "%3 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = "
+                  "[\"parallel\", \"parallel\"]} ins(%1 : tensor<8x8xf32>) outs(%e : "
+                  "tensor<8x8xf32>) {", "^bb0(%in: f32, %out: f32):", "  linalg.yield %in : f32",
+                  "} -> tensor<8x8xf32>",
+                  store("%3", "%s0", "readwrite", "8x8xf32", "0, 0", "8, 8")])
+SORT = func("sort", [RW64], [load("%1", "%s0", *RW64, "0", "64"),
+                             "%2 = iree_linalg_ext.sort dimension(0) outs(%1 : tensor<64xf32>) {",
+                             "^bb0(%x: f32, %y: f32):", "  %c = arith.cmpf olt, %x, %y : f32",
+                             "  iree_linalg_ext.yield %c : i1", "} -> tensor<64xf32>",
+                             store("%2", "%s0", *RW64, "0", "64")])
+DUS = func("dus", [("readonly", "16xf32"), ("readwrite", "4x16xf32")],
+           ["%r = iree_tensor_ext.dispatch.workload.ordinal %arg2, 0 : index",
+            load("%1", "%s0", "readonly", "16xf32", "0", "16"),
+            store("%1", "%s1", "readwrite", "4x16xf32", "%r, 0", "1, 16")], ["index"])
+for what, kernel, fn, want, verdict in (
+        ("elementwise (d2: x + x)", dispatch("d2", RW_ON_1), FUNCS, {}, "0"),
+        ("a shift by one element", dispatch("shift", RW_ON_1), SHIFT,
+         {"reads": [{"offset": 0, "size": 252}], "writes": [{"offset": 4, "size": 252}]},
+         "D"),
+        ("a transpose in place", dispatch("transpose", RW_ON_1), TRANSPOSE,
+         {"reads": [{"offset": 0, "size": 256}]}, "D"),
+        ("a sort in place (its destination)", dispatch("sort", RW_ON_1), SORT, {}, "0"),
+        ("a row stored at row 2", [x.replace("@ex::@dus {", "@ex::@dus[%c2](%c2 : index) {")
+                                   for x in dispatch("dus", ("ro", "%a0", "%c0", "%c64",
+                                                             "external", "%c256"), RW_ON_1)],
+         DUS, {"writes": [{"offset": 128, "size": 64}]}, "0"),
+        ("a row stored at a loaded row clamped to 0..3",
+         ["    %u = arith.index_cast %q : i32 to index", "    %u0 = arith.maxsi %u, %c0 : index",
+          "    %row = arith.minui %u0, %c3 : index"]
+         + [x.replace("@ex::@dus {", "@ex::@dus[%row](%row : index) {")
+            for x in dispatch("dus", ("ro", "%a0", "%c0", "%c64", "external", "%c256"),
+                              RW_ON_1)], DUS, {}, "0"),
+        ("a copy into 64 bytes of it", [
+            "    %p = arith.addi %5#1, %c64 : index",
+            "    stream.cmd.copy %a0[%c0], %a1[%p], %c64 : !stream.resource<external>{%c256} -> "
+            "!stream.resource<transient>{%5#0}"], FUNCS,
+         {"writes": [{"offset": 64, "size": 64}]}, "0"),
+        ("a kernel with no function printed", dispatch("mystery", RW_ON_1), FUNCS,
+         {"reads": [{"offset": 0, "size": 256}]}, "D")):
+    lines = [x for x in kernel if not x.strip().startswith("%u") and "%row =" not in x]
+    consts = ["  %c3 = arith.constant 3 : index"] + [x for x in kernel if x not in lines]
+    raw, u = updating(lines, fn, consts)
+    got = {k: u[k] for k in ("reads", "writes") if k in u}
+    expect(got == want, f"{what}: the update says {got}")
+    v = verdict_of(raw)
+    if v is not None:  # 0, or rule D at the kernel's phase naming both ranges, --exact agreeing
+        first = v[0].splitlines()[:2]
+        ok = first[0] == "verdict: 0" if verdict == "0" else (
+            first[1].startswith("rule D: instance 1 (phase \"1:") and "reads across elements "
+            "bytes it overwrites: reads[0]" in first[1])
+        expect(ok and v[1].splitlines()[0] == first[0],
+               f"{what}: {' '.join(first)} (--exact: {v[1].splitlines()[0]})")
+cap_ = raw["capture"]
+expect(cap_["reads_undecided"] == 1 and "dispatch mystery updating transient0.s1: no function "
+       "@mystery among the executables" in cap_["reads_undecided_at"][0],
+       f"a kernel with no function: counted and named: {cap_['reads_undecided_at']}")
 
 # Sibling regions reusing names (MLIR's printer names values per region: two loop bodies each
 # define %5, a pack of their own, %r and %9): each pack keeps its own offsets.

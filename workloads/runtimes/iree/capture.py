@@ -7,8 +7,10 @@ slices, which slice every binding names); the one after has the offsets the pass
 lines, each pack result a constant), read by zipping the two. Regions are the allocations (a
 packed transient is an arena with IREE's packed size); ops are the copies, fills and dispatches
 of each stream.cmd.execute in order (a concurrent block one op); scf.for with constant bounds is a
-loop, its loop-carried resources moved through slots (README). What cannot be said is an
-ExportError naming the op.
+loop, its loop-carried resources moved through slots (README). Offsets the host computes from the
+loops' counters make words move with them (index.py); what a dispatch does inside a value it
+updates comes from its executable (dispatch.py). What cannot be said is an ExportError naming
+the op.
 """
 
 import json
@@ -19,6 +21,7 @@ import sys
 import tempfile
 import time
 
+from . import dispatch
 from . import index as ix
 
 ALIGNMENT_CAP = 64
@@ -28,9 +31,13 @@ COMPILE_FLAGS = ["--iree-hal-target-device=local",
                  "--iree-llvmcpu-target-cpu=generic",
                  "--compile-to=stream",
                  "--mlir-print-ir-before=iree-stream-layout-slices",
-                 "--mlir-print-ir-after=iree-stream-layout-slices"]
+                 "--mlir-print-ir-after=iree-stream-layout-slices",
+                 "--mlir-print-ir-before=iree-stream-fuse-dispatch-bindings"]
 DUMP = re.compile(r"^// -----// IR Dump (Before|After) LayoutSlicesPass: "
                   r"iree-stream-layout-slices //----- //\n", re.M)
+# The module before binding fusion: the executables with one binding per tensor (dispatch.py).
+MODULE_DUMP = re.compile(r"^// -----// IR Dump Before FuseDispatchBindingsPass: "
+                         r"iree-stream-fuse-dispatch-bindings //----- //\n", re.M)
 SSA = re.compile(r"%[\w$.-]+(?:#\d+)?")
 # Ops of the entry function that launch nothing and move no bytes the trace must see.
 QUIET = ("arith.", "hal.", "stream.timepoint.join", "stream.timepoint.immediate",
@@ -65,7 +72,9 @@ def iree_compile_path():
 
 
 def compile_dumps(mlir_text):
-    """iree-compile's dumps of the entry function around the pass: (before, after) texts."""
+    """iree-compile's dumps of the entry function around the pass: (before, after) lines, and
+    the module's text before iree-stream-fuse-dispatch-bindings (its executables; None where
+    iree-compile printed none)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "program.mlir")
         with open(src, "w") as f:
@@ -84,7 +93,10 @@ def compile_dumps(mlir_text):
     if len(mains) < 2 or mains[-2][0] != "Before" or mains[-1][0] != "After":
         raise ExportError("iree-compile printed no dump of @main around "
                           "iree-stream-layout-slices (is the entry point named main?)")
-    return _function_text(mains[-2][1]), _function_text(mains[-1][1])
+    modules = MODULE_DUMP.split(r.stderr)
+    module = re.split(r"^// -----// IR Dump", modules[-1], flags=re.M)[0] \
+        if len(modules) > 1 else None
+    return _function_text(mains[-2][1]), _function_text(mains[-1][1]), module
 
 
 def _function_text(body):
@@ -188,8 +200,10 @@ class _View:
 
 
 class _Reader:
-    def __init__(self, lines, offsets):
+    def __init__(self, lines, offsets, funcs=None):
         self.lines, self.offsets = lines, offsets
+        self.funcs = funcs      # dispatch function name -> dispatch.Func (None: not printed)
+        self.ranges_undecided = []  # updates whose reads could not be derived, and why
         self.ix = {}            # SSA -> index.Ix: an index the host computes
         self.alg = ix.Algebra({})  # loop id -> its trip count
         self.loop_pos = {}      # loop id -> its index in self.loops (the trace's)
@@ -204,7 +218,8 @@ class _Reader:
         self.counts = {"executes": 0, "dispatches": 0, "copies": 0, "fills": 0,
                        "concurrent_blocks": 0, "loops": 0, "host_loads": 0,
                        "loop_slots": 0, "slot_moves_written": 0, "offsets_moving": 0,
-                       "offsets_undecided": 0}
+                       "offsets_undecided": 0, "reads_derived": 0, "reads_undecided": 0,
+                       "updates_reading_across": 0}
         self.loop_line = {}     # loop id -> the line of its scf.for
         self.written = set()
         self.n_regions = {"alloca": 0, "import": 0, "global": 0}
@@ -365,7 +380,9 @@ class _Reader:
             if steps is not None:
                 off, moves = steps
                 self.counts["offsets_moving"] += bool(moves)
-                return {"offset": off, "steps": moves} if moves else {"offset": off}
+                w = {"offset": off, "steps": moves} if moves else {"offset": off}
+                w["_at"] = (lo, hi)  # the offset's least and greatest (dropped in emit)
+                return w
         self.counts["offsets_undecided"] += 1
         self.undecided.append(_printed(f"line {self.line_no}: {where} at "
                                        f"{self.describe(shown)}"))
@@ -408,13 +425,19 @@ class _Reader:
         return f0, [m for m in moves if m.get("delta", 1)]
 
     # -- ops ---------------------------------------------------------------------------------
-    def emit(self, kernel, reads, writes, words, kind, partial=()):
+    def emit(self, kernel, reads, writes, words, kind, partial=(), ranges=None):
+        """An op; ranges: value -> {"writes", "reads"} of an update (None: absent)."""
         reads = list(dict.fromkeys(reads))
         writes = list(dict.fromkeys(writes))
+        words = [{k: v for k, v in w.items() if not k.startswith("_")} for w in words]
         updates = []
         for w in writes:
             if w in reads or (w in partial and w in self.written):
-                updates.append({"from": w, "to": w})
+                u = {"from": w, "to": w}
+                for k, v in (ranges or {}).get(w, {}).items():
+                    if v is not None:
+                        u[k] = [{"offset": a, "size": b - a} for a, b in v]
+                updates.append(u)
         op = {"kernel": kernel, "reads": [r for r in reads if r not in writes],
               "writes": [w for w in writes if not any(u["to"] == w for u in updates)],
               "updates": updates, "words": words, "kind": kind}
@@ -546,10 +569,14 @@ class _Reader:
                 else:
                     stack.append(("serial", None))
             elif s.startswith("stream.cmd.dispatch"):
-                mm = re.match(r"stream\.cmd\.dispatch @([\w$.-]+)::@([\w$.-]+)", s)
+                mm = re.match(r"stream\.cmd\.dispatch @([\w$.-]+)::@([\w$.-]+)(?:\[[^\]]*\])?"
+                              r"(?:\((.*?) : [^)]*\))?", s)
                 if not mm:
                     self.fail(f"a dispatch of several entry points: {s[:100]}")
-                stack.append(("dispatch", {"kernel": mm.group(2), "ranges": []}))
+                operands = [self.expr(t.strip()) for t in (mm.group(3) or "").split(",")
+                            if t.strip()]
+                stack.append(("dispatch", {"kernel": mm.group(2), "ranges": [],
+                                           "operands": operands, "line": self.line_no}))
             elif s.startswith("stream.cmd.copy"):
                 self.copy(s)
             elif s.startswith("stream.cmd.fill"):
@@ -806,18 +833,61 @@ class _Reader:
             self.fail(f"a dispatch binding the capture cannot read: {s[:100]}")
         length = self.expr(m.group(4))
         vid, w = self.resolve(m.group(2), m.group(3), length, f"dispatch {info['kernel']}")
-        info["ranges"].append((m.group(1), vid, w, self.covers(vid, length)))
+        info["ranges"].append((m.group(1), vid, w, self.covers(vid, length), length.const))
 
     def end_dispatch(self, info):
         self.counts["dispatches"] += 1
-        reads = [v for a, v, _, _ in info["ranges"] if a in ("ro", "rw")]
-        writes = [v for a, v, _, _ in info["ranges"] if a in ("wo", "rw")]
-        partial = [v for a, v, _, whole in info["ranges"] if a == "wo" and not whole]
-        reads += [v for a, v, _, _ in info["ranges"] if a == "rw" and v not in self.written]
-        rw_fresh = {v for a, v, _, _ in info["ranges"] if a == "rw" and v not in self.written}
+        rs = info["ranges"]
+        reads = [v for a, v, *_ in rs if a in ("ro", "rw")]
+        writes = [v for a, v, *_ in rs if a in ("wo", "rw")]
+        partial = [v for a, v, _, whole, _ in rs if a == "wo" and not whole]
+        rw_fresh = {v for a, v, *_ in rs if a == "rw" and v not in self.written}
         reads = [v for v in reads if not (v in rw_fresh)]
-        words = [{"value": v, **w} for _, v, w, _ in info["ranges"] if self.values[v]["size"]]
-        self.emit(info["kernel"], reads, writes, words, "dispatch", partial)
+        words = [{"value": v, **w} for _, v, w, *_ in rs if self.values[v]["size"]]
+        updated = [v for v in writes if v in reads or (v in partial and v in self.written)]
+        ranges = {v: self.dispatch_ranges(info, v) for v in dict.fromkeys(updated)}
+        self.emit(info["kernel"], reads, writes, words, "dispatch", partial, ranges)
+
+    def dispatch_ranges(self, info, v):
+        """{"writes", "reads"} of a dispatch updating value v in place (dispatch.py): the
+        bytes its executable stores into v, and those it loads from v other than to update
+        them; undecided (no executable printed, or one it cannot follow), every binding on v
+        read and written whole (sound), counted and named."""
+        size = self.values[v]["size"]
+        binds = [(i, a, w.get("_at"), n) for i, (a, vid, w, _, n) in enumerate(info["ranges"])
+                 if vid == v]
+        f = self.funcs.get(info["kernel"]) if self.funcs is not None else None
+        writes, reads, why = [], [], None
+        if self.funcs is None:
+            why = "iree-compile printed no executables"
+        elif f is None:
+            why = f"no function @{info['kernel']} among the executables"
+        for i, a, at, n in binds if why is None else ():
+            try:
+                w_, r_ = dispatch.effects(f, self.alg, info["operands"], i)
+            except (dispatch.Undecided, ValueError) as e:
+                why = str(e)
+                break
+            # a binding whose offset is not decided: what it touches is anywhere in the value
+            moved = (lambda rs: [(at[0] + lo, at[1] + hi) for lo, hi in rs]) if at else \
+                (lambda rs: [(0, size)] if rs else [])
+            if a in ("wo", "rw"):
+                writes += moved(w_)
+            if a in ("ro", "rw"):
+                reads += moved(r_)
+        if why is not None:
+            whole = [(at[0], at[1] + n) if at is not None and n else (0, size)
+                     for _, a, at, n in binds]
+            writes = [b for b, (_, a, _, _) in zip(whole, binds) if a in ("wo", "rw")]
+            reads = [b for b, (_, a, _, _) in zip(whole, binds) if a in ("ro", "rw")]
+            self.counts["reads_undecided"] += 1
+            self.ranges_undecided.append(_printed(
+                f"line {info['line']}: dispatch {info['kernel']} updating {v}: {why}"))
+        else:
+            self.counts["reads_derived"] += 1
+        writes, reads = _merged(writes, size), _merged(reads, size)
+        self.counts["updates_reading_across"] += bool(reads)
+        return {"writes": None if writes == [(0, size)] else writes, "reads": reads or None}
 
     def copy(self, s):
         m = re.match(r"stream\.cmd\.copy (%[\w#]+)\[(%[\w#]+)\], (%[\w#]+)\[(%[\w#]+)\], "
@@ -828,8 +898,11 @@ class _Reader:
         src, so = self.resolve(m.group(1), m.group(2), length, "stream.cmd.copy")
         dst, do = self.resolve(m.group(3), m.group(4), length, "stream.cmd.copy")
         self.counts["copies"] += 1
+        n = length.const
+        ranges = {dst: {"writes": self.bytes_of(dst, do, n),
+                        "reads": self.bytes_of(src, so, n) if src == dst else None}}
         self.emit("copy", [src], [dst], [{"value": src, **so}, {"value": dst, **do}], "copy",
-                  () if self.covers(dst, length) else (dst,))
+                  () if self.covers(dst, length) else (dst,), ranges)
 
     def fill(self, s):
         m = re.match(r"stream\.cmd\.fill (%[\w#]+), (%[\w#]+)\[(%[\w#]+) for (%[\w#]+)\]", s)
@@ -839,7 +912,18 @@ class _Reader:
         dst, do = self.resolve(m.group(2), m.group(3), length, "stream.cmd.fill")
         self.counts["fills"] += 1
         self.emit("fill", [], [dst], [{"value": dst, **do}], "fill",
-                  () if self.covers(dst, length) else (dst,))
+                  () if self.covers(dst, length) else (dst,),
+                  {dst: {"writes": self.bytes_of(dst, do, length.const)}})
+
+    def bytes_of(self, vid, w, n):
+        """[(lo, hi)]: the bytes a range of n bytes at word w may cover in value vid, over
+        every iteration (None: the whole value, where the offset or n is not known)."""
+        size = self.values[vid]["size"]
+        at = w.get("_at")
+        if at is None or not n:
+            return None
+        r = _merged([(at[0], at[1] + n)], size)
+        return None if r == [(0, size)] else r
 
     def covers(self, vid, length):
         """Whether a range of length bytes covers the whole value (at least its size)."""
@@ -992,16 +1076,29 @@ def unique_names(lines):
     return out
 
 
+def _merged(ranges, size):
+    """Byte ranges (lo, hi) clipped to [0, size), sorted and joined where they meet."""
+    out = []
+    for lo, hi in sorted((max(0, lo), min(size, hi)) for lo, hi in ranges):
+        if hi <= lo:
+            continue
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
 def _printed(text):
     """SSA names as the printer wrote them (without unique_names' __n)."""
     return re.sub(r"(%[\w$.-]+?)__\d+", r"\1", text)
 
 
-def read_plan(before, after):
+def read_plan(before, after, module=None):
     """The trace's regions, values, ops and loops from the two dumps of the entry function."""
     before, after = unique_names(before), unique_names(after)
     offsets = pack_offsets(before, after)
-    r = _Reader(before, offsets)
+    r = _Reader(before, offsets, dispatch.parse(module) if module else None)
     r.run()
     if r.group is not None:
         r.fail("an unclosed concurrent block")
@@ -1084,16 +1181,18 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
     start = time.perf_counter()
     text = _lower(fn, args, donate_argnums)
     lowered = time.perf_counter()
-    before, after = compile_dumps(text)
+    before, after, module = compile_dumps(text)
     compiled = time.perf_counter()
     return trace_of_dumps(before, after, name or getattr(fn, "__name__", "function"),
                           shapes if shapes is not None else _arg_shapes(args), flags,
                           {"lower_seconds": round(lowered - start, 3),
-                           "iree_compile_seconds": round(compiled - lowered, 3)})
+                           "iree_compile_seconds": round(compiled - lowered, 3)}, module)
 
 
-def trace_of_dumps(before, after, name, shapes=None, flags=None, extra=None):
-    r = read_plan(before, after)
+def trace_of_dumps(before, after, name, shapes=None, flags=None, extra=None, module=None):
+    """The trace from the two dumps of @main and the module text holding its executables
+    (compile_dumps; without it, what a dispatch reads inside a value it updates is undecided)."""
+    r = read_plan(before, after, module)
     values = [v for v in r.values.values()]
     used = {v["region"] for v in values}
     regions = []
@@ -1135,6 +1234,7 @@ def trace_of_dumps(before, after, name, shapes=None, flags=None, extra=None):
             "region_roles": {g["name"]: g["role"] for g in r.regions.values()
                              if g["name"] in used},
             "offsets_undecided_at": r.undecided[:UNDECIDED_LISTED],
+            "reads_undecided_at": r.ranges_undecided[:UNDECIDED_LISTED],
             **r.counts, **(extra or {}),
         },
         "alignment": align,

@@ -10,6 +10,7 @@ import re
 
 TABLE_LIMIT = 1 << 16
 U64 = 1 << 64
+NEG, POS = float("-inf"), float("inf")  # a span's unknown side
 
 
 class Ix:
@@ -141,10 +142,13 @@ class Algebra:
                     vals[p] = r
                 else:
                     return self.fit(loops, vals)
-        bs = [self.bounds(a) for a in args]
-        if interval is not None and all(b is not None for b in bs):
-            r = interval(*bs)
-            if r is not None:
+        if interval is not None:  # an unknown side is unbounded: a clamp still bounds it
+            bs = [self.bounds(a) or (NEG, POS) for a in args]
+            try:
+                r = interval(*bs)
+            except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+                r = None
+            if r is not None and not any(x != x for x in r) and (r[0] > NEG or r[1] < POS):
                 return Ix(span=r)
         return unknown()
 
@@ -180,7 +184,10 @@ class Algebra:
                     return Ix(lin=(x.lin[0] * k, {l: c * k for l, c in x.lin[1].items() if c * k}))
                 if x.table is not None:
                     return self.fit(x.table[0], {p: v * k for p, v in x.table[1].items()})
-        return self.apply(lambda x, y: x * y, [a, b], _corners(lambda x, y: x * y))
+                if x.span is not None:
+                    lo, hi = _smul(x.span[0], k), _smul(x.span[1], k)
+                    return Ix(span=(min(lo, hi), max(lo, hi)))
+        return self.apply(lambda x, y: x * y, [a, b], _corners(_smul))
 
     def binary(self, op, a, b):
         if op == "addi":
@@ -240,6 +247,10 @@ def _umin(x, y):
 
 def _umax(x, y):
     return x if x % U64 >= y % U64 else y
+
+
+def _smul(x, y):
+    return 0 if x == 0 or y == 0 else x * y
 
 
 def _corners(fn):
