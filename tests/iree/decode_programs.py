@@ -1,6 +1,6 @@
 """Decodes as users write them, beside the family's (llama-decode, gpt2-decode): the KV cache
 in other layouts and loops, each a FILE.py:NAME program (NAME() returns (function, example
-arguments)) that tests/iree/check_decodes.py exports with XLA and IREE side by side.
+arguments)) that tests/iree/check_side_by_side.py exports with XLA and IREE side by side.
   decode_lthd     one cache [L, T, B, H, hd] carried through fori_loop and a scan over layers
                   (the layer index carried), written at (l, t);
   decode_tuple    per-layer caches in a tuple (a Python loop over layers), each [B, T, H, hd];
