@@ -405,6 +405,19 @@ exported(raw, "an offset loaded at run time (the hull)")
 expect(raw["capture"]["offsets_undecided"] == 5,
        f"an offset computed at run time: the value's hull, counted "
        f"({raw['capture']['offsets_undecided']}: {raw['capture']['offsets_undecided_at'][:1]})")
+# ... bounded by util.assume.int (0..3 rows of 64 bytes), with no slice's base: the one slice that
+# holds every offset it may take (slice 1), its hull, counted.
+body = moving(4, ["    %u = arith.index_cast %q : i32 to index",
+                  "    %ua = util.assume.int %u<umin = 0, umax = 3> : index",
+                  "    %off = arith.muli %ua, %c64 : index"])
+body = [x.replace("%p = arith.addi %5#1, %off : index", "%p = arith.addi %off, %c0 : index")
+        for x in body]
+b, a = dumps(body, [256, 0])
+raw = trace(b, a)
+expect(raw["capture"]["offsets_undecided"] == 5 and "%p] at a value in 0..192 computed at run "
+       "time" in raw["capture"]["offsets_undecided_at"][0],
+       f"an offset bounded by util.assume.int: the slice it stays in, its hull: "
+       f"{raw['capture']['offsets_undecided_at'][:1]}")
 # ... and with no slice's base to name, refused.
 body = moving(4, ["    %u = arith.index_cast %q : i32 to index",
                   "    %off = arith.muli %u, %c64 : index"])

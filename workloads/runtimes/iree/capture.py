@@ -373,7 +373,7 @@ class _Reader:
         nmax = max(n[1], 1) if n else None
         if rel.decided:
             lo, hi = self.alg.bounds(rel)
-            if lo < 0 or (nmax is not None and hi + nmax > size):
+            if size and (lo < 0 or hi >= size or (nmax is not None and hi + nmax > size)):
                 self.fail(f"{where} runs past {vid} ({size} bytes): "
                           f"{self.past(rel, nmax, size, shown)}")
             steps = self.steps(rel)
@@ -514,7 +514,7 @@ class _Reader:
                 self.ix[m.group(1)] = ix.const({"true": 1, "false": 0}.get(v) if v in
                                                ("true", "false") else int(v))
                 continue
-            m = re.match(r"(%[\w]+) = (arith|affine|util)\.(\w+) (.*)$", s)
+            m = re.match(r"(%[\w]+) = (arith|affine|util)\.([\w.]+) (.*)$", s)
             if m and self.index_op(m.group(1), m.group(2), m.group(3), m.group(4)):
                 continue
             if "stream.resource.pack" in s:
