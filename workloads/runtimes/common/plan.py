@@ -1,9 +1,11 @@
 """A validated trace as an arena-plan/1 plan (CERTIFICATE.md): a window per region at its fixed
 base, whole-program values as globals, one phase and launch per op (reads carried, writes fresh,
 an in-place update a carried plane with `becomes`, and the `reads`/`writes` its update says),
-loops as repeats with no deltas, one schedule reference over every launch.
+loops as repeats (their deltas or frames the words that move with them, steps.py), one schedule
+reference over every launch.
 """
 
+from . import steps
 from .trace import planned
 
 
@@ -84,7 +86,8 @@ def to_plan(t):
     }
     if t.loops:
         plan["repeats"] = [
-            {"first": l["first"], "count": l["count"], "iterations": l["iterations"], "deltas": []}
+            {"first": l["first"], "count": l["count"], "iterations": l["iterations"],
+             **steps.moves(t, l)}
             for l in t.loops
         ]
     plan["schedule"] = [{"first": 0, "count": len(launches)}]
@@ -134,6 +137,7 @@ def meta(t, counts):
             "updates_with_reads": _with(t, "reads"),
             "updates_with_writes": _with(t, "writes"),
             "loops": len(t.loops),
+            "words_moving": steps.count(t),
             **counts,
         },
         "loops": loop_depths(t),

@@ -178,6 +178,9 @@ def validate(raw):
     if not t.ops:
         raise TraceError("trace.ops: no ops (a plan needs at least one launch)")
     t.loops = _loops(raw, len(t.ops))
+    from . import steps  # words that move with their loops (steps.py)
+
+    steps.check(t)
     _globals(t)
     _classes(t)
     _lifetimes(t)
@@ -255,7 +258,7 @@ def _op(t, k, o):
     for f in ufrom:
         if f in writes and f not in uto:
             raise TraceError(f"{p}: value {f!r} is updated in place and also written fresh")
-    words = None
+    words, steps = None, {}
     if "words" in o and o["words"] is not None:
         words = []
         for j, w in enumerate(_get(o, "words", p, list)):
@@ -275,6 +278,8 @@ def _op(t, k, o):
                         f"{q}: names value {vid!r}, which the op neither reads nor writes"
                     )
                 words.append((vid, off))
+                if w.get("steps") is not None:
+                    steps[j] = w["steps"]
             else:
                 words.append(_int(w, q))
     label = _get(o, "label", p, str, required=False)
@@ -291,6 +296,7 @@ def _op(t, k, o):
         "updates": updates,
         "update_ranges": ranges,
         "words": words,
+        "steps_raw": steps,
     }
 
 
