@@ -43,7 +43,6 @@ static ar_status_t check_list(ar_plan_t const *plan, size_t p, size_t j, bool wr
 
 ar_status_t arp_plan_access_check(ar_plan_t const *plan, size_t p, size_t j,
                                   ar_plan_error_t *error) {
-    if (!plan->plane_access) return ar_status_success_k;
     size_t i = plan->phases[p].planes_first + j;
     ar_plane_t const *plane = &plan->planes[i];
     ar_plane_access_t const *access = &plan->plane_access[i];

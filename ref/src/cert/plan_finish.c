@@ -348,7 +348,7 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
                                        "plane is updated in place",
                                        plane->name);
             }
-            if (!status) status = arp_plan_access_check(plan, p, j, error);
+            if (!status && plan->plane_access) status = arp_plan_access_check(plan, p, j, error);
             /* Pooled strings: the same text is the same pointer. */
             plane->updates = plane->becomes && strcmp(plane->becomes, plane->name) != 0;
             plan->updates_count += plane->updates;
