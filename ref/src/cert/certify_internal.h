@@ -215,7 +215,8 @@ typedef struct arp_rule_d_t {
     arp_u128_t other_stamp;       /* that instance */
     /* Broken because `plane` (with becomes) reads across elements bytes it writes: its read and
      * write that share a byte, as indices into plan->plane_ranges (write SIZE_MAX: its writes
-     * are absent, the whole plane). The carried planes' check comes first at an instance. */
+     * are absent, the whole plane). An instance's planes are checked in order, each carried one
+     * for its value, then that plane's reads. */
     bool cross;
     size_t read, write;
     char instance_text[AR_VERDICT_TEXT_SIZE]; /* k exactly, in decimal */

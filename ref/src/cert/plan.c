@@ -291,12 +291,14 @@ ar_status_t ar_plan_add_plane_becomes(ar_plan_t *plan, char const *name, uint64_
     if (phase->planes_first + phase->planes_count != plan->planes_count)
         return ar_status_invalid_argument_k;
     ar_status_t status = GROW(plan, planes, 1);
-    if (!status && plan->plane_access) status = mirror_planes(plan);
     if (status) return status;
     char const *pooled = ar_plan_intern(plan, name);
     char const *pooled_becomes = becomes ? ar_plan_intern(plan, becomes) : NULL;
     if (!pooled || (becomes && !pooled_becomes)) return ar_status_out_of_memory_k;
-    if (plan->plane_access) plan->plane_access[plan->planes_count] = (ar_plane_access_t){0};
+    if (plan->plane_access) { /* it mirrors planes: one absent pair more */
+        if (mirror_planes(plan)) return ar_status_out_of_memory_k;
+        plan->plane_access[plan->planes_count] = (ar_plane_access_t){0};
+    }
     plan->planes[plan->planes_count++] =
         (ar_plane_t){pooled, base, size, carried, pooled_becomes, false};
     ++phase->planes_count;

@@ -22,32 +22,30 @@ static ar_status_t check_list(ar_plan_t const *plan, size_t p, size_t j, bool wr
     char path[160];
     for (size_t k = 0; k < count; ++k) {
         ar_plane_range_t const *range = &plan->plane_ranges[first + k];
+        unsigned __int128 end = (unsigned __int128)range->offset + range->size;
+        if (range->size && end <= plane->size) continue;
         int used = snprintf(path, sizeof path, "$.phases[%zu].planes[%zu].%s[%zu]", p, j, key, k);
         if (range->size == 0) {
             snprintf(path + used, sizeof path - (size_t)used, ".size");
             return arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
                                  "size 0: a range of \"%s\" holds at least one byte", key);
         }
-        unsigned __int128 end = (unsigned __int128)range->offset + range->size;
-        if (end > plane->size)
-            return arp_plan_fail(
-                error, ar_status_invalid_argument_k, path, 0, 0,
-                "range [0x%llx, 0x%llx + 0x%llx) runs past %s: plane \"%.200s\" holds 0x%llx bytes",
-                (unsigned long long)range->offset, (unsigned long long)range->offset,
-                (unsigned long long)range->size,
-                end >> 64 ? "2^64 and the plane's end" : "the plane's end", plane->name,
-                (unsigned long long)plane->size);
+        return arp_plan_fail(
+            error, ar_status_invalid_argument_k, path, 0, 0,
+            "range [0x%llx, 0x%llx + 0x%llx) runs past %s: plane \"%.200s\" holds 0x%llx bytes",
+            (unsigned long long)range->offset, (unsigned long long)range->offset,
+            (unsigned long long)range->size,
+            end >> 64 ? "2^64 and the plane's end" : "the plane's end", plane->name,
+            (unsigned long long)plane->size);
     }
     return ar_status_success_k;
 }
 
 ar_status_t arp_plan_access_check(ar_plan_t const *plan, size_t p, size_t j,
                                   ar_plan_error_t *error) {
-    if (!plan->plane_access) return ar_status_success_k;
     size_t i = plan->phases[p].planes_first + j;
     ar_plane_t const *plane = &plan->planes[i];
     ar_plane_access_t const *access = &plan->plane_access[i];
-    if (!access->has_reads && !access->has_writes) return ar_status_success_k;
     if (!plane->becomes) {
         char path[160];
         char const *key = access->has_reads ? "reads" : "writes";

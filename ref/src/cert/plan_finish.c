@@ -339,8 +339,10 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
         table.slots[at] = (int64_t)p;
         for (size_t j = 0; j < phase->planes_count && !status; ++j) {
             ar_plane_t *plane = &plan->planes[phase->planes_first + j];
-            snprintf(path, sizeof path, "$.phases[%zu].planes[%zu].size", p, j);
-            status = check_range(error, path, "plane", plane->base, plane->size);
+            if (range_past_end(plane->base, plane->size)) { /* the path, formatted only then */
+                snprintf(path, sizeof path, "$.phases[%zu].planes[%zu].size", p, j);
+                status = check_range(error, path, "plane", plane->base, plane->size);
+            }
             if (!status && plane->becomes && !plane->carried) {
                 snprintf(path, sizeof path, "$.phases[%zu].planes[%zu].becomes", p, j);
                 status = arp_plan_fail(error, ar_status_invalid_argument_k, path, 0, 0,
@@ -348,7 +350,10 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
                                        "plane is updated in place",
                                        plane->name);
             }
-            if (!status) status = arp_plan_access_check(plan, p, j, error);
+            ar_plane_access_t const *access =
+                plan->plane_access ? &plan->plane_access[phase->planes_first + j] : NULL;
+            if (!status && access && (access->has_reads || access->has_writes))
+                status = arp_plan_access_check(plan, p, j, error);
             /* Pooled strings: the same text is the same pointer. */
             plane->updates = plane->becomes && strcmp(plane->becomes, plane->name) != 0;
             plan->updates_count += plane->updates;

@@ -87,8 +87,9 @@ typedef struct arp_cross_t {
     size_t plane, read, write;
 } arp_cross_t;
 
-/* The reads/writes rules of CERTIFICATE.md §1 for plane `j` of phase `p` (the first breach with
- * its JSON path into `error`), and the cross facts above for a plan whose planes passed them. */
+/* The reads/writes rules of CERTIFICATE.md §1 for plane `j` of phase `p`, which has a list (the
+ * first breach with its JSON path into `error`), and the cross facts above for a plan whose
+ * planes passed them. */
 ar_status_t arp_plan_access_check(ar_plan_t const *plan, size_t p, size_t j,
                                   ar_plan_error_t *error);
 ar_status_t arp_plan_cross_derive(ar_plan_t *plan);

@@ -119,13 +119,14 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         size_t name_length, becomes_length = 0;
         uint64_t base, size;
         bool carried = false;
+        json_t const *flag = NULL;
         status = arp_json_expect_object(plane, &inner);
         if (!status)
             status = arp_json_member_string(plane, "name", true, NULL, &name, &name_length, &inner);
         if (!status) status = arp_json_member_u64(plane, "base", &base, &inner);
         if (!status) status = arp_json_member_u64(plane, "size", &size, &inner);
         if (!status) {
-            json_t const *flag = json_object_get(plane, "carried");
+            flag = json_object_get(plane, "carried");
             if (flag && !json_is_boolean(flag) && !json_is_null(flag)) {
                 snprintf(inner.text, sizeof inner.text,
                          "expected true or false (absent or null means fresh), found %s",
@@ -134,14 +135,20 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
             }
             carried = flag && json_is_true(flag);
         }
-        if (!status)
+        /* Members known so far; a plane with no others has no reads or writes to look up. */
+        size_t known = 3 + (flag != NULL);
+        bool has_becomes = json_object_get(plane, "becomes") != NULL;
+        known += has_becomes;
+        if (!status && has_becomes)
             status = arp_json_member_string(plane, "becomes", false, NULL, &becomes,
                                             &becomes_length, &inner);
         bool has_reads = false, has_writes = false;
         size_t reads = 0, ranges = 0;
-        if (!status) status = load_plane_list(loader, plane, "reads", &has_reads, &ranges, &inner);
+        bool others = json_object_size(plane) > known;
+        if (!status && others)
+            status = load_plane_list(loader, plane, "reads", &has_reads, &ranges, &inner);
         reads = ranges;
-        if (!status)
+        if (!status && others)
             status = load_plane_list(loader, plane, "writes", &has_writes, &ranges, &inner);
         if (status == ar_status_invalid_argument_k) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);

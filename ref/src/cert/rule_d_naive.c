@@ -126,8 +126,7 @@ static bool naive_launch(naive_t *v, size_t launch) {
                 ++v->instances;
                 return false;
             }
-        }
-        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
+            /* Holding its value, it may still read across elements bytes it writes. */
             size_t read, write;
             if (!naive_cross(plan, i, &read, &write)) continue;
             char k_text[48];
