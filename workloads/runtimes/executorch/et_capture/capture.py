@@ -48,11 +48,13 @@ def capture(pte, name="program", method=None, max_paths=MAX_PATHS, hints=None,
                     paths=len(found))
         out = []
         for p in found:
-            raw = trace_mod.build(m, p, name, runtime, meta, hints)
+            raw = trace_mod.build(m, p, name if len(found) == 1 else f"{name} [{p.name()}]",
+                                  runtime, meta, hints)
             out.append((p.name(), raw))
         return out
     except PteError as e:
-        raise ExportError(str(e))
+        msg = str(e)
+        raise ExportError(msg if msg.startswith(source) else f"{source}: {msg}")
 
 
 def capture_module(module, inputs, config=None, name="program", max_paths=MAX_PATHS,
