@@ -87,6 +87,7 @@ def lower(module, inputs, config=None):
             with _observe_emitter(hints):
                 prog = to_edge(ep).to_executorch(cfg)
             pte = prog.buffer
+            hints["verify_storage_reuse"] = verify_storage_reuse(prog)
     except ModelError:
         raise
     except Exception as e:  # export or lowering failed: the user's model, said plainly
@@ -98,6 +99,21 @@ def lower(module, inputs, config=None):
     hints["buffer_names"] = {names[n]: b for n, b in buffers.items() if n in names}
     hints["input_names"] = {}
     return pte, hints
+
+
+def verify_storage_reuse(prog):
+    """ExecuTorch's own check of its plan (memory_planning.Verifier.verify_storage_reuse, as
+    its MemoryPlanningPass runs it for the greedy algorithm; the default algorithm suite skips
+    it) on the method's graph: the number of tensor pairs sharing storage it accepted, or the
+    error it raised (a string)."""
+    from executorch.exir.memory_planning import Verifier
+
+    ep = prog.exported_program()
+    try:
+        return Verifier(ep.graph_module, True, True, True, ep.graph_signature) \
+            .verify_storage_reuse()
+    except Exception as e:  # its refusal is the answer
+        return f"{type(e).__name__}: {str(e).strip()[:300]}"
 
 
 def run(pte, inputs, method="forward"):

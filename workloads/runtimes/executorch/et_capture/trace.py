@@ -32,7 +32,7 @@ class Builder:
         self.bind = {}  # value index -> (trace id, word offset)
         self.ops = []
         self.counts = {"views_folded": 0, "views_off_base": 0, "unwritten_reads": 0,
-                       "reads_undecided": 0, "moves": 0, "kernel_calls": 0, "delegate_calls": 0,
+                       "reads_undecided": 0, "reads_derived": 0, "moves": 0, "kernel_calls": 0, "delegate_calls": 0,
                        "jumps_on_tensors": 0, "jumps_constant": 0, "in_place_updates": 0}
         self.regions = []
         self.region_of_mem = {}
@@ -170,7 +170,7 @@ class Builder:
             self.bind[u] = (self._constant(u), 0)
             return self.bind[u]
         self.counts["unwritten_reads"] += 1
-        tid = self._version(u, k, "never written before it is read")
+        tid = self._version(u, k, "never written")
         self.bind[u] = (tid, 0)
         return self.bind[u]
 
@@ -195,7 +195,7 @@ class Builder:
             self.counts["views_off_base"] += 1
             why = f"view of value {base}" if base is not None else "view of no value"
             where = "its data elsewhere" if got is not None else "not written yet"
-            tid = self._version(u, made, f"{why} ({where}): never written")
+            tid = self._version(u, made, f"{why}, {where}")
             self.bind[u] = (tid, 0)
 
     # ---- ops ---------------------------------------------------------------------------------
@@ -321,8 +321,7 @@ class Builder:
             reads_r, undecided = self._reads_across(ins, src, j, got)
             if reads_r:
                 u["reads"] = reads_r
-                if undecided:
-                    self.counts["reads_undecided"] += 1
+                self.counts["reads_undecided" if undecided else "reads_derived"] += 1
             size = self.values[src]["size"]
             wa = ins.args[j]
             wsize = m.tensors[wa.value].nbytes
