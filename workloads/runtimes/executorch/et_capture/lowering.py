@@ -15,19 +15,27 @@ class ModelError(Exception):
 
 
 def backend_config(config):
-    """An ExecutorchBackendConfig from None, one, or a dict of its fields."""
+    """(ExecutorchBackendConfig, partitioners) from None, a config, or a dict of its fields;
+    the dict's key "xnnpack": true also delegates what XNNPACK takes (XnnpackPartitioner)."""
     from executorch.exir import ExecutorchBackendConfig
 
     if config is None:
-        return ExecutorchBackendConfig()
+        return ExecutorchBackendConfig(), []
     if isinstance(config, ExecutorchBackendConfig):
-        return config
+        return config, []
     if isinstance(config, dict):
+        config = dict(config)
+        parts = []
+        if config.pop("xnnpack", False):
+            from executorch.backends.xnnpack.partition.xnnpack_partitioner import \
+                XnnpackPartitioner
+
+            parts.append(XnnpackPartitioner())
         fields = {f.name for f in dataclasses.fields(ExecutorchBackendConfig)}
         bad = sorted(k for k in config if k not in fields)
         if bad:
             raise ModelError(f"config: {', '.join(bad)} not a field of ExecutorchBackendConfig")
-        return ExecutorchBackendConfig(**config)
+        return ExecutorchBackendConfig(**config), parts
     raise ModelError(f"config: a {type(config).__name__}, expected a dict or an "
                      "ExecutorchBackendConfig")
 
@@ -75,9 +83,9 @@ def _observe_emitter(hints):
 def lower(module, inputs, config=None):
     """(pte bytes, hints) for module(*inputs) under ExecutorchBackendConfig config."""
     import torch
-    from executorch.exir import to_edge
+    from executorch.exir import to_edge, to_edge_transform_and_lower
 
-    cfg = backend_config(config)
+    cfg, partitioners = backend_config(config)
     hints = {"value_names": {}, "instr_names": {}, "views": {}}
     try:
         with torch.no_grad():
@@ -85,7 +93,9 @@ def lower(module, inputs, config=None):
                                      tuple(inputs))
             buffers = dict(ep.graph_signature.inputs_to_buffers)
             with _observe_emitter(hints):
-                prog = to_edge(ep).to_executorch(cfg)
+                edge = to_edge_transform_and_lower(ep, partitioner=partitioners) \
+                    if partitioners else to_edge(ep)
+                prog = edge.to_executorch(cfg)
             pte = prog.buffer
             hints["verify_storage_reuse"] = verify_storage_reuse(prog)
     except ModelError:

@@ -23,8 +23,11 @@ SCALAR_TYPES = {
 
 # ExecuTorch's own operators that torch has no schema for: argument roles by position.
 # et_view(Tensor self, int[] size, Tensor out): `out` is made a view of `self` (no bytes move).
+# et_copy_index(Tensor(a!) copy_to, Tensor copy_from, int index): copy_from into copy_to[index]
+# (the loops torch.map and torch.scan emit, which the paths refuse).
 PRIM_ROLES = {
     "executorch_prim::et_view.default": ("read", "scalar", "view0"),
+    "executorch_prim::et_copy_index.tensor": ("mutate", "read", "scalar"),
 }
 
 # Modules whose import registers the schemas of ExecuTorch's custom operators with torch.

@@ -18,9 +18,10 @@ class SplitCat(nn.Module):
         y = torch.cat([torch.sigmoid(c), torch.relu(a), b * 2.0], dim=1)
         parts = y.chunk(4, dim=0)
         z = torch.cat([p * float(i + 1) for i, p in enumerate(parts)], dim=0)
-        rows = z.unbind(0)
+        out = z + 1.0
+        rows = z.unbind(0)  # z read again after out, which has its size
         s = torch.stack([rows[0], rows[-1], rows[len(rows) // 2]], dim=0)
-        return z + 1.0, s.sum(dim=0)
+        return out, s.sum(dim=0)
 
 
 def split_cat(d_model=64, seq=16):
