@@ -50,6 +50,9 @@ class Builder:
                     self.writer.setdefault(a.value, ins.index)
         self.buffers = self._mutable_buffers()
         self._views()
+        # the views in the order they are made (by instruction, then value index)
+        self._pending = sorted(self.view_of.items(), key=lambda x: (x[1][1], x[0]))
+        self._next = 0
 
     # ---- facts about values ---------------------------------------------------------------
 
@@ -176,8 +179,10 @@ class Builder:
 
     def _make_views(self, k):
         """Bind the views made before instruction k to the versions of their bases then."""
-        for u, (base, made) in sorted(self.view_of.items()):
-            if made > k or u in self.bind:
+        while self._next < len(self._pending) and self._pending[self._next][1][1] <= k:
+            u, (base, made) = self._pending[self._next]
+            self._next += 1
+            if u in self.bind:
                 continue
             t = self.m.tensors[u]
             got = self.bind.get(base) if base is not None else None
