@@ -1,5 +1,5 @@
 """The report's placement sections: strategies on MiniMalloc's instances and our presets, and real
-runtimes' models (LiteRT's, llama.cpp's, XLA's, IREE's) beside the runtime's own planner, and one
+runtimes' models (LiteRT's, llama.cpp's, XLA's, IREE's, ExecuTorch's) beside the runtime's own planner, and one
 table putting two compilers' plans of the same programs side by side (XLA and IREE)."""
 
 import os
@@ -27,6 +27,8 @@ RUNTIMES = [
      "height_over_planned_size"),
     ("xla", "XLA", "xla-temp", "XLA temp allocation", "planned_size", "height_over_planned_size"),
     ("iree", "IREE", "iree-pack", "IREE packed transients held at once", "planned_size",
+     "height_over_planned_size"),
+    ("executorch", "ExecuTorch", "executorch-own", "ExecuTorch arena", "planned_size",
      "height_over_planned_size"),
 ]
 # Families compiled from the same programs, shown side by side: (family, compiler, own planner).
