@@ -17,9 +17,10 @@ from .trace import TraceError, load
 def write(path, text):
     """Whole or not at all: a reader (or another writer of the same file) never sees a part.
     A path that is not a regular file (/dev/null, /dev/stdout, a FIFO) is written to as it is:
-    renaming a temporary over it would replace the device with a file."""
+    renaming a temporary over it would replace the device with a file. text: str or bytes."""
+    mode = "wb" if isinstance(text, (bytes, bytearray)) else "w"
     if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "w") as f:
+        with open(path, mode) as f:
             f.write(text)
         return
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-")
@@ -27,7 +28,7 @@ def write(path, text):
     os.umask(mask)
     try:
         os.fchmod(fd, 0o666 & ~mask)  # as open() would make it, not mkstemp's 0600
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, mode) as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:

@@ -1,20 +1,15 @@
 """scripts/executorch-plan's body: a program (a .pte file; a user's FILE.py:NAME; or one of the
 executorch family's, by name) captured and planned through the shared layer (common.cli): one
 plan, or a folder of one plan per path where the program has conditionals; the family's programs
-listed; or the bench's plans exported and cached (--export-all)."""
+listed; or the bench's plans exported and cached (--export-all): common.programs."""
 
-import hashlib
-import importlib.util
-import inspect
-import json
 import os
 import shutil
 import sys
-import tempfile
-import time
 
 import common
 import common.cli
+import common.programs
 
 from . import programs
 from .capture import MAX_PATHS, ExportError, capture, capture_module, versions
@@ -26,55 +21,13 @@ SIZE_OPTIONS = ("layers", "d_model", "heads", "kv_heads", "vocab", "seq", "cache
 BENCH = [("llama-forward", {}), ("llama-decode", {}), ("llama-decode-reinplace", {}),
          ("convnet", {}), ("split-cat", {})]
 PER_PATH = ("out", "problem_out", "problem_info_out", "trace_out")
-
-
-def load_user(spec):
-    """FILE.py:NAME -> the NAME function."""
-    path, _, name = spec.rpartition(":")
-    if not path or not name:
-        raise common.cli.UsageError(f"{spec}: expected MODEL.pte, FILE.py:NAME or a program's "
-                                    f"name ({', '.join(programs.PROGRAMS)})")
-    if not os.path.isfile(path):
-        raise common.cli.UsageError(f"{path}: no such file")
-    mod_name = "arenaref_user_" + hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:8]
-    try:
-        loader = importlib.util.spec_from_file_location(mod_name, path)
-        if loader is None:
-            raise ImportError("not a Python file")
-        module = importlib.util.module_from_spec(loader)
-        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-        loader.loader.exec_module(module)
-    except Exception as e:  # the user's code: whatever it raises is reported, not a traceback
-        raise common.cli.UsageError(f"{path}: importing it failed: {type(e).__name__}: {e}")
-    fn = getattr(module, name, None)
-    if fn is None:
-        raise common.cli.UsageError(f"{path} defines no {name}")
-    if not callable(fn):
-        raise common.cli.UsageError(f"{path}: {name} is not a function")
-    return fn
+FAMILY = common.programs.Family(programs.PROGRAMS, programs.get, "the executorch family",
+                                forms="MODEL.pte, FILE.py:NAME")
 
 
 def build(spec, given):
     """(name, module, inputs, config, sizes, source) of a family program or FILE.py:NAME."""
-    if spec in programs.PROGRAMS:
-        name, maker, source = spec, programs.get(spec), "the executorch family"
-    elif ":" in spec:
-        name, maker = spec.rpartition(":")[2], load_user(spec)
-        source = os.path.abspath(spec.rpartition(":")[0])
-    else:
-        raise common.cli.UsageError(f"{spec}: no such program (the family's: "
-                                    f"{', '.join(programs.PROGRAMS)}; or MODEL.pte, or "
-                                    "FILE.py:NAME)")
-    accepted = programs.sizes(maker)
-    extra = sorted(k for k in given if k not in accepted)
-    if extra:
-        raise common.cli.UsageError(
-            f"{spec} takes no --{', --'.join(k.replace('_', '-') for k in extra)} "
-            f"(its sizes: {', '.join(accepted) or 'none'})")
-    try:
-        made = maker(**given)
-    except Exception as e:
-        raise common.cli.UsageError(f"{spec}: making the program failed: {type(e).__name__}: {e}")
+    name, made, sizes, source = common.programs.make(spec, given, FAMILY)
     ok = isinstance(made, tuple) and len(made) in (2, 3) and callable(made[0]) and \
         isinstance(made[1], (tuple, list))
     if not ok:
@@ -82,18 +35,12 @@ def build(spec, given):
             f"{spec}: returned {type(made).__name__}, expected (module, tuple of example inputs)"
             " or (module, inputs, ExecutorchBackendConfig fields)")
     config = made[2] if len(made) == 3 else None
-    return name, made[0], tuple(made[1]), config, dict(accepted, **given), source
+    return name, made[0], tuple(made[1]), config, sizes, source
 
 
 def traces_of(a):
     """[(path, trace)] for the parsed arguments' program."""
-    spec, given = a.program, {k: getattr(a, k) for k in SIZE_OPTIONS
-                              if getattr(a, k, None) is not None}
-    if not spec:
-        raise common.cli.UsageError("no program: MODEL.pte, FILE.py:NAME or a family program")
-    for k, v in given.items():
-        if v < 1:
-            raise common.cli.UsageError(f"--{k.replace('_', '-')} {v}: must be at least 1")
+    spec, given = common.programs.given_sizes(a, SIZE_OPTIONS, FAMILY)
     if a.max_paths < 1:
         raise common.cli.UsageError(f"--max-paths {a.max_paths}: must be at least 1")
     if spec.endswith(".py") and os.path.isfile(spec):
@@ -115,33 +62,25 @@ def traces_of(a):
                 raise common.cli.UsageError(str(e))
             pte = None
         else:
-            name, module, inputs, config, sizes, source = build(spec, given)
             if a.method not in (None, "forward"):
                 raise common.cli.UsageError(f"{spec}: an exported module has one method, "
                                             "forward")
-            out, pte = capture_module(module, inputs, config, name, a.max_paths,
-                                      {"source": source, "sizes": sizes,
-                                       "config": _config_text(config)})
+            out, pte = module_traces(spec, given, a.max_paths)
     except ExportError as e:
         raise common.cli.UsageError(f"{spec}: {e}")
     if a.pte_out:
         if pte is None:
             raise common.cli.UsageError("--pte-out: the program is a .pte already")
-        _write_bytes(a.pte_out, pte)
+        common.cli.write(a.pte_out, pte)
     return out
 
 
-def _config_text(config):
-    if config is None or isinstance(config, dict):
-        return config
-    return repr(config)
-
-
-def _write_bytes(path, data):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+def module_traces(spec, given, max_paths=MAX_PATHS):
+    """(traces, pte bytes) of a family program or FILE.py:NAME, exported and lowered."""
+    name, module, inputs, config, sizes, source = build(spec, given)
+    text = config if config is None or isinstance(config, dict) else repr(config)
+    return capture_module(module, inputs, config, name, max_paths,
+                          {"source": source, "sizes": sizes, "config": text})
 
 
 def add_arguments(p):
@@ -155,9 +94,7 @@ def add_arguments(p):
                    f"{MAX_PATHS})")
     p.add_argument("--pte-out", metavar="FILE",
                    help="also write the .pte made from FILE.py:NAME or a family program")
-    for k in SIZE_OPTIONS:
-        p.add_argument("--" + k.replace("_", "-"), type=int, dest=k, metavar="N",
-                       help=f"the program's {k.replace('_', ' ')} (where it takes one)")
+    common.programs.add_size_arguments(p, SIZE_OPTIONS)
 
 
 class Paths(Exception):
@@ -241,72 +178,21 @@ def run_paths(argv, e, description):
     return 0
 
 
-def list_programs():
-    for name in programs.PROGRAMS:
-        fn = programs.get(name)
-        sizes = ", ".join(f"{k}={v}" for k, v in programs.sizes(fn).items())
-        doc = (inspect.getdoc(fn) or "").split("\n")[0]
-        print(f"{name}\t{sizes}\t{doc}")
-
-
-def code_digest():
-    here = os.path.dirname(os.path.abspath(__file__))
-    common_dir = os.path.dirname(common.__file__)
-    h = hashlib.sha256()
-    for d in (here, os.path.join(here, "programs"), common_dir):
-        for f in sorted(os.listdir(d)):
-            if f.endswith(".py"):
-                with open(os.path.join(d, f), "rb") as fh:
-                    h.update(f.encode() + b"\0" + fh.read())
-    return h.hexdigest()[:16]
+def trace_of(name, given):
+    """A bench program's one trace (the bench takes programs without conditionals)."""
+    try:
+        traces, _ = module_traces(name, given)
+    except ExportError as e:
+        raise common.cli.UsageError(str(e))
+    if len(traces) != 1:
+        raise common.cli.UsageError(f"{name}: {len(traces)} paths; the bench takes one")
+    return traces[0][1]
 
 
 def export_all(directory):
-    """The bench's programs as clean, fault-B and fault-D plans plus the placement problem,
-    cached under directory by program, sizes, versions and code; directory/index.tsv lists
-    them."""
-    directory = os.path.abspath(directory)
-    os.makedirs(directory, exist_ok=True)
-    code, vers = code_digest(), json.dumps(versions(), sort_keys=True)
-    index = ["model\tvariant\tplan\tproblem"]
-    variants = {"clean": [], "fault-B": ["--plant-fault", "--fault-rule", "B"],
-                "fault-D": ["--plant-fault", "--fault-rule", "D"]}
-    for name, given in BENCH:
-        key = name + "-" + hashlib.sha256(
-            f"{code} {vers} {json.dumps(given, sort_keys=True)}".encode()).hexdigest()[:12]
-        base = os.path.join(directory, key)
-        if not all(os.path.exists(f"{base}-{v}.json") for v in variants) or \
-                not os.path.exists(f"{base}.problem.csv"):
-            start = time.perf_counter()
-            made = build(name, given)
-            traces, _ = capture_module(made[1], made[2], made[3], name, MAX_PATHS,
-                                       {"source": made[5], "sizes": made[4],
-                                        "config": _config_text(made[3])})
-            if len(traces) != 1:
-                raise common.cli.UsageError(f"{name}: {len(traces)} paths; the bench takes one")
-            raw = traces[0][1]
-            secs = time.perf_counter() - start
-            with tempfile.TemporaryDirectory() as tmp:
-                path = os.path.join(tmp, "trace.json")
-                common.cli.write(path, json.dumps(raw))
-                for v, extra in variants.items():
-                    argv = ["--from-trace", path, "--out", f"{base}-{v}.tmp"] + extra
-                    if v == "clean":
-                        argv += ["--problem-out", f"{base}.problem.tmp"]
-                    if common.cli.run(argv, PROG, "", capture=capture_args,
-                                      add_arguments=add_arguments):
-                        raise common.cli.UsageError(f"exporting {name} ({v}) failed")
-            with open(f"{base}-clean.tmp") as f:
-                plan = json.load(f)
-            plan["meta"]["export_seconds"] = round(secs + plan["meta"]["plan_seconds"], 3)
-            common.cli.write(f"{base}-clean.tmp", json.dumps(plan) + "\n")
-            for v in variants:
-                os.replace(f"{base}-{v}.tmp", f"{base}-{v}.json")
-            os.replace(f"{base}.problem.tmp", f"{base}.problem.csv")
-            print(f"{PROG}: exported {name} in {secs:.1f} s", file=sys.stderr)
-        index += [f"{name}\t{v}\t{base}-{v}.json\t{base}.problem.csv" for v in variants]
-    common.cli.write(os.path.join(directory, "index.tsv"), "\n".join(index) + "\n")
-    return 0
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = common.programs.code_digest(here, os.path.join(here, "programs"))
+    return common.programs.export_all(directory, PROG, BENCH, trace_of, code, versions())
 
 
 DESCRIPTION = ("What ExecuTorch planned for a program, as an arena-plan/1 (a folder of one plan "
@@ -315,24 +201,14 @@ DESCRIPTION = ("What ExecuTorch planned for a program, as an arena-plan/1 (a fol
                "family program by name.")
 
 
-def main(argv):
-    if argv[:1] == ["--list-programs"]:
-        if len(argv) != 1:
-            print(f"usage: scripts/{PROG} --list-programs", file=sys.stderr)
-            return 2
-        list_programs()
-        return 0
-    if argv[:1] == ["--export-all"]:
-        if len(argv) != 2:
-            print(f"usage: scripts/{PROG} --export-all DIR", file=sys.stderr)
-            return 2
-        try:
-            return export_all(argv[1])
-        except (common.cli.UsageError, common.TraceError, ExportError) as e:
-            print(f"{PROG}: {e}", file=sys.stderr)
-            return 2
+def _run(argv, prog, description, **kw):
+    """common.cli.run, a program with several paths planned one plan per path."""
     try:
-        return common.cli.run(argv, PROG, DESCRIPTION, capture=capture_args,
-                              add_arguments=add_arguments)
+        return common.cli.run(argv, prog, description, **kw)
     except Paths as e:
-        return run_paths(argv, e, DESCRIPTION)
+        return run_paths(argv, e, description)
+
+
+def main(argv):
+    return common.programs.main(argv, PROG, DESCRIPTION, FAMILY, export_all, capture_args,
+                                add_arguments, run=_run)

@@ -1,8 +1,7 @@
 """The xla family: programs by name, each a function of its sizes returning (function,
 example arguments), the same shape a user's FILE.py:NAME has."""
 
-import importlib
-import inspect
+from common.programs import getter
 
 # name -> (module, function, the requirements group that installs what it imports)
 PROGRAMS = {
@@ -14,14 +13,4 @@ PROGRAMS = {
     "penzai-gptneox-forward": ("penzai_models", "penzai_gptneox_forward", "xla-penzai"),
     "llama-decode": ("llama", "llama_decode", "xla"),
 }
-
-
-def get(name):
-    module, function, _ = PROGRAMS[name]
-    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
-
-
-def sizes(fn):
-    """The sizes a program takes, with their defaults."""
-    return {k: p.default for k, p in inspect.signature(fn).parameters.items()
-            if p.default is not inspect.Parameter.empty}
+get = getter(__name__, PROGRAMS)

@@ -1,8 +1,7 @@
 """The executorch family: programs by name, each a function of its sizes returning (module,
 example inputs, ExecutorchBackendConfig fields), the shape a user's FILE.py:NAME has."""
 
-import importlib
-import inspect
+from common.programs import getter
 
 # name -> (module, function)
 PROGRAMS = {
@@ -12,14 +11,4 @@ PROGRAMS = {
     "convnet": ("convnet", "convnet"),
     "split-cat": ("splitcat", "split_cat"),
 }
-
-
-def get(name):
-    module, function = PROGRAMS[name]
-    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
-
-
-def sizes(fn):
-    """The sizes a program takes, with their defaults."""
-    return {k: p.default for k, p in inspect.signature(fn).parameters.items()
-            if p.default is not inspect.Parameter.empty}
+get = getter(__name__, PROGRAMS)
