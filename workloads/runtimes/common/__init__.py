@@ -5,6 +5,7 @@ problem. Standard library only. The stable API:
     validate(raw) -> Trace           raises TraceError (exit 2: what and where)
     export(raw, fault_rule=None, fault_seed=0, fault_kind=None) -> (plan, Trace)
     problem(trace) -> {"csv", "buffers", "rows", "planned_size", "max_live", ...}
+    export_placed(raw, ...same...) -> (plan with meta.placement, problem)
     cli.run(argv, prog, description, capture=None, add_arguments=None) -> exit status
 """
 
@@ -22,3 +23,19 @@ def export(raw, fault_rule=None, fault_seed=0, fault_kind=None):
         return to_plan(t), t
     plan, _ = plant(t, fault_rule or "any", fault_seed, fault_kind)
     return plan, t
+
+
+def export_placed(raw, fault_rule=None, fault_seed=0, fault_kind=None):
+    """export's plan with meta.placement (the problem's planned size, max-live bound, rows,
+    buffers and order), and the problem: posed on the trace as captured, before any fault,
+    from one validation."""
+    t = validate(raw)
+    prob = problem(t)
+    if fault_rule is None and fault_kind is None:
+        plan = to_plan(t)
+    else:
+        plan, _ = plant(t, fault_rule or "any", fault_seed, fault_kind)
+    plan["meta"]["placement"] = {"planned_size": prob["planned_size"],
+                                 "max_live": prob["max_live"], "rows": len(prob["rows"]),
+                                 "buffers": len(prob["buffers"]), "order": prob["order"]}
+    return plan, prob

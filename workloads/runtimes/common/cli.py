@@ -9,7 +9,7 @@ import tempfile
 import sys
 import time
 
-from . import export, problem, validate
+from . import export_placed
 from .faults import FAULT_KINDS
 from .trace import TraceError, load
 
@@ -91,18 +91,13 @@ def run(argv, prog, description, capture=None, add_arguments=None):
         captured = time.perf_counter()
         if a.trace_out:
             write(a.trace_out, json.dumps(raw, indent=1) + "\n")
-        clean = validate(raw)
-        prob = problem(clean)
         if a.plant_fault:
-            plan, _ = export(raw, a.fault_rule, a.fault_seed, a.fault_kind)
+            plan, prob = export_placed(raw, a.fault_rule, a.fault_seed, a.fault_kind)
         else:
-            plan, _ = export(raw)
+            plan, prob = export_placed(raw)
         done = time.perf_counter()
         plan["meta"]["capture_seconds"] = round(captured - start, 3)
         plan["meta"]["plan_seconds"] = round(done - captured, 3)
-        plan["meta"]["placement"] = {"planned_size": prob["planned_size"],
-                                     "max_live": prob["max_live"], "rows": len(prob["rows"]),
-                                     "buffers": len(prob["buffers"]), "order": prob["order"]}
         text = json.dumps(plan) + "\n"
         if a.out:
             write(a.out, text)

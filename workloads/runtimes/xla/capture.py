@@ -448,11 +448,7 @@ def export(fn, args, name=None, out=None, fault_rule=None, fault_seed=0, fault_k
 
     start = time.perf_counter()
     raw = capture(fn, args, name=name, donate_argnums=donate_argnums, flags=flags)
-    plan, t = common.export(raw, fault_rule, fault_seed, fault_kind)
-    prob = common.problem(t)
-    plan["meta"]["placement"] = {k: prob[k] for k in ("planned_size", "max_live", "order")}
-    plan["meta"]["placement"]["rows"] = len(prob["rows"])
-    plan["meta"]["placement"]["buffers"] = len(prob["buffers"])
+    plan, _ = common.export_placed(raw, fault_rule, fault_seed, fault_kind)
     plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
     if out:
         from common.cli import write

@@ -87,11 +87,7 @@ def export(source, inputs=None, config=None, name=None, out=None, fault_rule=Non
                                    max_paths)
     plans = {}
     for pname, raw in traces:
-        plan, t = common.export(raw, fault_rule, fault_seed, fault_kind)
-        prob = common.problem(t)
-        plan["meta"]["placement"] = {k: prob[k] for k in ("planned_size", "max_live", "order")}
-        plan["meta"]["placement"]["rows"] = len(prob["rows"])
-        plan["meta"]["placement"]["buffers"] = len(prob["buffers"])
+        plan, _ = common.export_placed(raw, fault_rule, fault_seed, fault_kind)
         plan["meta"]["export_seconds"] = round(time.perf_counter() - start, 3)
         plans[pname] = plan
     if out:
