@@ -53,6 +53,28 @@ def _writes(method, ins):
     return out
 
 
+def _advance(method, k, known, steps, choices):
+    """Run from instruction k to the next jump that is a choice (its index) or the end (None),
+    forgetting the predicates each instruction rewrites (known: value -> taken, updated) and
+    appending to steps and choices (a predicate tested again takes its earlier way)."""
+    while k < len(method.instrs):
+        ins = method.instrs[k]
+        steps.append(k)
+        for v in _writes(method, ins):
+            known.pop(v, None)
+        if ins.kind == "jump":
+            c = constant_jump(method, ins)
+            if c is None and ins.cond in known:
+                c = not known[ins.cond]
+                choices.append((k, known[ins.cond]))
+            if c is None:
+                return k
+            k = ins.dest if c else k + 1
+            continue
+        k += 1
+    return None
+
+
 def count(method):
     """How many paths (with consistent predicates), counted without listing them."""
     _check(method)
@@ -60,28 +82,16 @@ def count(method):
 
     def walk(pc, known):
         key = (pc, known)
-        if key in memo:
-            return memo[key]
-        total, k, kn = 0, pc, dict(known)
-        while k < len(method.instrs):
-            ins = method.instrs[k]
-            for v in _writes(method, ins):
-                kn.pop(v, None)
-            if ins.kind == "jump":
-                c = constant_jump(method, ins)
-                if c is None and ins.cond in kn:
-                    c = not kn[ins.cond]
-                if c is None:
-                    f = frozenset(kn.items())
-                    total = walk(k + 1, frozenset(f | {(ins.cond, True)})) + \
-                        walk(ins.dest, frozenset(f | {(ins.cond, False)}))
-                    memo[key] = total
-                    return total
-                k = ins.dest if c else k + 1
-                continue
-            k += 1
-        memo[key] = 1
-        return 1
+        if key not in memo:
+            kn = dict(known)
+            k = _advance(method, pc, kn, [], [])
+            if k is None:
+                memo[key] = 1
+            else:
+                cond, f = method.instrs[k].cond, frozenset(kn.items())
+                memo[key] = walk(k + 1, frozenset(f | {(cond, True)})) + \
+                    walk(method.instrs[k].dest, frozenset(f | {(cond, False)}))
+        return memo[key]
 
     return walk(0, frozenset())
 
@@ -95,28 +105,15 @@ def enumerate_paths(method, max_paths):
     out = []
 
     def walk(pc, known, steps, choices):
-        k = pc
-        known = dict(known)
-        steps = list(steps)
-        while k < len(method.instrs):
-            ins = method.instrs[k]
-            steps.append(k)
-            for v in _writes(method, ins):
-                known.pop(v, None)
-            if ins.kind == "jump":
-                c = constant_jump(method, ins)
-                if c is None and ins.cond in known:
-                    c = not known[ins.cond]
-                    choices = choices + [(k, known[ins.cond])]
-                if c is None:
-                    for taken in (True, False):
-                        walk(k + 1 if taken else ins.dest, {**known, ins.cond: taken}, steps,
-                             choices + [(k, taken)])
-                    return
-                k = ins.dest if c else k + 1
-                continue
-            k += 1
-        out.append(Path(steps, choices))
+        known, steps, choices = dict(known), list(steps), list(choices)
+        k = _advance(method, pc, known, steps, choices)
+        if k is None:
+            out.append(Path(steps, choices))
+            return
+        ins = method.instrs[k]
+        for taken in (True, False):
+            walk(k + 1 if taken else ins.dest, {**known, ins.cond: taken}, steps,
+                 choices + [(k, taken)])
 
     walk(0, {}, [], [])
     return out
