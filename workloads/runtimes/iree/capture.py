@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from . import dispatch
+from . import dispatch, mlir
 from . import index as ix
 
 ALIGNMENT_CAP = 64
@@ -156,37 +156,6 @@ def pack_offsets(before, after):
                 if out.setdefault(x, consts[y]) != consts[y]:
                     raise ExportError(f"pack result {x} has two values after the pass")
     return out
-
-
-def _split_top(text):
-    """Split at commas outside brackets."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
-
-
-def _results(lhs):
-    """'%a, %b' or '%x:3' or '%x' -> the result names."""
-    names = []
-    for part in lhs.split(","):
-        part = part.strip()
-        m = re.match(r"(%[\w$.-]+):(\d+)$", part)
-        if m:
-            names += [f"{m.group(1)}#{k}" for k in range(int(m.group(2)))]
-        elif part:
-            names.append(part)
-    return names
 
 
 class _View:
@@ -534,7 +503,7 @@ class _Reader:
                 self.host_done |= self.closure(self.tp.get(rest.split()[0], ()))
                 mm = re.search(r"=> (.*?) :", rest)
                 srcs = [x.strip() for x in mm.group(1).split(",")] if mm else []
-                for name, src in zip(_results(lhs), srcs):
+                for name, src in zip(mlir.results(lhs), srcs):
                     if src in self.views:
                         self.views[name] = self.views[src]
             elif op == "stream.resource.load":
@@ -711,9 +680,9 @@ class _Reader:
         e = self.expr(size_tok)
         self.n_regions["alloca"] += 1
         name = f"{lifetime}{self.n_regions['alloca'] - 1}"
-        res = _results(lhs)[0]
+        res = mlir.results(lhs)[0]
         waited = re.search(r"await\((%[\w#]+)\)", s)
-        for t in _results(lhs)[1:]:
+        for t in mlir.results(lhs)[1:]:
             self.tp[t] = self.tp.get(waited.group(1), frozenset()) if waited else frozenset()
         if e.base is not None and e.base[1] == 0 and e.rest().const == 0:
             size = self.offsets.get(size_tok)
@@ -754,7 +723,7 @@ class _Reader:
         m = re.search(r"with\((.*)\) \{$", s)
         if not m:
             self.fail("a stream.cmd.execute whose bindings cannot be read")
-        for b in _split_top(m.group(1)):
+        for b in mlir.split_top(m.group(1)):
             mm = re.match(r"(%[\w#]+) as (%[\w#]+): !stream\.resource<\w+>\{(%[\w#]+)\}", b)
             if not mm:
                 self.fail(f"a binding of stream.cmd.execute the capture cannot read: {b}")
@@ -949,7 +918,7 @@ class _Reader:
         self.loop_line[idx] = self.line_no
         self.ix[m.group(1)] = ix.iv(idx, lb, st, n)
         slots, reads, writes, words = [], [], [], []
-        for j, pair in enumerate(_split_top(m.group(5) or "")):
+        for j, pair in enumerate(mlir.split_top(m.group(5) or "")):
             arg, init = [x.strip() for x in pair.split("=")]
             v = self.views.get(init)
             if v is None:
@@ -975,7 +944,7 @@ class _Reader:
         if writes:
             self.emit("scf.for.init", reads, writes, words, "loop-state")
         self.loop_stack.append(idx)
-        return {"results": _results(lhs), "slots": slots, "n": n, "first": len(self.ops),
+        return {"results": mlir.results(lhs), "slots": slots, "n": n, "first": len(self.ops),
                 "loops_before": len(self.loops), "iv": m.group(1), "index": idx,
                 "execs_before": len(self.exec_seq)}
 

@@ -14,6 +14,7 @@ operands (index.Ix of the host's values: a bounded or moving offset gives the hu
 import re
 
 from . import index as ix
+from . import mlir
 
 ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2,
                  "f32": 4, "f64": 8, "index": 8, "f8E4M3FN": 1, "f8E5M2": 1}
@@ -57,32 +58,9 @@ def parse(text):
             else:
                 stmts.append(line.strip())
         funcs[name] = Func(name, [(a.split(":")[0].strip(), "!stream.binding" in a)
-                                  for a in _split(args)], stmts)
+                                  for a in mlir.split_top(args)], stmts)
         i += 1
     return funcs
-
-
-def _split(text):
-    """Split at commas outside brackets (the '>' of '->' closes nothing)."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "([{<"
-        depth -= ch in ")]}" or (ch == ">" and not cur.endswith("-"))
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return [c for c in out + [cur] if c.strip()]
-
-
-def _results(lhs):
-    names = []
-    for part in lhs.split(","):
-        part = part.strip()
-        m = re.match(r"(%[\w$.-]+):(\d+)$", part)
-        names += [f"{m.group(1)}#{k}" for k in range(int(m.group(2)))] if m else [part]
-    return names
 
 
 def _box(stmt):
@@ -112,7 +90,7 @@ def effects(func, alg, operands, binding):
     for s in func.statements:
         m = re.match(r"(%[\w$.:, -]+?) = ([\w.]+)(.*)$", s)
         lhs, op, rest = (m.group(1), m.group(2), m.group(3)) if m else ("", s.split(" ")[0], s)
-        outs = _results(lhs) if lhs else []
+        outs = mlir.results(lhs) if lhs else []
         for o in outs:
             defs[o] = s
         for tok in set(re.findall(r"%[\w$.-]+(?:#\d+)?", rest)):
@@ -236,7 +214,7 @@ def _in_place(name, sp, box, uses, stores):
     m = re.match(r"(%[\w$.:, -]+?) = ([\w.]+)", s)
     if not m:
         return False
-    results = _results(m.group(1))
+    results = mlir.results(m.group(1))
     op = m.group(2)
     ins = _operands(s, "ins")
     outs = _operands(s, "outs")
@@ -248,7 +226,7 @@ def _in_place(name, sp, box, uses, stores):
         maps = re.search(r"indexing_maps = \[(.*?)\](?:, iterator_types|\})", s)
         if not maps:
             return False
-        maps = [x.strip() for x in _split(maps.group(1))]
+        maps = [x.strip() for x in mlir.split_top(maps.group(1))]
         if len(maps) != len(ins) + len(outs):
             return False
         mine = maps[ins.index(name)]
