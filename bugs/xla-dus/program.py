@@ -107,8 +107,8 @@ def _same_slice_ref(x):
 
 def control_scan_cache():
     """A lax.scan whose body writes row i of a cache carry with dynamic_update_slice and returns
-    a per-step sum (float32[8,16]); scripts/xla-plan refused it before (a call's output with no
-    buffer of its own)."""
+    a per-step sum (float32[8,16]): XLA wraps the loop in a call whose output forwards the
+    while's state (no buffer of its own at the call). tests/xla/check_cli.sh exports it too."""
     import jax
     from jax import lax
 
