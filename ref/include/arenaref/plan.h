@@ -178,8 +178,8 @@ ar_status_t ar_plan_add_plane_becomes(ar_plan_t *plan, char const *name, uint64_
 /* The `reads` or `writes` list of the plane added last (CERTIFICATE.md §1): `count` ranges
  * relative to its base (`ranges` may be NULL when count is 0: an empty list, which for writes
  * overwrites nothing). A list never set stays absent. Once per list and plane; ar_plan_finish
- * checks them as the loader reads them (malformed: on a plane without `becomes`, a size 0, a
- * range past the plane). */
+ * checks them as it checks a loaded plan's (ref/README, "How the certificate reads the
+ * contract"). */
 ar_status_t ar_plan_set_plane_reads(ar_plan_t *plan, ar_plane_range_t const *ranges, size_t count);
 ar_status_t ar_plan_set_plane_writes(ar_plan_t *plan, ar_plane_range_t const *ranges, size_t count);
 /* `phase_name` may be NULL (absent). `words` may be NULL when words_count is 0. The index of the

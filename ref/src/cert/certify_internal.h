@@ -215,8 +215,8 @@ typedef struct arp_rule_d_t {
     arp_u128_t other_stamp;       /* that instance */
     /* Broken because `plane` (with becomes) reads across elements bytes it writes: its read and
      * write that share a byte, as indices into plan->plane_ranges (write SIZE_MAX: its writes
-     * are absent, the whole plane). An instance's planes are checked in order, each carried one
-     * for its value, then that plane's reads. */
+     * are absent, the whole plane). Which break an instance that breaks both ways reports:
+     * ref/README, "How the certificate reads the contract". */
     bool cross;
     size_t read, write;
     char instance_text[AR_VERDICT_TEXT_SIZE]; /* k exactly, in decimal */

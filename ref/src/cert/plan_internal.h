@@ -37,10 +37,9 @@ struct ar_plan_internals_t {
     int32_t *plane_key, *leave_key;
     size_t *key_plane;
     size_t keys_count;
-    /* Rule D's reads across elements, derived by ar_plan_finish (plan_access.c): per phase, its
-     * first plane with `becomes` whose `reads` share a byte with its `writes` (the first such
-     * read as written and the first write it meets), so the phase breaks D at its first
-     * instance; NULL when no phase has one. */
+    /* Rule D's reads across elements, derived by ar_plan_finish (plan_access.c): per phase, the
+     * plane, read and write that break D at its first instance (which ones: ref/README, "How the
+     * certificate reads the contract"); NULL when no phase has one. */
     struct arp_cross_t *cross;
     size_t cross_phases;
     /* The globals' order, derived by ar_plan_finish (plan_globals.c): whether they come sorted,
