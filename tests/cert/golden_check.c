@@ -1,13 +1,11 @@
 /* golden_check PLAN.json ARENACERT: one golden plan, checked through the library and the CLI.
- * The plan's top-level "meta" says what it expects (read from the raw text, so a plan with a
- * syntax error can too): "expect" (a verdict, decimal text for huge ones, "malformed", or
- * "refused" for options past a limit), "expect_exact", "few", "expect_path",
- * "expect_message", and "why" (required). Checks: load or refusal (path, message); the
- * certificate and the exact oracle's verdicts; load -> write -> load gives the same plan and
- * verdict; `ARENACERT certify PLAN [--few K]` and `certify - --exact < PLAN` print
- * `verdict: N` first and exit 0/1 (2, naming the path, for a malformed plan). Where rule D is
- * reached and the schedule executes at most ARP_NAIVE_D_LAUNCH_LIMIT launches, rule D's naive
- * twin gives the same instance and plane. */
+ * Its top-level "meta" (read from the raw text, so a plan with a syntax error has one too) says
+ * what it expects: "expect" (a verdict, decimal text for huge ones, "malformed", or "refused"
+ * for options past a limit), "expect_exact", "few", "expect_path", "expect_message", and "why"
+ * (required). Checks: load or refusal; the certificate's and the exact oracle's verdicts; load,
+ * write, load; `certify PLAN [--few K]` and `certify - --exact < PLAN` (verdict first, exit 0, 1
+ * or 2); rule D's naive twin (the same instance) where at most ARP_NAIVE_D_LAUNCH_LIMIT launches
+ * run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,21 +1,12 @@
-/* Property test on thousands of seeded random small plans (windows, globals, phases sharing
- * bytes, words in and out of windows, nested deltas and frames repeats, repeated references):
- *  1. soundness: certificate 0 => exact 0, and per site accepted => accepted by the oracle;
- *  2. A/B agree; when the certificate's (C) passes the verdicts are equal; when the exact (C)
- *     breaks at launch j, the certificate's breaks at a launch <= j;
- *  3. rule D's walker equals its naive twin: same break, k and counts;
- *  4. monotone in `few`: raising it never rejects an accepted site;
- *  5. precise where it should be: no word named twice and few >= every repeat's iterations
- *     gives the exact oracle's verdict;
- *  6. in-place updates (`becomes`): on plans built for rule D (values updated in place inside
- *     and across nested repeats, read under the old name or the new), the walker equals its
- *     naive twin (break, k, counts, whether the value there came from an update), and the
- *     certificate's and the exact oracle's verdicts are 2 + n + k; some updates say what they
- *     read across elements and write (`reads`/`writes`: absent, empty, disjoint, touching or
- *     sharing bytes), so the twin also checks which update breaks D by reading bytes it writes
- *     (plane, read and write) and the verdicts still agree.
- * A failure prints the seed; `test_property SEED` reruns one plan (`test_property u SEED`, one
- * plan of part 6). */
+/* Property test on thousands of seeded random small plans (windows, globals, shared bytes, words
+ * in and out of windows, nested deltas and frames repeats, repeated references): 1. soundness
+ * (certificate 0 => exact 0; a site accepted => accepted by the oracle); 2. A/B agree, equal
+ * verdicts when (C) passes, the certificate's (C) breaking no later than the exact one's; 3. rule
+ * D's walker = its naive twin (break, k, counts); 4. monotone in `few`; 5. exact where no word is
+ * named twice and few covers every repeat; 6. plans built for rule D (`becomes` inside and across
+ * nested repeats, some with `reads`/`writes`): walker = twin (break, k, plane, the read and write
+ * that share a byte), certificate and oracle at 2 + n + k. A failure prints the seed;
+ * `test_property SEED` reruns one plan (`test_property u SEED`, one of part 6). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>

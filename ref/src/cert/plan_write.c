@@ -1,13 +1,10 @@
-/* The JSON writer for `arena-plan/1`: the inverse of the loader (load(write(p)) equals p).
- *
- * It formats straight from the flat arrays into a 64 KiB buffer (flushed to the FILE) or into a
- * growing string, with hand-rolled hex and decimal formatting: no jansson tree, no printf per
- * word. Addresses, sizes, words and the offsets of a plane's reads and writes are "0x…" strings;
- * alignment, indices, counts and iterations are JSON integers (hex strings past 2^63, where a
- * JSON integer cannot hold them); deltas and frame offsets are signed JSON integers, which hold
- * every int64. One launch, range or reference per
- * line keeps big plans greppable. "meta" is written back as the compact JSON it was kept as.
- */
+/* The JSON writer for `arena-plan/1`: the inverse of the loader (load(write(p)) equals p). It
+ * formats straight from the flat arrays into a 64 KiB buffer (flushed to the FILE) or a growing
+ * string, with hand-rolled hex and decimal: no jansson tree, no printf per word. Addresses, sizes,
+ * words and a plane's reads/writes offsets are "0x…" strings; alignment, indices, counts and
+ * iterations JSON integers (hex strings past 2^63); deltas and frame offsets signed JSON integers.
+ * One launch, range or reference per line keeps big plans greppable; "meta" is written back as
+ * the compact JSON it was kept as. */
 #include <stdlib.h>
 #include <string.h>
 
