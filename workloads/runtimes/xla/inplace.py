@@ -409,21 +409,16 @@ def footprint(m, nelem):
     offs = [0]
     for s, n in outer:
         offs = [o + s * t for o in offs for t in range(n)]
-    out = []
-    for o in sorted(offs):
-        a, b = max(lo + o, 0), min(lo + o + run, nelem)
-        if a >= b:
-            continue
-        if out and a <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return out
+    return merge((max(lo + o, 0), min(lo + o + run, nelem)) for o in offs)
 
 
 def merge(ranges):
+    """[lo, hi) ranges as sorted disjoint [lo, hi] lists, those that meet joined, empty ones
+    dropped."""
     out = []
     for a, b in sorted(ranges):
+        if a >= b:
+            continue
         if out and a <= out[-1][1]:
             out[-1][1] = max(out[-1][1], b)
         else:
