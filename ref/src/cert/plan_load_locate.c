@@ -60,6 +60,16 @@ static void skip_value(scan_t *s) {
     }
 }
 
+/* Past the value at s->at and the comma after it; false where no comma follows (the end of its
+ * object or array, or text the scanner does not follow). */
+static bool next_entry(scan_t *s) {
+    skip_value(s);
+    skip_space(s);
+    if (s->at >= s->length || s->text[s->at] != ',') return false;
+    ++s->at;
+    return true;
+}
+
 /* From the object at s->at, to the value of member `key` [key, key + length); false when the
  * object has no such member (s->at is then left where the object starts). */
 static bool enter_member(scan_t *s, char const *key, size_t length) {
@@ -76,10 +86,7 @@ static bool enter_member(scan_t *s, char const *key, size_t length) {
         ++s->at;
         skip_space(s);
         if (name_length == length && memcmp(s->text + name, key, length) == 0) return true;
-        skip_value(s);
-        skip_space(s);
-        if (s->at >= s->length || s->text[s->at] != ',') break;
-        ++s->at;
+        if (!next_entry(s)) break;
     }
     s->at = start;
     return false;
@@ -93,10 +100,7 @@ static bool enter_element(scan_t *s, size_t index) {
         skip_space(s);
         if (s->at >= s->length || s->text[s->at] == ']') break;
         if (i == index) return true;
-        skip_value(s);
-        skip_space(s);
-        if (s->at >= s->length || s->text[s->at] != ',') break;
-        ++s->at;
+        if (!next_entry(s)) break;
     }
     s->at = start;
     return false;
