@@ -187,8 +187,7 @@ class _Reader:
         self.counts = {"executes": 0, "dispatches": 0, "copies": 0, "fills": 0,
                        "concurrent_blocks": 0, "loops": 0, "host_loads": 0,
                        "loop_slots": 0, "slot_moves_written": 0, "offsets_moving": 0,
-                       "offsets_undecided": 0, "reads_derived": 0, "reads_undecided": 0,
-                       "updates_reading_across": 0}
+                       "offsets_undecided": 0, "reads_derived": 0, "reads_undecided": 0}
         self.loop_line = {}     # loop id -> the line of its scf.for
         self.written = set()
         self.n_regions = {"alloca": 0, "import": 0, "global": 0}
@@ -855,7 +854,6 @@ class _Reader:
         else:
             self.counts["reads_derived"] += 1
         writes, reads = _merged(writes, size), _merged(reads, size)
-        self.counts["updates_reading_across"] += bool(reads)
         return {"writes": None if writes == [(0, size)] else writes, "reads": reads or None}
 
     def copy(self, s):
