@@ -8,7 +8,7 @@ iteration (the repeat's deltas, certified 0 with --exact agreeing where arenacer
 i * i * 16 and a clamp are frames, two loops' sum moves with both; a range past its slice is
 refused naming the iteration; i * j and a loaded offset are the slice's hull, counted; a loaded
 offset with no slice's base is refused.
-Usage: test_capture.py ROOT"""
+Usage: test_capture.py ROOT [BUILD_DIR]   (with BUILD_DIR, plans are certified by its arenacert)"""
 
 import os
 import sys
@@ -25,6 +25,19 @@ def expect(ok, what):
     print(("ok   " if ok else "FAIL ") + what, flush=True)
     if not ok:
         failures.append(what)
+
+
+def certify(plan, *options_lists):
+    """[(exit status, standard output)] of `arenacert certify -` on the plan, once per list of
+    options; None where arenacert is not built (no BUILD_DIR given)."""
+    arenacert = os.path.join(sys.argv[2], "bin", "arenacert") if len(sys.argv) > 2 else None
+    if not (arenacert and os.access(arenacert, os.X_OK)):
+        return None
+    import json
+    import subprocess
+    return [(r.returncode, r.stdout) for r in (
+        subprocess.run([arenacert, "certify", "-"] + list(x), input=json.dumps(plan),
+                       capture_output=True, text=True) for x in options_lists)]
 
 
 HEAD = "util.func public @main(%arg0: !hal.buffer_view) -> !hal.buffer_view {"
@@ -181,14 +194,11 @@ b, a = dumps(body, [512, 0, 0])
 try:
     bad_plan, _ = common.export(trace(b, a))
     expect(True, "slices on one byte while both live: recorded")
-    arenacert = os.path.join(sys.argv[2], "bin", "arenacert") if len(sys.argv) > 2 else None
-    if arenacert and os.access(arenacert, os.X_OK):
-        import json
-        import subprocess
-        done = subprocess.run([arenacert, "certify", "-"], input=json.dumps(bad_plan),
-                              capture_output=True, text=True)
-        expect(done.returncode == 1 and ("rule B" in done.stdout or "rule D" in done.stdout),
-               f"the certificate refuses them: exit {done.returncode} {done.stdout.strip()}")
+    got = certify(bad_plan, [])
+    if got is not None:
+        (rc, out), = got
+        expect(rc == 1 and ("rule B" in out or "rule D" in out),
+               f"the certificate refuses them: exit {rc} {out.strip()}")
 except common.TraceError as e:
     expect(False, f"slices on one byte while both live: refused by the capture: {e}")
 
@@ -323,13 +333,9 @@ def launch_of(plan, kernel):
 def exported(raw, tag):
     """The plan, certified 0 by the certificate and --exact (where arenacert is built)."""
     plan, _ = common.export(raw)
-    arenacert = os.path.join(sys.argv[2], "bin", "arenacert") if len(sys.argv) > 2 else None
-    if arenacert and os.access(arenacert, os.X_OK):
-        import json
-        import subprocess
-        got = [subprocess.run([arenacert, "certify", "-"] + x, input=json.dumps(plan),
-                              capture_output=True, text=True).stdout.split("\n")[0]
-               for x in ([], ["--exact"])]
+    runs = certify(plan, [], ["--exact"])
+    if runs is not None:
+        got = [out.split("\n")[0] for _, out in runs]
         expect(got == ["verdict: 0", "verdict: 0"], f"{tag}: certified 0, --exact agreeing: {got}")
     return plan
 
@@ -439,15 +445,9 @@ def updating(kernel_lines, funcs, consts=()):
 
 
 def verdict_of(raw):
-    """The certificate's first two lines on the plan (None where arenacert is not built)."""
-    arenacert = os.path.join(sys.argv[2], "bin", "arenacert") if len(sys.argv) > 2 else None
-    if not (arenacert and os.access(arenacert, os.X_OK)):
-        return None
-    import json
-    import subprocess
-    plan, _ = common.export(raw)
-    return [subprocess.run([arenacert, "certify", "-"] + x, input=json.dumps(plan),
-                           capture_output=True, text=True).stdout for x in ([], ["--exact"])]
+    """The certificate's and --exact's output on the plan (None where arenacert is not built)."""
+    runs = certify(common.export(raw)[0], [], ["--exact"])
+    return None if runs is None else [out for _, out in runs]
 
 
 RW64 = ("readwrite", "64xf32")
