@@ -12,20 +12,12 @@ Usage (the executorch group's Python): check.py ROOT ARENACERT OUT ENTRY   (ENTR
 import importlib
 import json
 import os
-import subprocess
 import sys
 from importlib import metadata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def certify(cert, plan, exact=False):
-    r = subprocess.run([cert, "certify", plan] + (["--exact"] if exact else []),
-                       capture_output=True, text=True)
-    lines = r.stdout.splitlines()
-    if r.returncode == 2 or not lines or not lines[0].startswith("verdict: "):
-        raise AssertionError(f"{plan}: arenacert refused it (exit {r.returncode}): {r.stderr}")
-    return int(lines[0].split()[1]), (lines[1] if len(lines) > 1 else "")
+sys.path.insert(0, os.path.dirname(HERE))
+from verdict import certify, rule  # noqa: E402  (bugs/verdict.py)
 
 
 def describe(got, want):
@@ -38,15 +30,6 @@ def describe(got, want):
     bad = int((g - w).abs().gt(1e-5).sum()) if g.shape == w.shape else g.numel()
     fmt = lambda t: " ".join(f"{x:g}" for x in t[:8].tolist())  # noqa: E731
     return False, f"wrong ({bad} of {w.numel()} values: {fmt(g)} for {fmt(w)})"
-
-
-def rule(verdict, plan):
-    if verdict == 0:
-        return "0"
-    if verdict == 1:
-        return "1 (rule B)"
-    n = len(plan["launches"])
-    return f"{verdict} (rule {'C' if verdict < 2 + n else 'D'})"
 
 
 def run_variant(root, cert, out, entry, name, spec, fixed=None):
@@ -94,9 +77,9 @@ def run_variant(root, cert, out, entry, name, spec, fixed=None):
         if not ok:
             failures.append(f"{label}: ExecuTorch's output {text}, verdict {verdict} "
                             f"(exact {exact}), expected {expect}: {message}")
-        print(f"{'ok' if ok else 'FAIL'}: {label}: {text}; verdict {rule(verdict, plan)}: "
-              f"{message}")
-        rows.append([label, "ExecuTorch", VERSION, text, rule(verdict, plan), message])
+        shown = rule(verdict, len(plan["launches"]))
+        print(f"{'ok' if ok else 'FAIL'}: {label}: {text}; verdict {shown}: {message}")
+        rows.append([label, "ExecuTorch", VERSION, text, shown, message])
     missing = set(outputs) - {tuple(c["predicate"] for c in raw["capture"]["choices"])
                               for _, raw in traces}
     if missing:

@@ -20,7 +20,9 @@ from ai_edge_litert import interpreter as litert
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import models  # noqa: E402
+from verdict import certify  # noqa: E402  (bugs/verdict.py)
 
 
 def run_litert(path, x, preserve=False):
@@ -33,14 +35,6 @@ def run_litert(path, x, preserve=False):
     it.set_tensor(it.get_input_details()[0]["index"], x)
     it.invoke()
     return it.get_tensor(it.get_output_details()[0]["index"]).copy()
-
-
-def certify(cert, plan):
-    r = subprocess.run([cert, "certify", plan], capture_output=True, text=True)
-    lines = r.stdout.splitlines()
-    if r.returncode == 2 or not lines or not lines[0].startswith("verdict: "):
-        raise AssertionError(f"{plan}: arenacert refused it (exit {r.returncode}): {r.stderr}")
-    return int(lines[0].split()[1]), (lines[1] if len(lines) > 1 else "")
 
 
 def other_runtime(python, out):
