@@ -1,13 +1,12 @@
-/* Rule D's exact verdict at any size, checked against polynomials. With every repeat of a plan
- * set to N iterations, k is a polynomial in N of degree at most the nesting depth for N >= 2:
- * from its second pass on a body meets the same state and the same phase at its start, so the
- * first break lies in the first or second iteration of each repeat around it (or after the
- * repeat), and every count before it is a sum of products of N - 1 and constants. Each plan is
- * fitted from the naive walker at N = 2 .. depth + 2 (Newton's forward differences, exact), the
- * fit must predict the naive walker and the certifier at three more N, and then the certifier's
- * decimal verdict at N = 2^63 - 1 (and 2^64 - 1, a random N, 2^40) must equal the polynomial,
- * evaluated with exact big integers. Random plans nest 2 or 3 deep; bodies often start and end
- * with one phase, so instances merge across iterations. Two fixed shapes once printed wrong. */
+/* Rule D's exact verdict at any size, checked against polynomials. With every repeat set to N
+ * iterations, k is a polynomial in N of degree at most the nesting depth for N >= 2 (from its
+ * second pass on a body meets the same state and phase at its start, so the first break lies in
+ * the first or second iteration of each repeat around it, or after it). Each plan is fitted from
+ * the naive walker at N = 2 .. depth + 2 (Newton's forward differences, exact); the fit must
+ * predict the naive walker and the certifier at three more N, then the certifier's decimal
+ * verdict at N = 2^63 - 1, 2^64 - 1, 2^40 and a random N, in exact big integers. Random plans
+ * nest 2 or 3 deep, bodies often starting and ending with one phase (instances merge across
+ * iterations); two fixed shapes merge them across references and three nesting levels. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -418,8 +417,8 @@ static int check_shape(shape_t const *s, char const *what, tally_t *tally, big_t
     return 0;
 }
 
-/* The two shapes once printed wrong. Phases: p0 declares kv and tmp, p1 carries kv, p2 carries
- * tmp, p3 carries nothing, p4 declares act over kv's bytes. */
+/* The phases of the two fixed shapes: p0 declares kv and tmp, p1 carries kv, p2 carries tmp, p3
+ * carries nothing, p4 declares act over kv's bytes. */
 static shape_t fixed_phases(void) {
     shape_t s = {.phases = 5, .planes = {2, 1, 1, 0, 1}};
     s.plane[0][0].slot = 0, s.plane[0][1].slot = 4;
