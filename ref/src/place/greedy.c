@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place/place_internal.h"
+#include "place/engine.h"
 
 /* Place buffers in `order` (count of them), each by the lowest or the tightest gap, at[] per
  * buffer. The placed buffers are kept sorted by offset (binary search and a move), so the
@@ -120,46 +120,27 @@ static int by_breadth(void const *a, void const *b) {
 }
 
 /* Greedy by breadth: the time points (distinct starts of rows, where the live set grows) by
- * non-increasing breadth (bytes live there, from a sweep over start- and end-sorted rows); at
- * each, its live unplaced buffers by non-increasing size. The live sets come from a scan per
- * point: O(n T). */
+ * non-increasing breadth (the bytes live there: the sweep's load of the section starting
+ * there); at each, its live unplaced buffers by non-increasing size. The live sets come from a
+ * scan per point: O(n T). */
 static ar_status_t breadth_order(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                                 size_t *order, size_t count, size_t const *held,
-                                 order_key_t *keys) {
-    ar_place_buffer_t const *buffers = problem->buffers;
+                                 arp_sweep_t const *sweep, size_t *order, size_t count,
+                                 size_t const *held, order_key_t *keys) {
     size_t rows = 0;
     for (size_t k = 0; k < count; ++k) rows += g->start[held[k] + 1] - g->start[held[k]];
     point_t *points = malloc((rows + 1) * sizeof *points);
-    size_t *by_start = malloc((rows + 1) * sizeof *by_start);
-    size_t *by_end = malloc((rows + 1) * sizeof *by_end);
+    bool *starts = calloc(sweep->sections + 1, sizeof *starts);
     bool *done = calloc(g->count + 1, sizeof *done);
-    if (!points || !by_start || !by_end || !done) {
-        free(points), free(by_start), free(by_end), free(done);
+    if (!points || !starts || !done) {
+        free(points), free(starts), free(done);
         return ar_status_out_of_memory_k;
     }
-    size_t r = 0;
     for (size_t k = 0; k < count; ++k)
-        for (size_t j = g->start[held[k]]; j < g->start[held[k] + 1]; ++j) {
-            size_t row = g->rows[j];
-            keys[r++] = (order_key_t){buffers[row].lower, ~buffers[row].size, 0, row};
-        }
-    qsort(keys, rows, sizeof *keys, by_key);
-    for (size_t k = 0; k < rows; ++k) by_start[k] = keys[k].index;
-    for (size_t k = 0; k < rows; ++k)
-        keys[k] = (order_key_t){buffers[by_start[k]].upper, 0, 0, by_start[k]};
-    qsort(keys, rows, sizeof *keys, by_key);
-    for (size_t k = 0; k < rows; ++k) by_end[k] = keys[k].index;
+        for (size_t j = g->start[held[k]]; j < g->start[held[k] + 1]; ++j)
+            starts[sweep->row_lo[g->rows[j]]] = true;
     size_t times = 0;
-    for (size_t k = 0; k < rows; ++k)
-        if (!times || buffers[by_start[k]].lower != points[times - 1].time)
-            points[times++].time = buffers[by_start[k]].lower;
-    uint64_t started = 0, ended = 0;
-    for (size_t p = 0, s = 0, e = 0; p < times; ++p) {
-        uint64_t t = points[p].time;
-        while (s < rows && buffers[by_start[s]].lower <= t) started += buffers[by_start[s++]].size;
-        while (e < rows && buffers[by_end[e]].upper <= t) ended += buffers[by_end[e++]].size;
-        points[p].breadth = started - ended;
-    }
+    for (size_t k = 0; k < sweep->sections; ++k)
+        if (starts[k]) points[times++] = (point_t){sweep->times[k], sweep->load[k]};
     qsort(points, times, sizeof *points, by_breadth);
     size_t filled = 0;
     for (size_t p = 0; p < times && filled < count; ++p) {
@@ -174,7 +155,7 @@ static ar_status_t breadth_order(ar_place_problem_t const *problem, arp_place_gr
         }
         sort_by(g, order + first, filled - first, keys, size_key);
     }
-    free(points), free(by_start), free(by_end), free(done);
+    free(points), free(starts), free(done);
     return ar_status_success_k;
 }
 
@@ -189,9 +170,27 @@ static size_t *held_buffers(arp_place_groups_t const *g, uint64_t *at, size_t *c
     return held;
 }
 
-ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                                ar_place_strategy_t strategy, uint64_t alignment,
-                                uint64_t *offsets) {
+/* Orders by one key each, ties on the buffer: the incumbents' orders besides the heuristics'.
+ * `peak` is the sweep's time of the most load. */
+static uint64_t area_key(arp_place_groups_t const *g, size_t b) {
+    return ~(uint64_t)((double)g->hull[b].size * (double)g->width[b]);
+}
+
+static order_key_t keyed(arp_place_groups_t const *g, size_t b, arp_order_t order, uint64_t peak) {
+    bool at_peak = g->hull[b].lower <= peak && peak < g->hull[b].upper;
+    uint64_t key = order == arp_order_area_k         ? area_key(g, b)
+                   : order == arp_order_start_only_k ? g->hull[b].lower
+                   : at_peak                         ? ~g->width[b] >> 1
+                   : order == arp_order_peak_size_k  ? (uint64_t)1 << 63 | ~g->hull[b].size >> 1
+                                                     : (uint64_t)1 << 63 | area_key(g, b) >> 1;
+    return (order_key_t){key, 0, 0, b};
+}
+
+arp_result_t arp_greedy(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                        arp_sweep_t const *sweep, arp_order_t how, bool tightest,
+                        uint64_t alignment, arp_clock_t *clock, double deadline,
+                        uint64_t *offsets) {
+    (void)clock, (void)deadline;
     size_t n = problem->count, count = 0;
     uint64_t *at = malloc((g->count + 1) * sizeof *at);
     size_t *held = at ? held_buffers(g, at, &count) : NULL;
@@ -199,72 +198,78 @@ ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, arp_place_gro
     order_key_t *keys = malloc((n + 1) * sizeof *keys);
     if (!at || !held || !order || !keys) {
         free(at), free(held), free(order), free(keys);
-        return ar_status_out_of_memory_k;
+        return arp_oom_k;
     }
     ar_status_t status = ar_status_success_k;
     memcpy(order, held, count * sizeof *order);
-    switch (strategy) {
-    case ar_place_greedy_by_breadth_k:
-        status = breadth_order(problem, g, order, count, held, keys);
+    uint64_t peak = sweep->sections ? sweep->times[sweep->peak] : 0;
+    switch (how) {
+    case arp_order_breadth_k:
+        status = breadth_order(problem, g, sweep, order, count, held, keys);
         break;
-    case ar_place_first_fit_k: sort_by(g, order, count, keys, start_key); break;
-    case ar_place_best_fit_k: sort_by(g, order, count, keys, size_length_key); break;
-    default: sort_by(g, order, count, keys, size_key); break;
+    case arp_order_start_k: sort_by(g, order, count, keys, start_key); break;
+    case arp_order_size_length_k: sort_by(g, order, count, keys, size_length_key); break;
+    case arp_order_size_k: sort_by(g, order, count, keys, size_key); break;
+    default:
+        for (size_t k = 0; k < count; ++k) keys[k] = keyed(g, order[k], how, peak);
+        qsort(keys, count, sizeof *keys, by_key);
+        for (size_t k = 0; k < count; ++k) order[k] = keys[k].index;
+        break;
     }
     if (status == ar_status_success_k)
-        status = place_in_order(problem, g, order, count, strategy == ar_place_best_fit_k,
-                                alignment, at);
+        status = place_in_order(problem, g, order, count, tightest, alignment, at);
     if (status == ar_status_success_k) arp_place_groups_spread(problem, g, at, offsets);
     free(at), free(held), free(order), free(keys);
-    return status;
+    return status == ar_status_success_k ? arp_found_k : arp_oom_k;
 }
 
 /* Lowest-gap placement in a perturbed order: by size scaled by a random factor in [1/2, 3/2)
  * (seeded), or by a random priority mixed with the lifetime. The least height over all orders
  * is the optimum (gravity), so many perturbed orders improve the search's incumbent. */
-ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                                uint64_t alignment, uint64_t seed, uint64_t *offsets) {
+arp_result_t arp_greedy_perturbed(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                                  uint64_t alignment, unsigned variant, arp_rng_t *rng,
+                                  uint64_t *offsets) {
     size_t m = g->count, count = 0;
     size_t *order = malloc((m + 1) * sizeof *order);
     order_key_t *keys = malloc((m + 1) * sizeof *keys);
     uint64_t *at = malloc((m + 1) * sizeof *at);
     if (!order || !keys || !at) {
         free(order), free(keys), free(at);
-        return ar_status_out_of_memory_k;
+        return arp_oom_k;
     }
-    uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
     for (size_t b = 0; b < m; ++b) {
         at[b] = 0;
         if (!arp_place_group_holds(g, b)) continue;
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        uint64_t factor = 512 + (state >> 54); /* [512, 1536) / 1024 */
+        uint64_t factor = 512 + (arp_rng_next(rng) >> 54); /* [512, 1536) / 1024 */
         double weight = (double)g->hull[b].size * (double)factor;
-        if (seed & 1) weight *= (double)g->width[b];
+        if (variant & 1) weight *= (double)g->width[b];
         keys[count] = (order_key_t){~(uint64_t)(weight / 1024.0), 0, 0, b};
         order[count++] = b;
     }
     qsort(keys, count, sizeof *keys, by_key);
     for (size_t k = 0; k < count; ++k) order[k] = keys[k].index;
-    ar_status_t status = place_in_order(problem, g, order, count, (seed & 2) != 0, alignment, at);
+    ar_status_t status =
+        place_in_order(problem, g, order, count, (variant & 2) != 0, alignment, at);
     if (status == ar_status_success_k) arp_place_groups_spread(problem, g, at, offsets);
     free(order), free(keys), free(at);
-    return status;
+    return status == ar_status_success_k ? arp_found_k : arp_oom_k;
 }
 
 /* Local search over orders, from a valid placement: the order of its offsets (placed at lowest
  * gaps it is no higher), then moves of a buffer on top (offset + size = height), or any buffer
  * one time in four, to an earlier random place in the order, kept when the height does not
  * rise. Stops at `goal`, after `moves` moves, or at `deadline`; offsets[] ends at the best. */
-ar_status_t arp_place_improve(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                              uint64_t alignment, uint64_t goal, uint64_t moves, double deadline,
-                              uint64_t *offsets) {
+arp_result_t arp_greedy_improve(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                                uint64_t alignment, uint64_t goal, uint64_t moves,
+                                arp_clock_t *clock, double deadline, arp_rng_t *rng,
+                                uint64_t *offsets) {
     size_t m = g->count, count = 0;
     size_t *order = calloc(m + 1, sizeof *order), *trial_order = calloc(m + 1, sizeof *order);
     order_key_t *keys = malloc((m + 1) * sizeof *keys);
     uint64_t *at = malloc((m + 1) * sizeof *at), *trial = malloc((m + 1) * sizeof *trial);
     if (!order || !trial_order || !keys || !at || !trial) {
         free(order), free(trial_order), free(keys), free(at), free(trial);
-        return ar_status_out_of_memory_k;
+        return arp_oom_k;
     }
     for (size_t b = 0; b < m; ++b) {
         at[b] = trial[b] = offsets[g->first[b]];
@@ -278,11 +283,10 @@ ar_status_t arp_place_improve(ar_place_problem_t const *problem, arp_place_group
         memcpy(at, trial, m * sizeof *at);
         best = height;
     }
-    uint64_t state = 0x2545f4914f6cdd1dull;
     for (uint64_t move = 0; status == ar_status_success_k && count > 1 && best > goal &&
-                            move < moves && ((move & 15) || arp_place_now() < deadline);
+                            move < moves && ((move & 15) || arp_clock_now(clock) < deadline);
          ++move) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        uint64_t state = arp_rng_next(rng);
         size_t from = (size_t)(state % count);
         if (state >> 62) { /* three times in four: a buffer on top */
             size_t tops = 0;
@@ -306,5 +310,5 @@ ar_status_t arp_place_improve(ar_place_problem_t const *problem, arp_place_group
     }
     if (status == ar_status_success_k) arp_place_groups_spread(problem, g, at, offsets);
     free(order), free(trial_order), free(keys), free(at), free(trial);
-    return status;
+    return status == ar_status_success_k ? arp_found_k : arp_oom_k;
 }

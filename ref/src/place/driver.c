@@ -1,0 +1,318 @@
+/* ar_place: the one driver over the engines (engine.h). It validates, gathers the buffers and
+ * sweeps time once, then runs the strategy's phases in order, each an engine handed the sweep,
+ * a clock, a deadline and a random source, and keeps the best valid placement met so far. It
+ * alone owns the goal (below), the time shares (the ARP_* constants below, all of them) and the
+ * order of the phases:
+ *   greedy-by-size, greedy-by-breadth, first-fit, best-fit: one order and gap rule
+ *   search: the four heuristics; strips (a perfect packing); perturbed orders; then the exact
+ *           search asked for the goal (fit) or bisecting from the bound (minimise), and the
+ *           order local search where a fit stays undecided
+ *   lns:    five lowest-gap orders; strips (large) or the search's phases (small); lns moves
+ * The goal is the capacity where only a fit is asked, else the max-live bound. The bound is
+ * already a multiple of the grain (the grain divides every size, the bound is a sum of sizes),
+ * so rounding it up to the grain, as lns once did, changes nothing: one goal, not two. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "place/engine.h"
+
+/* ---- The time shares, of the strategy's time limit or of what is left of it ----------------
+ * strips: at most 1/ARP_CUTS_PART of the limit; perturbed orders: up to ARP_PERTURBED_ORDERS
+ * within 1/ARP_PERTURBED_PART of it; a fit-only question: ARP_FIT_SHARE of it (an undecided one
+ * leaves the rest to the local search over orders); minimising: the bound asked first with
+ * 1/ARP_BOUND_PART of what is left (inference is strongest there), then each question an even
+ * share of what is left; lns up to ARP_LNS_EXACT_BUFFERS buffers: the search's phases first,
+ * with ARP_LNS_EXACT_SHARE of the limit. */
+#define ARP_CUTS_PART 2
+#define ARP_PERTURBED_PART 20
+#define ARP_PERTURBED_ORDERS 1024
+#define ARP_FIT_SHARE 0.9
+#define ARP_BOUND_PART 3
+#define ARP_LNS_EXACT_SHARE 0.9
+#define ARP_LNS_EXACT_BUFFERS 2048
+/* The random sources' first states: perturbed order k, the order local search, lns moves. */
+#define ARP_SEED_MIX 0x9e3779b97f4a7c15ull
+#define ARP_SEED_IMPROVE 0x2545f4914f6cdd1dull
+
+/* What every phase of a run reads and writes. */
+typedef struct drive_t {
+    ar_place_problem_t const *problem;
+    arp_place_groups_t const *groups;
+    arp_sweep_t const *sweep;
+    ar_place_options_t const *options;
+    arp_clock_t *clock;
+    double limit_s; /* the time limit */
+    uint64_t goal;
+    uint64_t *offsets; /* the best so far (per row), of height `best` (UINT64_MAX: none yet) */
+    uint64_t best;
+    uint64_t *trial; /* scratch per row */
+    ar_place_result_t *result;
+} drive_t;
+
+/* Keep trial as the best when it is lower. */
+static void keep_if_lower(drive_t *d, uint64_t const *trial) {
+    uint64_t height = ar_place_height(d->problem, trial);
+    if (height < d->best) {
+        d->best = height;
+        memcpy(d->offsets, trial, d->problem->count * sizeof *d->offsets);
+    }
+}
+
+/* A decision's answer (per buffer) as rows, kept when lower. */
+static void keep_found(drive_t *d, uint64_t const *at) {
+    arp_place_groups_spread(d->problem, d->groups, at, d->trial);
+    keep_if_lower(d, d->trial);
+}
+
+/* The heuristics' order and gap rule, by strategy. */
+static arp_order_t const heuristic_order[] = {arp_order_size_k, arp_order_breadth_k,
+                                              arp_order_start_k, arp_order_size_length_k};
+
+static arp_result_t heuristic(drive_t *d, ar_place_strategy_t strategy, double deadline,
+                              uint64_t *offsets) {
+    return arp_greedy(d->problem, d->groups, d->sweep, heuristic_order[strategy],
+                      strategy == ar_place_best_fit_k, d->options->alignment, d->clock, deadline,
+                      offsets);
+}
+
+/* `search`: the incumbents, strips, perturbed orders, then the exact search. */
+static arp_result_t drive_search(drive_t *d, double limit_s) {
+    ar_place_options_t const *options = d->options;
+    ar_place_result_t *result = d->result;
+    arp_clock_t *clock = d->clock;
+    double start = arp_clock_now(clock), end = start + limit_s;
+    for (int h = 0; h < ar_place_search_k; ++h) {
+        arp_result_t made = heuristic(d, (ar_place_strategy_t)h, end, d->trial);
+        if (made != arp_found_k) return made;
+        keep_if_lower(d, d->trial);
+    }
+    uint64_t bound = d->sweep->bound, goal = d->goal;
+    bool fit_only = options->capacity && !options->minimize;
+    if (d->best > goal) { /* ends at once on a problem whose load is not level at the goal */
+        arp_result_t cut =
+            arp_strips(d->problem, d->groups, options->alignment, goal, clock,
+                       start + limit_s / ARP_CUTS_PART, arp_search_decide_rows, d->trial);
+        if (cut == arp_oom_k) return cut;
+        if (cut == arp_found_k) keep_if_lower(d, d->trial);
+    }
+    for (uint64_t k = 1; d->best > goal && k <= ARP_PERTURBED_ORDERS &&
+                         arp_clock_now(clock) < start + limit_s / ARP_PERTURBED_PART;
+         ++k) {
+        arp_rng_t rng = arp_rng_make(k * ARP_SEED_MIX + 1);
+        arp_result_t made = arp_greedy_perturbed(d->problem, d->groups, options->alignment,
+                                                 (unsigned)(k & 3), &rng, d->trial);
+        if (made != arp_found_k) return made;
+        keep_if_lower(d, d->trial);
+    }
+    result->nodes = 0;
+    result->optimal = d->best <= bound;
+    if (d->best <= goal || d->best == 0) return arp_found_k;
+    arp_search_t *search = arp_search_make(d->problem, d->groups, d->sweep, options->alignment);
+    uint64_t *at = calloc(d->groups->count + 1, sizeof *at);
+    if (!search || !at) {
+        arp_search_free(search), free(at);
+        return arp_oom_k;
+    }
+    arp_result_t out = arp_found_k;
+    if (fit_only) {
+        /* One question: a placement within the capacity. */
+        out = arp_search_decide(search, options->capacity, clock, start + limit_s * ARP_FIT_SHARE,
+                                UINT64_MAX, at, &result->nodes);
+        if (out == arp_found_k) keep_found(d, at);
+        if (out == arp_stopped_k) {
+            /* Undecided: the rest of the limit polishes the best instead. */
+            arp_rng_t rng = arp_rng_make(ARP_SEED_IMPROVE);
+            out = arp_greedy_improve(d->problem, d->groups, options->alignment, goal, UINT64_MAX,
+                                     clock, end, &rng, d->offsets);
+            d->best = ar_place_height(d->problem, d->offsets);
+        }
+    } else {
+        /* Bisect: lo is the least height not yet ruled out, best a height found. Each question
+         * gets an even share of the time left; one not decided in its share is treated as
+         * ruled out, so the result is then not proven optimal. Heights of lowest-gap
+         * placements are multiples of the grain, so only those are asked (the bound is one). */
+        uint64_t grain = d->sweep->grain, lo = bound;
+        bool proven = true;
+        if (lo < d->best) {
+            double now = arp_clock_now(clock);
+            out = arp_search_decide(search, lo, clock, now + (end - now) / ARP_BOUND_PART,
+                                    UINT64_MAX, at, &result->nodes);
+            if (out == arp_found_k)
+                keep_found(d, at);
+            else if (out == arp_none_k)
+                lo += grain;
+        }
+        while (lo < d->best && out != arp_oom_k) {
+            double now = arp_clock_now(clock);
+            if (now >= end) {
+                proven = false;
+                break;
+            }
+            uint64_t steps = 1, gap = (d->best - lo) / grain;
+            while (gap >>= 1) ++steps;
+            uint64_t mid = lo + (d->best - lo) / grain / 2 * grain;
+            out = arp_search_decide(search, mid, clock, now + (end - now) / (double)steps,
+                                    UINT64_MAX, at, &result->nodes);
+            if (out == arp_found_k) {
+                keep_found(d, at);
+            } else {
+                proven = proven && out == arp_none_k;
+                lo = mid + grain;
+            }
+        }
+        result->optimal = proven && lo >= d->best;
+    }
+    arp_search_free(search), free(at);
+    result->optimal = result->optimal || d->best <= bound; /* the best may have come down */
+    return out == arp_oom_k ? arp_oom_k : arp_found_k;
+}
+
+/* `lns`: the incumbents' orders, then strips or the search's phases, then the moves. */
+static arp_result_t drive_lns(drive_t *d) {
+    ar_place_options_t const *options = d->options;
+    arp_place_groups_t const *g = d->groups;
+    arp_clock_t *clock = d->clock;
+    double start = arp_clock_now(clock), deadline = start + d->limit_s;
+    size_t m = g->count, held = 0;
+    for (size_t b = 0; b < m; ++b) held += arp_place_group_holds(g, b);
+    /* Lowest gaps by size (greedy-by-size), size times lifetime, start, and the buffers live at
+     * the peak first (longest lowest), the rest by size or by size times lifetime; ties go to
+     * the later orders. */
+    static arp_order_t const orders[] = {arp_order_size_k, arp_order_area_k, arp_order_start_only_k,
+                                         arp_order_peak_size_k, arp_order_peak_area_k};
+    for (int k = 0; k < 5; ++k) {
+        arp_result_t made = arp_greedy(d->problem, g, d->sweep, orders[k], false,
+                                       options->alignment, clock, deadline, d->trial);
+        if (made != arp_found_k) return made;
+        uint64_t h = ar_place_height(d->problem, d->trial);
+        if (h < d->best || (h == d->best && k >= 3)) {
+            d->best = h;
+            memcpy(d->offsets, d->trial, d->problem->count * sizeof *d->offsets);
+        }
+    }
+    uint64_t goal = d->goal;
+    bool proven = false;
+    if (held > ARP_LNS_EXACT_BUFFERS && d->best > goal) {
+        /* A perfect packing, cut apart (the search's phases do this below that size). */
+        arp_result_t cut =
+            arp_strips(d->problem, g, options->alignment, goal, clock,
+                       start + d->limit_s / ARP_CUTS_PART, arp_search_decide_rows, d->trial);
+        if (cut == arp_oom_k) return cut;
+        if (cut == arp_found_k) {
+            d->best = ar_place_height(d->problem, d->trial);
+            memcpy(d->offsets, d->trial, d->problem->count * sizeof *d->offsets);
+        }
+    }
+    if (held <= ARP_LNS_EXACT_BUFFERS && d->best > goal) {
+        /* Small enough for the search to finish often: its phases go first. */
+        drive_t exact = *d;
+        ar_place_result_t answer = {0};
+        exact.result = &answer;
+        exact.best = UINT64_MAX;
+        exact.offsets = malloc((d->problem->count + 1) * sizeof *exact.offsets);
+        if (!exact.offsets) return arp_oom_k;
+        arp_result_t out = drive_search(&exact, d->limit_s * ARP_LNS_EXACT_SHARE);
+        if (out == arp_found_k && exact.best < d->best) {
+            d->best = exact.best;
+            memcpy(d->offsets, exact.offsets, d->problem->count * sizeof *d->offsets);
+        }
+        free(exact.offsets);
+        if (out != arp_found_k) return out;
+        proven = answer.optimal;
+        d->result->nodes = answer.nodes;
+    }
+    d->result->optimal = proven;
+    if (proven || !held || d->best <= goal) return arp_found_k;
+    uint64_t *at = calloc(m + 1, sizeof *at);
+    if (!at) return arp_oom_k;
+    for (size_t b = 0; b < m; ++b)
+        at[b] = arp_place_group_holds(g, b) ? d->offsets[g->first[b]] : 0;
+    arp_rng_t rng = arp_rng_make(options->seed * ARP_SEED_MIX ^ ARP_SEED_IMPROVE);
+    arp_lns_t lns = {.goal = goal, .max_moves = options->max_moves};
+    arp_result_t out = arp_lns(d->problem, g, d->sweep, options->alignment, &lns, clock, deadline,
+                               &rng, arp_search_decide_rows, at);
+    if (out == arp_found_k) {
+        arp_place_groups_spread(d->problem, g, at, d->offsets);
+        d->best = lns.height;
+        d->result->nodes += lns.moves;
+    }
+    free(at);
+    return out;
+}
+
+ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const *options,
+                     uint64_t *offsets, ar_place_result_t *result) {
+    ar_place_result_t ignored;
+    if (!result) result = &ignored;
+    memset(result, 0, sizeof *result);
+    ar_place_options_t defaults;
+    if (!options) {
+        ar_place_options_default(&defaults);
+        options = &defaults;
+    }
+    if (!problem || (problem->count && !offsets)) {
+        snprintf(result->message, sizeof result->message, "no problem or no offsets array");
+        return ar_status_invalid_argument_k;
+    }
+    if ((unsigned)options->strategy >= ar_place_strategy_count_k) {
+        snprintf(result->message, sizeof result->message, "unknown strategy %d",
+                 (int)options->strategy);
+        return ar_status_invalid_argument_k;
+    }
+    if (options->alignment > 1 && ((options->alignment & (options->alignment - 1)) ||
+                                   options->alignment >= AR_PLACE_MAX_BYTES)) {
+        snprintf(result->message, sizeof result->message,
+                 "the alignment floor %llu is not a power of two below 2^56",
+                 (unsigned long long)options->alignment);
+        return ar_status_invalid_argument_k;
+    }
+    if (!arp_place_rows_valid(problem, result->message, sizeof result->message))
+        return ar_status_invalid_argument_k;
+    arp_clock_t clock = arp_clock_make(options->clock_tick_s);
+    double start = arp_clock_now(&clock);
+    arp_place_groups_t groups; /* gathering them checks them: once per call */
+    ar_status_t status =
+        arp_place_groups_make(problem, &groups, result->message, sizeof result->message);
+    if (status != ar_status_success_k) return status;
+    arp_sweep_t sweep;
+    uint64_t *trial = malloc((problem->count + 1) * sizeof *trial);
+    arp_result_t out = arp_oom_k;
+    if (trial && arp_sweep_make(problem, options->alignment, &sweep) == ar_status_success_k) {
+        drive_t d = {.problem = problem,
+                     .groups = &groups,
+                     .sweep = &sweep,
+                     .options = options,
+                     .clock = &clock,
+                     .limit_s = options->time_limit_s > 0 ? options->time_limit_s
+                                                          : AR_PLACE_TIME_LIMIT_DEFAULT,
+                     .goal =
+                         options->capacity && !options->minimize ? options->capacity : sweep.bound,
+                     .offsets = offsets,
+                     .best = UINT64_MAX,
+                     .trial = trial,
+                     .result = result};
+        if (options->strategy == ar_place_search_k) {
+            out = drive_search(&d, d.limit_s);
+        } else if (options->strategy == ar_place_lns_k) {
+            out = drive_lns(&d);
+        } else {
+            out = heuristic(&d, options->strategy, start + d.limit_s, offsets);
+            d.best = ar_place_height(problem, offsets);
+        }
+        result->height = d.best == UINT64_MAX ? 0 : d.best;
+        result->lower_bound = sweep.bound;
+        arp_sweep_free(&sweep);
+    }
+    free(trial);
+    arp_place_groups_free(&groups);
+    arp_clock_now(&clock);
+    double end = clock.last;
+    if (out == arp_oom_k) {
+        snprintf(result->message, sizeof result->message, "out of memory");
+        return ar_status_out_of_memory_k;
+    }
+    result->fits = !options->capacity || result->height <= options->capacity;
+    if (result->height == result->lower_bound) result->optimal = true;
+    result->seconds = end - start;
+    return ar_status_success_k;
+}
