@@ -58,18 +58,21 @@ typedef struct ar_place_problem_t {
 typedef enum ar_place_strategy_t {
     /* Non-increasing size (ties: input order), each at the lowest offset clear of the placed
      * buffers live with it. TensorFlow Lite Micro's GreedyMemoryPlanner (TFLite's arena
-     * planner orders the same way). O(n^2) (a scan of the placed buffers per buffer). */
+     * planner orders the same way). The gaps come from a segment tree over time holding the
+     * placed buffers' bytes as merged pieces: O(log n) set operations a buffer plus the pieces a
+     * gap search passes (where a scan of the placed buffers was O(n^2)). */
     ar_place_greedy_by_size_k = 0,
     /* TFLite GPU's "greedy by breadth" (Pisarchyk & Lee 2020) as offsets: time points in
      * non-increasing breadth (bytes live there), each point's unplaced buffers by non-increasing
-     * size, each at the lowest clear offset. O(n^2 + n T) for T distinct times. */
+     * size, each at the lowest clear offset. O(n log n) plus the gap searches' pieces. */
     ar_place_greedy_by_breadth_k,
     /* In order of start (ties: larger first, then input order), each at the lowest clear
-     * offset: a linear-scan allocator. O(n^2). */
+     * offset: a linear-scan allocator. O(n log n) plus the gap searches' pieces. */
     ar_place_first_fit_k,
     /* XLA's heap simulator (GlobalDecreasingSizeBestFitHeap): non-increasing size (ties: longer
      * lifetime, then input order), each into the tightest gap between the placed buffers live
-     * with it, else on top of them. O(n^2). */
+     * with it, else on top of them. O(n log n) plus the pieces below the top of each buffer's
+     * conflicts. */
     ar_place_best_fit_k,
     /* MiniMalloc's search (Moffitt, ASPLOS 2023), written here from the paper's ideas, as a
      * decision "is there a placement within L?", complete unless a node budget runs out. A
@@ -109,7 +112,10 @@ typedef enum ar_place_strategy_t {
      * question an even share of the time left (one not decided in its share counts as no: the
      * result is then not proven optimal). The tree goes at most 8,192
      * placements deep. Returns the best found at its time limit. Exponential in the worst
-     * case; a node costs O(n + sections spanned). */
+     * case; a node costs O(n + sections spanned), and the deadline is read within a node too.
+     * Where one node would visit more than 2^26 sections (a real trace of 10^5 buffers visits
+     * 10^9), the tree cannot answer in time: lns moves (below) take its place, and nodes
+     * counts their moves. */
     ar_place_search_k,
     /* A large-neighbourhood search, for instances too large for `search` to finish. From the
      * best of five lowest-gap orders (by size: greedy-by-size's offsets; size times lifetime;
@@ -142,7 +148,8 @@ bool ar_place_strategy_from_name(char const *name, ar_place_strategy_t *strategy
 typedef struct ar_place_options_t {
     ar_place_strategy_t strategy;
     uint64_t capacity;   /* a solution must fit in [0, capacity); 0: no capacity */
-    double time_limit_s; /* search only: stop and return the best so far; <= 0: the default */
+    double time_limit_s; /* every strategy: return the best valid placement so far by then (an
+                            order cut short puts its last buffers on top); <= 0: the default */
     bool minimize;       /* search only: with a capacity, go on lowering the height once it
                             fits (without a capacity the height is always minimised) */
     uint64_t alignment;  /* a floor on every buffer's alignment (0 or 1: none) */

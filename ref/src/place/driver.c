@@ -6,8 +6,11 @@
  *   greedy-by-size, greedy-by-breadth, first-fit, best-fit: one order and gap rule
  *   search: the four heuristics; strips (a perfect packing); perturbed orders; then the exact
  *           search asked for the goal (fit) or bisecting from the bound (minimise), and the
- *           order local search where a fit stays undecided
+ *           order local search where a fit stays undecided; lns moves instead of the exact
+ *           search where one node of its tree costs more than ARP_SEARCH_NODE_WORK
  *   lns:    five lowest-gap orders; strips (large) or the search's phases (small); lns moves
+ * Every phase reads the deadline, and none starts past it; a phase that runs out of memory
+ * leaves the best placement so far (only the first incumbent's failing fails the call).
  * The goal is the capacity where only a fit is asked, else the max-live bound. The bound is
  * already a multiple of the grain (the grain divides every size, the bound is a sum of sizes),
  * so rounding it up to the grain, as lns once did, changes nothing: one goal, not two. */
@@ -22,7 +25,9 @@
  * leaves the rest to the local search over orders); minimising: the bound asked first with
  * 1/ARP_BOUND_PART of what is left (inference is strongest there), then each question an even
  * share of what is left; lns up to ARP_LNS_EXACT_BUFFERS buffers: the search's phases first,
- * with ARP_LNS_EXACT_SHARE of the limit. */
+ * with ARP_LNS_EXACT_SHARE of the limit. An order placed at lowest gaps that its deadline cuts
+ * short puts the rest on the skyline for ARP_FINISH_SHARE of the limit more, then on top. */
+#define ARP_FINISH_SHARE 0.05
 #define ARP_CUTS_PART 2
 #define ARP_PERTURBED_PART 20
 #define ARP_PERTURBED_ORDERS 1024
@@ -30,6 +35,11 @@
 #define ARP_BOUND_PART 3
 #define ARP_LNS_EXACT_SHARE 0.9
 #define ARP_LNS_EXACT_BUFFERS 2048
+/* Past this many sections visited by one node of the exact search (each timed row's, summed),
+ * its tree cannot answer within any limit a user waits for (a real trace of 10^5 buffers visits
+ * 10^9): the time left after the incumbents goes to lns moves instead. PanGu 2.6B visits
+ * 1.3 x 10^7. */
+#define ARP_SEARCH_NODE_WORK ((uint64_t)1 << 26)
 /* The random sources' first states: perturbed order k, the order local search, lns moves. */
 #define ARP_SEED_MIX 0x9e3779b97f4a7c15ull
 #define ARP_SEED_IMPROVE 0x2545f4914f6cdd1dull
@@ -47,7 +57,16 @@ typedef struct drive_t {
     uint64_t best;
     uint64_t *trial; /* scratch per row */
     ar_place_result_t *result;
+    arp_phases_t *phases; /* NULL, or the phases started */
 } drive_t;
+
+/* A phase starts. */
+static void enter(drive_t *d, arp_phase_t phase) {
+    arp_phases_t *p = d->phases;
+    if (p && p->count < sizeof p->phase / sizeof *p->phase &&
+        (!p->count || p->phase[p->count - 1] != phase))
+        p->phase[p->count++] = phase;
+}
 
 /* Keep trial as the best when it is lower. */
 static void keep_if_lower(drive_t *d, uint64_t const *trial) {
@@ -70,9 +89,40 @@ static arp_order_t const heuristic_order[] = {arp_order_size_k, arp_order_breadt
 
 static arp_result_t heuristic(drive_t *d, ar_place_strategy_t strategy, double deadline,
                               uint64_t *offsets) {
+    enter(d, arp_phase_greedy_k);
     return arp_greedy(d->problem, d->groups, d->sweep, heuristic_order[strategy],
                       strategy == ar_place_best_fit_k, d->options->alignment, d->clock, deadline,
-                      offsets);
+                      deadline + d->limit_s * ARP_FINISH_SHARE, offsets, NULL);
+}
+
+/* Sections one node of the exact search visits: every timed row's, and the sections. */
+static uint64_t node_work(drive_t const *d) {
+    uint64_t work = d->sweep->sections;
+    for (size_t i = 0; i < d->problem->count; ++i)
+        work += d->sweep->row_hi[i] - d->sweep->row_lo[i];
+    return work;
+}
+
+/* lns moves from the best so far until `deadline` (or the goal, or max_moves): lns's last
+ * phase, and the search's where its tree cannot afford a node. Out of memory: the best stands. */
+static void moves(drive_t *d, double deadline) {
+    arp_place_groups_t const *g = d->groups;
+    size_t m = g->count;
+    if (arp_clock_past(d->clock, deadline)) return; /* no time to set them up */
+    uint64_t *at = calloc(m + 1, sizeof *at);
+    if (!at) return;
+    for (size_t b = 0; b < m; ++b)
+        at[b] = arp_place_group_holds(g, b) ? d->offsets[g->first[b]] : 0;
+    arp_rng_t rng = arp_rng_make(d->options->seed * ARP_SEED_MIX ^ ARP_SEED_IMPROVE);
+    arp_lns_t lns = {.goal = d->goal, .max_moves = d->options->max_moves};
+    enter(d, arp_phase_moves_k);
+    if (arp_lns(d->problem, g, d->sweep, d->options->alignment, &lns, d->clock, deadline, &rng,
+                arp_search_decide_rows, at) == arp_found_k) {
+        arp_place_groups_spread(d->problem, g, at, d->offsets);
+        d->best = lns.height;
+        d->result->nodes += lns.moves;
+    }
+    free(at);
 }
 
 /* `search`: the incumbents, strips, perturbed orders, then the exact search. */
@@ -82,48 +132,62 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
     arp_clock_t *clock = d->clock;
     double start = arp_clock_now(clock), end = start + limit_s;
     for (int h = 0; h < ar_place_search_k; ++h) {
+        if (h && arp_clock_past(clock, end)) break;
         arp_result_t made = heuristic(d, (ar_place_strategy_t)h, end, d->trial);
-        if (made != arp_found_k) return made;
+        if (made != arp_found_k) {
+            if (h == 0) return made;
+            break;
+        }
         keep_if_lower(d, d->trial);
     }
     uint64_t bound = d->sweep->bound, goal = d->goal;
     bool fit_only = options->capacity && !options->minimize;
-    if (d->best > goal) { /* ends at once on a problem whose load is not level at the goal */
-        arp_result_t cut =
-            arp_strips(d->problem, d->groups, options->alignment, goal, clock,
-                       start + limit_s / ARP_CUTS_PART, arp_search_decide_rows, d->trial);
-        if (cut == arp_oom_k) return cut;
+    double cuts_end = start + limit_s / ARP_CUTS_PART;
+    if (d->best > goal && !arp_clock_past(clock, cuts_end)) {
+        /* Ends at once on a problem whose load is not level at the goal. */
+        enter(d, arp_phase_strips_k);
+        arp_result_t cut = arp_strips(d->problem, d->groups, options->alignment, goal, clock,
+                                      cuts_end, arp_search_decide_rows, d->trial);
         if (cut == arp_found_k) keep_if_lower(d, d->trial);
     }
     for (uint64_t k = 1; d->best > goal && k <= ARP_PERTURBED_ORDERS &&
-                         arp_clock_now(clock) < start + limit_s / ARP_PERTURBED_PART;
+                         !arp_clock_past(clock, start + limit_s / ARP_PERTURBED_PART);
          ++k) {
         arp_rng_t rng = arp_rng_make(k * ARP_SEED_MIX + 1);
-        arp_result_t made = arp_greedy_perturbed(d->problem, d->groups, options->alignment,
-                                                 (unsigned)(k & 3), &rng, d->trial);
-        if (made != arp_found_k) return made;
-        keep_if_lower(d, d->trial);
+        enter(d, arp_phase_perturbed_k);
+        arp_result_t made = arp_greedy_perturbed(d->problem, d->groups, d->sweep,
+                                                 options->alignment, (unsigned)(k & 3), &rng, clock,
+                                                 start + limit_s / ARP_PERTURBED_PART, d->trial);
+        if (made == arp_oom_k) break;
+        if (made == arp_found_k) keep_if_lower(d, d->trial);
     }
     result->nodes = 0;
     result->optimal = d->best <= bound;
     if (d->best <= goal || d->best == 0) return arp_found_k;
+    if (node_work(d) > ARP_SEARCH_NODE_WORK) {
+        moves(d, end);
+        result->optimal = d->best <= bound;
+        return arp_found_k;
+    }
     arp_search_t *search = arp_search_make(d->problem, d->groups, d->sweep, options->alignment);
     uint64_t *at = calloc(d->groups->count + 1, sizeof *at);
-    if (!search || !at) {
+    if (!search || !at) { /* the exact search cannot start: the best so far stands */
         arp_search_free(search), free(at);
-        return arp_oom_k;
+        return arp_found_k;
     }
     arp_result_t out = arp_found_k;
     if (fit_only) {
         /* One question: a placement within the capacity. */
+        enter(d, arp_phase_tree_k);
         out = arp_search_decide(search, options->capacity, clock, start + limit_s * ARP_FIT_SHARE,
                                 UINT64_MAX, at, &result->nodes);
         if (out == arp_found_k) keep_found(d, at);
         if (out == arp_stopped_k) {
             /* Undecided: the rest of the limit polishes the best instead. */
             arp_rng_t rng = arp_rng_make(ARP_SEED_IMPROVE);
-            out = arp_greedy_improve(d->problem, d->groups, options->alignment, goal, UINT64_MAX,
-                                     clock, end, &rng, d->offsets);
+            enter(d, arp_phase_improve_k);
+            arp_greedy_improve(d->problem, d->groups, d->sweep, options->alignment, goal,
+                               UINT64_MAX, clock, end, &rng, d->offsets);
             d->best = ar_place_height(d->problem, d->offsets);
         }
     } else {
@@ -135,6 +199,7 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
         bool proven = true;
         if (lo < d->best) {
             double now = arp_clock_now(clock);
+            enter(d, arp_phase_tree_k);
             out = arp_search_decide(search, lo, clock, now + (end - now) / ARP_BOUND_PART,
                                     UINT64_MAX, at, &result->nodes);
             if (out == arp_found_k)
@@ -143,14 +208,15 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
                 lo += grain;
         }
         while (lo < d->best && out != arp_oom_k) {
-            double now = arp_clock_now(clock);
-            if (now >= end) {
+            if (arp_clock_past(clock, end)) {
                 proven = false;
                 break;
             }
+            double now = clock->last;
             uint64_t steps = 1, gap = (d->best - lo) / grain;
             while (gap >>= 1) ++steps;
             uint64_t mid = lo + (d->best - lo) / grain / 2 * grain;
+            enter(d, arp_phase_tree_k);
             out = arp_search_decide(search, mid, clock, now + (end - now) / (double)steps,
                                     UINT64_MAX, at, &result->nodes);
             if (out == arp_found_k) {
@@ -164,7 +230,7 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
     }
     arp_search_free(search), free(at);
     result->optimal = result->optimal || d->best <= bound; /* the best may have come down */
-    return out == arp_oom_k ? arp_oom_k : arp_found_k;
+    return arp_found_k; /* out of memory in the search: the best so far stands */
 }
 
 /* `lns`: the incumbents' orders, then strips or the search's phases, then the moves. */
@@ -181,9 +247,15 @@ static arp_result_t drive_lns(drive_t *d) {
     static arp_order_t const orders[] = {arp_order_size_k, arp_order_area_k, arp_order_start_only_k,
                                          arp_order_peak_size_k, arp_order_peak_area_k};
     for (int k = 0; k < 5; ++k) {
-        arp_result_t made = arp_greedy(d->problem, g, d->sweep, orders[k], false,
-                                       options->alignment, clock, deadline, d->trial);
-        if (made != arp_found_k) return made;
+        if (k && arp_clock_past(clock, deadline)) break;
+        enter(d, arp_phase_greedy_k);
+        arp_result_t made =
+            arp_greedy(d->problem, g, d->sweep, orders[k], false, options->alignment, clock,
+                       deadline, deadline + d->limit_s * ARP_FINISH_SHARE, d->trial, NULL);
+        if (made != arp_found_k) {
+            if (k == 0) return made;
+            break;
+        }
         uint64_t h = ar_place_height(d->problem, d->trial);
         if (h < d->best || (h == d->best && k >= 3)) {
             d->best = h;
@@ -192,12 +264,12 @@ static arp_result_t drive_lns(drive_t *d) {
     }
     uint64_t goal = d->goal;
     bool proven = false;
-    if (held > ARP_LNS_EXACT_BUFFERS && d->best > goal) {
+    double cuts_end = start + d->limit_s / ARP_CUTS_PART;
+    if (held > ARP_LNS_EXACT_BUFFERS && d->best > goal && !arp_clock_past(clock, cuts_end)) {
         /* A perfect packing, cut apart (the search's phases do this below that size). */
-        arp_result_t cut =
-            arp_strips(d->problem, g, options->alignment, goal, clock,
-                       start + d->limit_s / ARP_CUTS_PART, arp_search_decide_rows, d->trial);
-        if (cut == arp_oom_k) return cut;
+        enter(d, arp_phase_strips_k);
+        arp_result_t cut = arp_strips(d->problem, g, options->alignment, goal, clock, cuts_end,
+                                      arp_search_decide_rows, d->trial);
         if (cut == arp_found_k) {
             d->best = ar_place_height(d->problem, d->trial);
             memcpy(d->offsets, d->trial, d->problem->count * sizeof *d->offsets);
@@ -210,38 +282,32 @@ static arp_result_t drive_lns(drive_t *d) {
         exact.result = &answer;
         exact.best = UINT64_MAX;
         exact.offsets = malloc((d->problem->count + 1) * sizeof *exact.offsets);
-        if (!exact.offsets) return arp_oom_k;
-        arp_result_t out = drive_search(&exact, d->limit_s * ARP_LNS_EXACT_SHARE);
+        arp_result_t out =
+            exact.offsets ? drive_search(&exact, d->limit_s * ARP_LNS_EXACT_SHARE) : arp_oom_k;
         if (out == arp_found_k && exact.best < d->best) {
             d->best = exact.best;
             memcpy(d->offsets, exact.offsets, d->problem->count * sizeof *d->offsets);
         }
         free(exact.offsets);
-        if (out != arp_found_k) return out;
-        proven = answer.optimal;
-        d->result->nodes = answer.nodes;
+        if (out == arp_found_k) {
+            proven = answer.optimal;
+            d->result->nodes = answer.nodes;
+        }
     }
     d->result->optimal = proven;
-    if (proven || !held || d->best <= goal) return arp_found_k;
-    uint64_t *at = calloc(m + 1, sizeof *at);
-    if (!at) return arp_oom_k;
-    for (size_t b = 0; b < m; ++b)
-        at[b] = arp_place_group_holds(g, b) ? d->offsets[g->first[b]] : 0;
-    arp_rng_t rng = arp_rng_make(options->seed * ARP_SEED_MIX ^ ARP_SEED_IMPROVE);
-    arp_lns_t lns = {.goal = goal, .max_moves = options->max_moves};
-    arp_result_t out = arp_lns(d->problem, g, d->sweep, options->alignment, &lns, clock, deadline,
-                               &rng, arp_search_decide_rows, at);
-    if (out == arp_found_k) {
-        arp_place_groups_spread(d->problem, g, at, d->offsets);
-        d->best = lns.height;
-        d->result->nodes += lns.moves;
-    }
-    free(at);
-    return out;
+    if (!proven && held && d->best > goal) moves(d, deadline);
+    return arp_found_k;
 }
 
 ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const *options,
                      uint64_t *offsets, ar_place_result_t *result) {
+    arp_clock_t clock = arp_clock_make(options ? options->clock_tick_s : 0);
+    return arp_place_with(problem, options, &clock, NULL, offsets, result);
+}
+
+ar_status_t arp_place_with(ar_place_problem_t const *problem, ar_place_options_t const *options,
+                           arp_clock_t *clock, arp_phases_t *phases, uint64_t *offsets,
+                           ar_place_result_t *result) {
     ar_place_result_t ignored;
     if (!result) result = &ignored;
     memset(result, 0, sizeof *result);
@@ -268,8 +334,7 @@ ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const
     }
     if (!arp_place_rows_valid(problem, result->message, sizeof result->message))
         return ar_status_invalid_argument_k;
-    arp_clock_t clock = arp_clock_make(options->clock_tick_s);
-    double start = arp_clock_now(&clock);
+    double start = arp_clock_now(clock);
     arp_place_groups_t groups; /* gathering them checks them: once per call */
     ar_status_t status =
         arp_place_groups_make(problem, &groups, result->message, sizeof result->message);
@@ -282,7 +347,8 @@ ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const
                      .groups = &groups,
                      .sweep = &sweep,
                      .options = options,
-                     .clock = &clock,
+                     .clock = clock,
+                     .phases = phases,
                      .limit_s = options->time_limit_s > 0 ? options->time_limit_s
                                                           : AR_PLACE_TIME_LIMIT_DEFAULT,
                      .goal =
@@ -305,8 +371,8 @@ ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const
     }
     free(trial);
     arp_place_groups_free(&groups);
-    arp_clock_now(&clock);
-    double end = clock.last;
+    arp_clock_now(clock);
+    double end = clock->last;
     if (out == arp_oom_k) {
         snprintf(result->message, sizeof result->message, "out of memory");
         return ar_status_out_of_memory_k;

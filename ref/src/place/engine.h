@@ -4,7 +4,7 @@
  * decided, the driver passes it a decider):
  *   sweep.c   the problem's times, sections, load and bound, computed once per problem
  *   greedy.c  lowest-gap and tightest-gap placement in an order (the heuristics, the
- *             incumbents' orders, perturbed orders, a local search over orders)
+ *             incumbents' orders, perturbed orders, a local search over orders), on gaps.c
  *   search.c  the exact search as a decision: a placement within a limit, or none
  *   strips.c  perfect packings cut apart in time and into strips
  *   lns.c     large-neighbourhood moves from an incumbent
@@ -52,6 +52,49 @@ static inline arp_clock_t arp_clock_make(double tick_s) {
 /* Seconds (from an arbitrary origin), or ARP_CLOCK_EXPIRED. */
 double arp_clock_now(arp_clock_t *clock);
 
+/* Whether it is past `deadline` (an expired clock always is): one read. */
+/* Whether the clock has expired (after its reads, or another thread's flag), without reading
+ * it: what engines check at every step, so an expired clock stops them at once and a live one
+ * is read no more often than before. */
+static inline bool arp_clock_dead(arp_clock_t const *clock) {
+    return clock->expired || (clock->stop && __atomic_load_n(clock->stop, __ATOMIC_RELAXED));
+}
+
+/* Whether it is past `deadline`, an expired clock always (deadlines made from the time an
+ * expired clock reads are not below it): one read. */
+static inline bool arp_clock_past(arp_clock_t *clock, double deadline) {
+    double now = arp_clock_now(clock);
+    return clock->expired || now > deadline;
+}
+
+/* An engine placing buffers one by one reads the clock every ARP_CLOCK_EVERY of them, on
+ * problems of at least ARP_CLOCK_BUFFERS (smaller ones take milliseconds: never, so a tick
+ * clock's reads, and what they decide, stay what they were). */
+#define ARP_CLOCK_BUFFERS 4096
+#define ARP_CLOCK_EVERY 64
+
+/* ---- The driver (driver.c) -------------------------------------------------------------
+ * ar_place on a clock of the caller's (ar_place makes one from the options' clock_tick_s):
+ * tests hand it one that expires after K reads. `phases` (NULL: none) gets the phases the
+ * driver started, in order (a phase run several times in a row once). */
+typedef enum arp_phase_t {
+    arp_phase_greedy_k,    /* one order at lowest or tightest gaps (a heuristic, an incumbent) */
+    arp_phase_strips_k,    /* strips.c */
+    arp_phase_perturbed_k, /* perturbed orders */
+    arp_phase_tree_k,      /* the exact search's decisions */
+    arp_phase_improve_k,   /* the local search over orders */
+    arp_phase_moves_k,     /* lns moves */
+} arp_phase_t;
+
+typedef struct arp_phases_t {
+    size_t count;
+    arp_phase_t phase[32];
+} arp_phases_t;
+
+ar_status_t arp_place_with(ar_place_problem_t const *problem, ar_place_options_t const *options,
+                           arp_clock_t *clock, arp_phases_t *phases, uint64_t *offsets,
+                           ar_place_result_t *result);
+
 /* ---- The sweep: computed once per problem (sweep.c) -------------------------------------
  * Over the rows that hold bytes (arp_place_holds; of a buffer of several rows, those with
  * lower < upper): their distinct bounds in order, `times[0, sections + 1)`; section k is
@@ -90,24 +133,56 @@ typedef enum arp_order_t {
 } arp_order_t;
 
 /* Each buffer in `order` at the lowest gap the placed buffers live with it leave (`tightest`:
- * the tightest gap, else on top); offsets[] per row. arp_found_k or arp_oom_k. */
+ * the tightest gap, else on top); offsets[] per row. Past the deadline (read every
+ * ARP_CLOCK_BUFFERS buffers; clock NULL: never) the rest go on the skyline, past `last` on top
+ * of everything, so it always places all. `work` (NULL: none) gets the set operations gaps.c
+ * counted. arp_found_k or arp_oom_k. */
 arp_result_t arp_greedy(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
                         arp_sweep_t const *sweep, arp_order_t order, bool tightest,
-                        uint64_t alignment, arp_clock_t *clock, double deadline, uint64_t *offsets);
+                        uint64_t alignment, arp_clock_t *clock, double deadline, double last,
+                        uint64_t *offsets, uint64_t *work);
 
 /* A perturbed order at lowest gaps (bit 0 of `variant`: size times lifetime, else size; bit 1:
- * tightest gaps), sizes scaled by factors the random source draws. */
+ * tightest gaps), sizes scaled by factors the random source draws. arp_stopped_k (offsets[]
+ * untouched) when the deadline comes first. */
 arp_result_t arp_greedy_perturbed(ar_place_problem_t const *problem,
-                                  arp_place_groups_t const *groups, uint64_t alignment,
-                                  unsigned variant, arp_rng_t *rng, uint64_t *offsets);
+                                  arp_place_groups_t const *groups, arp_sweep_t const *sweep,
+                                  uint64_t alignment, unsigned variant, arp_rng_t *rng,
+                                  arp_clock_t *clock, double deadline, uint64_t *offsets);
 
 /* Local search over orders from a valid placement (offsets[] in and out): moves of a buffer to
  * an earlier place in the order, kept when the height does not rise. Stops at `goal`, after
- * `moves` moves, or at the deadline. */
+ * `moves` moves, or at the deadline (a move it cuts short is dropped). */
 arp_result_t arp_greedy_improve(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
-                                uint64_t alignment, uint64_t goal, uint64_t moves,
-                                arp_clock_t *clock, double deadline, arp_rng_t *rng,
+                                arp_sweep_t const *sweep, uint64_t alignment, uint64_t goal,
+                                uint64_t moves, arp_clock_t *clock, double deadline, arp_rng_t *rng,
                                 uint64_t *offsets);
+
+/* ---- gaps.c: where a buffer fits among the placed ones ----------------------------------
+ * A buffer is its spans, sections [lo[j], hi[j]) of the sweep (one per timed row). */
+typedef struct arp_gaps_t arp_gaps_t;
+arp_gaps_t *arp_gaps_make(size_t sections); /* NULL: out of memory */
+void arp_gaps_free(arp_gaps_t *gaps);
+/* The least offset, a multiple of `align`, where `size` bytes meet no placed buffer live in
+ * the spans; the tightest such gap between placed ones (else the aligned top of them). */
+uint64_t arp_gaps_lowest(arp_gaps_t *gaps, uint32_t const *lo, uint32_t const *hi, size_t spans,
+                         uint64_t size, uint64_t align);
+uint64_t arp_gaps_tightest(arp_gaps_t *gaps, uint32_t const *lo, uint32_t const *hi, size_t spans,
+                           uint64_t size, uint64_t align);
+/* The buffer placed at `at`. */
+void arp_gaps_add(arp_gaps_t *gaps, uint32_t const *lo, uint32_t const *hi, size_t spans,
+                  uint64_t at, uint64_t size);
+uint64_t arp_gaps_work(arp_gaps_t const *gaps); /* set operations so far, counted */
+bool arp_gaps_failed(arp_gaps_t const *gaps);   /* ran out of memory on the way */
+
+/* The skyline: the highest top over spans, O(log T) a buffer. */
+typedef struct arp_skyline_t arp_skyline_t;
+arp_skyline_t *arp_skyline_make(size_t sections);
+void arp_skyline_free(arp_skyline_t *skyline);
+uint64_t arp_skyline_top(arp_skyline_t const *skyline, uint32_t const *lo, uint32_t const *hi,
+                         size_t spans);
+void arp_skyline_add(arp_skyline_t *skyline, uint32_t const *lo, uint32_t const *hi, size_t spans,
+                     uint64_t top);
 
 /* ---- search.c: the exact search as a decision --------------------------------------------- */
 

@@ -422,8 +422,8 @@ arp_result_t arp_lns(ar_place_problem_t const *problem, arp_place_groups_t const
     excess_t total = 0;
     for (size_t b = 0; b < m; ++b) total += excess_of(&s, b, target);
     uint64_t gains[2] = {0, 0}, cost[2] = {0, 0};
-    while (held && best_height > goal && moves < limit &&
-           ((moves & 7) || arp_clock_now(clock) < deadline)) {
+    while (held && best_height > goal && moves < limit && !arp_clock_dead(clock) &&
+           ((moves & 7) || !arp_clock_past(clock, deadline))) {
         ++moves;
         /* The two kinds of move take turns by their record: each is picked with weight its
          * improvements (plus one) over the work it cost (counted, so a seed decides). */

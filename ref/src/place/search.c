@@ -69,15 +69,16 @@ typedef struct search_t {
     uint32_t *piece_end, *piece_next; /* the pieces: where each ends, the next from its start */
     size_t pieces_capacity;
     uint64_t *undo; /* a stack: the floors a placement raised (at most every span once) */
-    size_t undo_count;
+    size_t undo_count, undo_capacity;
     bool *placed;
     uint64_t limit;
-    uint64_t max_align;     /* the largest alignment */
-    uint64_t salt;          /* 0, or a seed breaking ties among a tight node's candidates */
-    uint64_t tight_nodes;   /* nodes that branched on a tight section */
-    uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
-    uint64_t probes;        /* every node entered: the deadline is read every 16 */
-    uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
+    uint64_t max_align;       /* the largest alignment */
+    uint64_t salt;            /* 0, or a seed breaking ties among a tight node's candidates */
+    uint64_t tight_nodes;     /* nodes that branched on a tight section */
+    uint64_t nodes, budget;   /* nodes that passed inference (MiniMalloc counts those); the most */
+    uint64_t probes;          /* every node entered: the deadline is read every 16 */
+    uint64_t probe_cap;       /* the most nodes entered (UINT64_MAX: no cap) */
+    uint64_t work, work_read; /* sections visited; and when the clock was last read */
     double deadline;
     arp_clock_t *clock;
     bool several; /* some buffer has several spans */
@@ -105,6 +106,20 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
     return true;
 }
 
+/* Sections visited between two reads of the clock, besides the read every 16 nodes: a node on
+ * a large problem visits millions (each unplaced buffer's sections), so the deadline is read
+ * within one node too. Small problems never reach it between two nodes' reads. */
+#define ARP_SEARCH_CLOCK_WORK ((uint64_t)1 << 22)
+
+/* `work` more sections visited; true when out of time (the clock read when due). */
+static inline bool out_of_time(search_t *s, uint64_t work) {
+    s->work += work;
+    if (s->work - s->work_read < ARP_SEARCH_CLOCK_WORK) return s->timed_out;
+    s->work_read = s->work;
+    if (arp_clock_past(s->clock, s->deadline)) s->timed_out = true;
+    return s->timed_out;
+}
+
 static int by_offset(void const *x, void const *y) {
     candidate_t const *p = x, *q = y;
     if (p->off != q->off) return p->off < q->off ? -1 : 1;
@@ -129,7 +144,11 @@ static rank_t key_of(search_t const *s, uint32_t b) {
 /* Sort a partition's members (stack [start, start + count)) in the run's order and give each
  * its rank there, keeping its enclosing rank beside it. */
 static void rank_partition(search_t *s, size_t start, size_t count) {
-    for (size_t i = 0; i < count; ++i) s->keys[i] = key_of(s, s->members[start + i]);
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t b = s->members[start + i];
+        s->keys[i] = key_of(s, b);
+        out_of_time(s, 1 + s->su[b] - s->sl[b]); /* read by the caller's next node */
+    }
     qsort(s->keys, count, sizeof *s->keys, by_rank);
     for (size_t i = 0; i < count; ++i) {
         uint32_t b = s->keys[i].who;
@@ -172,6 +191,7 @@ infer_spans(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, u
             floor = arp_place_align_up(floor, s->align[b]);
         }
         if (floor + s->size[b] > s->limit) return false;
+        if (out_of_time(s, 1 + s->su[b] - s->sl[b])) return false; /* the caller sees why */
         if (floor + s->size[b] < min_top) min_top = floor + s->size[b];
         uint64_t reach = floor < base ? arp_place_align_up(base, s->align[b]) : floor;
         if (!several) {
@@ -250,6 +270,10 @@ static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first,
     for (size_t i = first; i < first + count; ++i) {
         uint32_t b = s->members[i];
         if (s->placed[b]) continue;
+        if (out_of_time(s, 1 + s->su[b] - s->sl[b])) {
+            *n = 0; /* the caller sees why */
+            return true;
+        }
         uint64_t f = s->floor[b];
         for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
             for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k) {
@@ -356,14 +380,18 @@ static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_
 
 static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
                            uint64_t base, size_t last) {
-    if ((++s->probes & 15) == 0 && arp_clock_now(s->clock) > s->deadline) s->timed_out = true;
+    if ((++s->probes & 15) == 0) {
+        s->work_read = s->work;
+        if (arp_clock_past(s->clock, s->deadline)) s->timed_out = true;
+    }
+    if (arp_clock_dead(s->clock)) s->timed_out = true;
     if (s->probes > s->probe_cap) s->out_of_nodes = true;
     if (s->timed_out || s->too_deep || s->out_of_nodes) return stopped_k;
     size_t top = s->cands_count, unplaced;
     uint64_t most; /* the most unplaced bytes in a section of the part */
     if (!infer(s, lo, hi, first, count, base, true, &unplaced, &most)) {
         s->cands_count = top;
-        return s->oom ? stopped_k : not_found_k;
+        return s->oom || s->timed_out ? stopped_k : not_found_k;
     }
     if (++s->nodes > s->budget) {
         s->out_of_nodes = true;
@@ -377,7 +405,7 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
         n && (whole_width(s, lo, hi, top, &n) || narrow_to_tight(s, lo, hi, first, count, top, &n));
     if (tight && !n) { /* a run of sections without slack that nothing can tile */
         s->cands_count = top;
-        return s->oom ? stopped_k : not_found_k;
+        return s->oom || s->timed_out ? stopped_k : not_found_k;
     }
     qsort(s->cands + top, n, sizeof *s->cands, by_offset);
     for (size_t c = top; c < top + n; ++c) {
@@ -387,6 +415,13 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
         /* A child's floor is at least `at` everywhere, so a section's unplaced bytes must fit
          * over it: infer would cut every candidate from here on (they are in offset order). */
         if (at > s->limit - most) break;
+        size_t raised = 0;
+        for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j) raised += s->hi[j] - s->lo[j];
+        if (!grow((void **)&s->undo, &s->undo_capacity, s->undo_count + raised, sizeof *s->undo)) {
+            s->oom = true;
+            out = stopped_k;
+            break;
+        }
         for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
             for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k) {
                 s->undo[s->undo_count++] = s->raw[k];
@@ -408,9 +443,9 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
             size_t ignored;
             uint64_t unused;
             bool feasible = infer(s, lo, hi, first, count, at, false, &ignored, &unused);
-            out = s->oom     ? stopped_k
-                  : feasible ? solve_range(s, lo, hi, first, count)
-                             : not_found_k;
+            out = s->oom || s->timed_out ? stopped_k
+                  : feasible             ? solve_range(s, lo, hi, first, count)
+                                         : not_found_k;
         }
         for (uint32_t j = s->sf[b + 1]; j-- > s->sf[b];)
             for (uint32_t k = s->hi[j]; k-- > s->lo[j];) {
@@ -590,12 +625,9 @@ static outcome_t run(arp_search_t const *p, preorder_t order, uint64_t salt, uin
     s.head = malloc((p->sections + 1) * sizeof *s.head);
     s.reach = malloc(p->sections + 2);
     s.members = malloc((m + 1) * sizeof *s.members);
-    size_t spans = 1;
-    for (size_t j = 0; j < p->sf[m]; ++j) spans += p->span_hi[j] - p->span_lo[j];
-    s.undo = malloc(spans * sizeof *s.undo);
     s.members_capacity = m + 1;
     if (!s.rank || !s.solution || !s.floor || !s.placed || !s.raw || !s.rem || !s.infl || !s.cuts ||
-        !s.cover || !s.head || !s.reach || !s.members || !s.undo) {
+        !s.cover || !s.head || !s.reach || !s.members) {
         s.oom = true;
         goto done;
     }
@@ -603,10 +635,12 @@ static outcome_t run(arp_search_t const *p, preorder_t order, uint64_t salt, uin
     s.max_align = 1;
     for (size_t b = 0; b < m; ++b)
         if (s.align[b] > s.max_align) s.max_align = s.align[b];
+    /* The boundaries each buffer spans, by differences and a prefix sum. */
     for (size_t b = 0; b < m; ++b) {
-        for (uint32_t j = s.sl[b]; j + 1 < s.su[b]; ++j) ++s.cuts[j];
+        if (s.sl[b] + 1 < s.su[b]) ++s.cuts[s.sl[b]], --s.cuts[s.su[b] - 1];
         s.members[b] = (uint32_t)b; /* solve_range ranks them */
     }
+    for (size_t k = 1; k < p->sections; ++k) s.cuts[k] += s.cuts[k - 1];
     s.members_count = m;
     out = solve_range(&s, 0, (uint32_t)p->sections, 0, m);
     if (out == found_k)
@@ -642,7 +676,7 @@ arp_result_t arp_search_decide(arp_search_t *p, uint64_t limit, arp_clock_t *clo
             if (oom) return arp_oom_k;
             if (too_deep) return stopped_k; /* a larger budget would stop there too */
             if (out != stopped_k) return out;
-            if (arp_clock_now(clock) > deadline) return stopped_k;
+            if (arp_clock_past(clock, deadline)) return stopped_k;
         }
         for (uint64_t runs = budget / first; 2 * tight > *nodes - start && runs-- > 0;) {
             bool too_deep = false;
@@ -650,7 +684,7 @@ arp_result_t arp_search_decide(arp_search_t *p, uint64_t limit, arp_clock_t *clo
                                 &too_deep, &tight);
             if (oom) return arp_oom_k;
             if (out != stopped_k) return out;
-            if (arp_clock_now(clock) > deadline) return stopped_k;
+            if (arp_clock_past(clock, deadline)) return stopped_k;
         }
         if (budget > UINT64_MAX / 4) return stopped_k;
     }

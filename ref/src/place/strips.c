@@ -289,7 +289,7 @@ static void stand_in(strips_t *s, stand_in_t *t, uint32_t node, size_t depth, si
     size_t count = t->members_count - from;
     /* Too deep a walk (a chain of joins costs its length at every level), or no time left:
      * its items stand for themselves. */
-    bool items = down > ARP_STRIPS_DEPTH || arp_clock_now(s->clock) > s->deadline;
+    bool items = down > ARP_STRIPS_DEPTH || arp_clock_past(s->clock, s->deadline);
     uint64_t a, b, height;
     if (count == 1 || (!items && count < t->whole &&
                        level(s, t->members + from, count, t->events, &a, &b, &height) &&
@@ -375,7 +375,7 @@ static bool solve(strips_t *s, uint32_t *items, size_t count, uint64_t t0, uint6
         s->at[i] = base;
         return s->lo[i] == t0 && s->hi[i] == t1 && s->size[i] == h;
     }
-    if (depth > ARP_STRIPS_DEPTH || arp_clock_now(s->clock) > s->deadline) return false;
+    if (depth > ARP_STRIPS_DEPTH || arp_clock_past(s->clock, s->deadline)) return false;
     /* The times inside (t0, t1) where an item starts or ends. */
     uint64_t *times = malloc((2 * count + 1) * sizeof *times);
     int32_t *spans = calloc(2 * count + 2, sizeof *spans);
@@ -481,9 +481,13 @@ static bool solve(strips_t *s, uint32_t *items, size_t count, uint64_t t0, uint6
     }
     s->kids = kids, s->merges = 0;
     bool changed = true;
-    for (int round = 0; changed && round < 64 && arp_clock_now(s->clock) <= s->deadline; ++round) {
+    for (int round = 0; changed && round < 64 && !arp_clock_past(s->clock, s->deadline); ++round) {
         changed = false;
         for (size_t j = 0; j < distinct; ++j) {
+            /* A round over many times takes long: the deadline every 1,024 of them. */
+            if (arp_clock_dead(s->clock) ||
+                ((j & 1023) == 1023 && arp_clock_past(s->clock, s->deadline)))
+                break;
             size_t k = gather(s, list, first, j, units);
             uint64_t digest = k + 1;
             for (size_t u = 0; u < k; ++u)
