@@ -160,7 +160,16 @@ typedef struct ar_place_options_t {
     double clock_tick_s; /* > 0: the time limit is kept on a clock that moves this much at each
                             read instead of the wall clock, so the work done (and its
                             instruction count) follows from the input and options alone */
+    /* Added after 0.1.0, last: */
+    unsigned threads;    /* search, lns: 0 or 1 one thread; more: a portfolio side by side, the
+                            strategy as one thread runs it, the other of search and lns, then
+                            lns with seeds seed + k; the lowest height wins (the first to meet
+                            the goal stops the rest). On a tick clock its height is never above
+                            one thread's and the same every run. At most AR_PLACE_THREADS_MAX;
+                            the heuristics run on one */
 } ar_place_options_t;
+
+#define AR_PLACE_THREADS_MAX 64
 
 #define AR_PLACE_TIME_LIMIT_DEFAULT 60.0
 

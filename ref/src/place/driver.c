@@ -11,9 +11,15 @@
  *   lns:    five lowest-gap orders; strips (large) or the search's phases (small); lns moves
  * Every phase reads the deadline, and none starts past it; a phase that runs out of memory
  * leaves the best placement so far (only the first incumbent's failing fails the call).
+ * With threads (search and lns), worker 0 runs the strategy as one thread would, worker 1 the
+ * other of the two, workers 2 and up lns with seeds seed + k, each on its own clock: the first
+ * to meet the goal (or prove its height optimal) stops the others, and the lowest height wins
+ * (ties: the lower worker). On a tick clock the height is never above one thread's and is the
+ * same every run; the offsets are too unless two workers meet the goal.
  * The goal is the capacity where only a fit is asked, else the max-live bound. The bound is
  * already a multiple of the grain (the grain divides every size, the bound is a sum of sizes),
  * so rounding it up to the grain, as lns once did, changes nothing: one goal, not two. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,6 +305,92 @@ static arp_result_t drive_lns(drive_t *d) {
     return arp_found_k;
 }
 
+/* One strategy on one drive. */
+static arp_result_t run(drive_t *d, double start) {
+    if (d->options->strategy == ar_place_search_k) return drive_search(d, d->limit_s);
+    if (d->options->strategy == ar_place_lns_k) return drive_lns(d);
+    arp_result_t out = heuristic(d, d->options->strategy, start + d->limit_s, d->offsets);
+    d->best = ar_place_height(d->problem, d->offsets);
+    return out;
+}
+
+/* A worker of the portfolio: its own options, clock, placement and result. */
+typedef struct worker_t {
+    drive_t d;
+    ar_place_options_t options;
+    arp_clock_t clock;
+    ar_place_result_t result;
+    arp_result_t out;
+    double start;
+    int *stop; /* set by the first to meet the goal */
+    pthread_t thread;
+    bool started;
+} worker_t;
+
+static void *work(void *argument) {
+    worker_t *w = argument;
+    w->out = run(&w->d, w->start);
+    if (w->out == arp_found_k && (w->d.best <= w->d.goal || w->result.optimal))
+        __atomic_store_n(w->stop, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* The strategy on `threads` workers side by side (d: what they share; worker 0 writes into
+ * d->offsets and d->result only through the winner's copy). */
+static arp_result_t portfolio(drive_t *d, unsigned threads, double start) {
+    worker_t *w = calloc(threads, sizeof *w);
+    if (!w) return arp_oom_k;
+    int stop = 0;
+    size_t n = d->problem->count;
+    for (unsigned k = 0; k < threads; ++k) {
+        w[k].options = *d->options;
+        if (k == 1)
+            w[k].options.strategy =
+                d->options->strategy == ar_place_search_k ? ar_place_lns_k : ar_place_search_k;
+        if (k >= 2) w[k].options.strategy = ar_place_lns_k, w[k].options.seed += k;
+        w[k].clock = *d->clock;
+        w[k].clock.stop = &stop;
+        w[k].stop = &stop;
+        w[k].start = start;
+        w[k].d = *d;
+        w[k].d.options = &w[k].options;
+        w[k].d.clock = &w[k].clock;
+        w[k].d.result = &w[k].result;
+        w[k].d.phases = k == 0 ? d->phases : NULL;
+        w[k].d.offsets = malloc((n + 1) * sizeof *w[k].d.offsets);
+        w[k].d.trial = malloc((n + 1) * sizeof *w[k].d.trial);
+        w[k].out = arp_oom_k;
+    }
+    for (unsigned k = 1; k < threads; ++k)
+        if (w[k].d.offsets && w[k].d.trial)
+            w[k].started = pthread_create(&w[k].thread, NULL, work, &w[k]) == 0;
+    if (w[0].d.offsets && w[0].d.trial) work(&w[0]);
+    for (unsigned k = 1; k < threads; ++k)
+        if (w[k].started) pthread_join(w[k].thread, NULL);
+    unsigned best = threads;
+    bool proven = false;
+    for (unsigned k = 0; k < threads; ++k) {
+        if (w[k].out != arp_found_k) continue;
+        if (best == threads || w[k].d.best < w[best].d.best) best = k;
+    }
+    for (unsigned k = 0; k < threads; ++k)
+        proven |= w[k].out == arp_found_k && w[k].result.optimal && best < threads &&
+                  w[k].d.best == w[best].d.best;
+    arp_result_t out = arp_oom_k;
+    if (best < threads) {
+        memcpy(d->offsets, w[best].d.offsets, n * sizeof *d->offsets);
+        d->best = w[best].d.best;
+        d->result->nodes = w[best].result.nodes;
+        d->result->optimal = proven;
+        out = arp_found_k;
+    }
+    *d->clock = w[0].clock; /* the call's time is worker 0's */
+    d->clock->stop = NULL;
+    for (unsigned k = 0; k < threads; ++k) free(w[k].d.offsets), free(w[k].d.trial);
+    free(w);
+    return out;
+}
+
 ar_status_t ar_place(ar_place_problem_t const *problem, ar_place_options_t const *options,
                      uint64_t *offsets, ar_place_result_t *result) {
     arp_clock_t clock = arp_clock_make(options ? options->clock_tick_s : 0);
@@ -318,6 +410,11 @@ ar_status_t arp_place_with(ar_place_problem_t const *problem, ar_place_options_t
     }
     if (!problem || (problem->count && !offsets)) {
         snprintf(result->message, sizeof result->message, "no problem or no offsets array");
+        return ar_status_invalid_argument_k;
+    }
+    if (options->threads > AR_PLACE_THREADS_MAX) {
+        snprintf(result->message, sizeof result->message, "%u threads: at most %d",
+                 options->threads, AR_PLACE_THREADS_MAX);
         return ar_status_invalid_argument_k;
     }
     if ((unsigned)options->strategy >= ar_place_strategy_count_k) {
@@ -357,14 +454,10 @@ ar_status_t arp_place_with(ar_place_problem_t const *problem, ar_place_options_t
                      .best = UINT64_MAX,
                      .trial = trial,
                      .result = result};
-        if (options->strategy == ar_place_search_k) {
-            out = drive_search(&d, d.limit_s);
-        } else if (options->strategy == ar_place_lns_k) {
-            out = drive_lns(&d);
-        } else {
-            out = heuristic(&d, options->strategy, start + d.limit_s, offsets);
-            d.best = ar_place_height(problem, offsets);
-        }
+        unsigned threads = options->threads > 1 ? options->threads : 1;
+        if (options->strategy != ar_place_search_k && options->strategy != ar_place_lns_k)
+            threads = 1; /* one order: nothing to run beside it */
+        out = threads > 1 ? portfolio(&d, threads, start) : run(&d, start);
         result->height = d.best == UINT64_MAX ? 0 : d.best;
         result->lower_bound = sweep.bound;
         arp_sweep_free(&sweep);

@@ -20,7 +20,57 @@ typedef struct iset_t {
     uint32_t n, cap;
 } iset_t;
 
+/* The sets' storage: blocks of 2^k pieces cut from large slabs, a free list per k, all of it
+ * given back at once (millions of small sets, each its own malloc, took seconds to free). */
+typedef uint64_t piece_t[2];
+
+typedef struct pool_t {
+    piece_t **slabs;
+    size_t slabs_count, slabs_capacity;
+    piece_t *bump;          /* the current slab's unused part */
+    size_t left;            /* pieces left there */
+    piece_t *free_list[32]; /* per k: a released block of 2^k, the next one in its first */
+} pool_t;
+
+#define ARP_GAPS_SLAB ((size_t)1 << 16) /* pieces a slab holds, at least */
+
+static piece_t *pool_take(pool_t *p, unsigned k) {
+    piece_t *block = p->free_list[k];
+    if (block) {
+        memcpy(&p->free_list[k], block, sizeof block);
+        return block;
+    }
+    size_t need = (size_t)1 << k;
+    if (p->left < need) {
+        size_t size = need > ARP_GAPS_SLAB ? need : ARP_GAPS_SLAB;
+        if (p->slabs_count == p->slabs_capacity) {
+            size_t cap = p->slabs_capacity ? 2 * p->slabs_capacity : 64;
+            piece_t **bigger = realloc(p->slabs, cap * sizeof *bigger);
+            if (!bigger) return NULL;
+            p->slabs = bigger, p->slabs_capacity = cap;
+        }
+        piece_t *slab = malloc(size * sizeof *slab);
+        if (!slab) return NULL;
+        p->slabs[p->slabs_count++] = slab;
+        p->bump = slab, p->left = size;
+    }
+    block = p->bump;
+    p->bump += need, p->left -= need;
+    return block;
+}
+
+static void pool_give(pool_t *p, piece_t *block, unsigned k) {
+    memcpy(block, &p->free_list[k], sizeof block);
+    p->free_list[k] = block;
+}
+
+static void pool_free(pool_t *p) {
+    for (size_t j = 0; j < p->slabs_count; ++j) free(p->slabs[j]);
+    free(p->slabs);
+}
+
 struct arp_gaps_t {
+    pool_t pool;
     size_t leaves;       /* a power of two at least the sections */
     int height;          /* log2(leaves) */
     iset_t *sub;         /* per node: the union of what was added at it or below it */
@@ -47,15 +97,19 @@ static uint32_t first_after(iset_t const *s, uint64_t c, bool touch, uint64_t *w
 }
 
 /* [a, b) into the set, merged with every piece it meets or touches. */
-static bool iset_add(iset_t *s, uint64_t a, uint64_t b, uint64_t *work) {
+static bool iset_add(pool_t *pool, iset_t *s, uint64_t a, uint64_t b, uint64_t *work) {
     uint32_t i = first_after(s, a, true, work), j = i;
     while (j < s->n && s->v[j][0] <= b) ++j, ++*work;
     if (i == j) {
         if (s->n == s->cap) {
-            uint32_t cap = s->cap ? 2 * s->cap : 2;
-            void *bigger = realloc(s->v, cap * sizeof *s->v);
+            unsigned k = s->cap ? (unsigned)__builtin_ctz(s->cap) + 1 : 1;
+            piece_t *bigger = pool_take(pool, k);
             if (!bigger) return false;
-            s->v = bigger, s->cap = cap;
+            if (s->cap) {
+                memcpy(bigger, s->v, s->n * sizeof *s->v);
+                pool_give(pool, s->v, k - 1);
+            }
+            s->v = bigger, s->cap = (uint32_t)1 << k;
         }
         memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof *s->v);
         s->v[i][0] = a, s->v[i][1] = b;
@@ -88,8 +142,7 @@ arp_gaps_t *arp_gaps_make(size_t sections) {
 
 void arp_gaps_free(arp_gaps_t *g) {
     if (!g) return;
-    for (size_t v = 0; g->sub && v < 2 * g->leaves; ++v) free(g->sub[v].v);
-    for (size_t v = 0; g->whole && v < 2 * g->leaves; ++v) free(g->whole[v].v);
+    pool_free(&g->pool);
     free(g->sub), free(g->whole), free(g->sets), free(g->first);
     free(g);
 }
@@ -200,20 +253,20 @@ static void add_span(arp_gaps_t *g, uint32_t lo, uint32_t hi, uint64_t at, uint6
     ++g->work;
     for (size_t a = l, b = r; a < b; a >>= 1, b >>= 1) {
         if (a & 1) {
-            g->oom |= !iset_add(&g->whole[a], at, top, &g->work);
-            g->oom |= !iset_add(&g->sub[a], at, top, &g->work);
+            g->oom |= !iset_add(&g->pool, &g->whole[a], at, top, &g->work);
+            g->oom |= !iset_add(&g->pool, &g->sub[a], at, top, &g->work);
             ++a;
         }
         if (b & 1) {
             --b;
-            g->oom |= !iset_add(&g->whole[b], at, top, &g->work);
-            g->oom |= !iset_add(&g->sub[b], at, top, &g->work);
+            g->oom |= !iset_add(&g->pool, &g->whole[b], at, top, &g->work);
+            g->oom |= !iset_add(&g->pool, &g->sub[b], at, top, &g->work);
         }
     }
     for (int h = 1; h <= g->height; ++h) {
         size_t x = (l >> h) << h != l ? l >> h : 0, y = (r >> h) << h != r ? (r - 1) >> h : 0;
-        if (x) g->oom |= !iset_add(&g->sub[x], at, top, &g->work);
-        if (y && y != x) g->oom |= !iset_add(&g->sub[y], at, top, &g->work);
+        if (x) g->oom |= !iset_add(&g->pool, &g->sub[x], at, top, &g->work);
+        if (y && y != x) g->oom |= !iset_add(&g->pool, &g->sub[y], at, top, &g->work);
     }
 }
 
