@@ -1,12 +1,12 @@
 /* Real runtimes' plans, one family each (tflite: LiteRT's arena, llama: llama.cpp's ggml-alloc,
- * xla: XLA's temp allocation, iree: IREE's packed transients),
+ * xla: XLA's temp allocation, iree: IREE's packed transients, executorch: ExecuTorch's arenas),
  * read from the directory the family's variable names (scripts/bench exports them there once per
  * run, cached; index.tsv lists model, variant, plan, problem).
  *   certify/FAMILY/MODEL          the certificate on the clean plan (a regression entry)
  *   precision/FAMILY/MODEL        exact oracle vs certificate on the clean plan and two faults
  *   placement/FAMILY/MODEL/NAME   the same lifetimes placed by each strategy of place.h, beside
  *                                 the runtime's own planner (NAME litert, ggml-alloc, xla-temp,
- *                                 iree-pack) and the bound
+ *                                 iree-pack, executorch-own) and the bound
  * A program the exporter refused (refused.tsv beside index.tsv: model, reason) is one skipped
  * certify/FAMILY/MODEL entry with the reason.
  * Plans are made by scripts, so the bench only reads files; without them the family is one
@@ -46,6 +46,11 @@ static runtime_family_t families[] = {
     {"iree", "ARENAREF_IREE_PLANS", "scripts/iree-plan --export-all", "iree-pack",
      "capture.iree_pack_peak", "placement.max_live", "counts.ops", "counts.values", "counts.planes",
      "fault.expect_class", "planned_size", "height_over_planned_size", 64, ""},
+    /* ExecuTorch's own size: its arenas (non_const_buffer_sizes), offsets 16-byte aligned */
+    {"executorch", "ARENAREF_EXECUTORCH_PLANS", "scripts/executorch-plan --export-all",
+     "executorch-own", "placement.planned_size", "placement.max_live", "counts.ops",
+     "counts.values", "counts.planes", "fault.expect_class", "planned_size",
+     "height_over_planned_size", 16, ""},
 };
 
 /* A program the exporter refused, with its reason. */
@@ -153,6 +158,12 @@ static void model_counters(gb_state_t *state, runtime_model_t const *model) {
     /* What the report's side-by-side of two compilers' plans reads (-1 where absent). */
     gb_set_counter(state, "loops", meta_number(entry, "counts.loops"), gb_counter_default_k);
     gb_set_counter(state, "in_place_updates", meta_number(entry, "counts.in_place_updates"),
+                   gb_counter_default_k);
+    /* In-place updates that read across elements (reads in the plan), and those the capture
+     * could not decide (it then reads the whole value): -1 where the plan does not say. */
+    gb_set_counter(state, "updates_with_reads", meta_number(entry, "counts.updates_with_reads"),
+                   gb_counter_default_k);
+    gb_set_counter(state, "reads_undecided", meta_number(entry, "capture.reads_undecided"),
                    gb_counter_default_k);
     gb_set_counter(state, "kernel_launches", meta_number(entry, "capture.launches_written"),
                    gb_counter_default_k);

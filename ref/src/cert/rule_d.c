@@ -1,10 +1,11 @@
 /* Rule D (CERTIFICATE.md §3), the fixed-point walker: a "last declared key" per elementary
- * interval, a flat array, runs (rule_d_runs.c) or a segment tree. Painting is idempotent and last-writer-wins, so
- * from its third pass on a repeat body behaves like its second (with rule B holding): two
- * passes are walked and the rest counted, and so are runs of identical schedule references. A
- * unit met again (a reference, or a repeat's whole run) replays a summary of its first walk,
- * so cost follows the plan as written, not its iterations or nesting depth (up to
- * SUMMARY_CELLS_MAX cells). Counts: see walker_t. One entry point, arp_rule_d.
+ * interval (a flat array, runs in rule_d_runs.c, or a segment tree). Painting is idempotent and
+ * last-writer-wins, so from its third pass on a repeat body behaves like its second (rule B
+ * holding): two passes are walked, the rest counted, as are runs of identical references. A unit
+ * met again (a reference, a repeat's whole run) replays a summary of its first walk, so cost
+ * follows the plan as written, not its iterations or depth (up to SUMMARY_CELLS_MAX cells). A
+ * plane that reads across elements bytes it writes is checked for a key no cell holds: its phase
+ * breaks D at its first instance, at no cost per instance. Counts: see walker_t. One entry point.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -126,6 +127,13 @@ typedef struct walker_t {
     int32_t const *plane_key, *leave_key;
     size_t const *key_plane;
     size_t keys_count;
+    /* Per phase, its plane that reads across elements bytes it writes (plan_access.c, from
+     * finish), NULL when no phase has one. Then plane_key is a copy (plane_key_owned) where such
+     * planes hold cross_key, one past every key: no cell holds it, so the phase breaks D at its
+     * first instance with no test of its own, and classify_cross tells which way. */
+    struct arp_cross_t const *cross;
+    int32_t *plane_key_owned;
+    int32_t cross_key;
     bool *declared;
     arp_u128_t *stamp; /* the instance that last declared the key */
     int64_t *stamp_phase;
@@ -239,13 +247,11 @@ static int32_t state_other(walker_t const *w, size_t l, size_t r, int32_t value)
     return tree_other(w->tree, 1, 0, w->cells, l, r, value);
 }
 
-static void report_break(walker_t *w, int64_t phase, size_t plane) {
+/* Where plane `plane`, checked for `key`, found something else: whether that key was declared,
+ * and the value (and instance, and plane) over its bytes now. */
+static inline __attribute__((always_inline)) void describe_break(walker_t *w, size_t plane,
+                                                                 int32_t key) {
     arp_rule_d_t *result = w->result;
-    int32_t key = w->plane_key[plane];
-    result->broken = true;
-    result->instance = w->instances;
-    result->phase = (size_t)phase;
-    result->plane = plane;
     result->plane_declared = w->declared[key];
     int32_t other = state_other(w, w->plane_lo[plane], w->plane_hi[plane], key);
     result->other_plane = other >= 0 ? w->key_plane[other] : SIZE_MAX;
@@ -258,6 +264,32 @@ static void report_break(walker_t *w, int64_t phase, size_t plane) {
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i)
             if (w->leave_key[i] == other) result->other_plane = i;
     }
+}
+
+static void report_break(walker_t *w, int64_t phase, size_t plane) {
+    arp_rule_d_t *result = w->result;
+    result->broken = true;
+    result->instance = w->instances;
+    result->phase = (size_t)phase;
+    result->plane = plane;
+    describe_break(w, plane, w->plane_key[plane]);
+}
+
+/* The walk stopped at a plane that reads across elements bytes it writes (checked for
+ * w->cross_key, which no cell holds; the state is as the break left it): holding its value,
+ * it broke D that way, else as any carried plane, its diagnostic redone with its own key. */
+static void classify_cross(walker_t *w) {
+    arp_rule_d_t *result = w->result;
+    size_t plane = result->plane;
+    if (!result->broken || w->plane_key[plane] != w->cross_key) return;
+    int32_t key = w->plan->internals->plane_key[plane];
+    if (!state_uniform(w, w->plane_lo[plane], w->plane_hi[plane], key)) {
+        describe_break(w, plane, key);
+        return;
+    }
+    result->cross = true;
+    result->read = w->cross[result->phase].read, result->write = w->cross[result->phase].write;
+    result->other_plane = SIZE_MAX, result->other_phase = -1, result->other_stamp = 0;
 }
 
 static bool log_grow(walker_t *w) {
@@ -733,6 +765,17 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     w.after_end = malloc((r + 1) * sizeof *w.after_end);
     w.plane_key = plan->internals->plane_key, w.leave_key = plan->internals->leave_key;
     w.key_plane = plan->internals->key_plane, w.keys_count = plan->internals->keys_count;
+    w.cross = plan->internals->cross;
+    if (w.cross) { /* a summary never holds such a phase's instance: its first walk broke */
+        w.plane_key_owned = malloc((p + 1) * sizeof *w.plane_key_owned);
+        if (!w.plane_key_owned) goto out;
+        memcpy(w.plane_key_owned, w.plane_key, p * sizeof *w.plane_key_owned);
+        for (size_t ph = 0; ph < plan->phases_count; ++ph)
+            if (w.cross[ph].plane != SIZE_MAX)
+                w.plane_key_owned[w.cross[ph].plane] = (int32_t)w.keys_count;
+        w.plane_key = w.plane_key_owned;
+        w.cross_key = (int32_t)w.keys_count; /* declared[], stamp[] hold keys + 1 entries */
+    }
     size_t keys = w.keys_count;
     w.declared = calloc(keys + 1, sizeof *w.declared);
     w.stamp = malloc((keys + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */
@@ -780,8 +823,8 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
         w.after_end[q] = lo;
     }
 
-    status = arp_cert_compress(plan, w.plane_key, w.key_plane, w.keys_count, &coords, &coords_count,
-                               &w.plane_lo, &w.plane_hi);
+    status = arp_cert_compress(plan, plan->internals->plane_key, w.key_plane, w.keys_count, &coords,
+                               &coords_count, &w.plane_lo, &w.plane_hi);
     if (status) goto out;
     status = ar_status_out_of_memory_k;
     w.cells = coords_count > 1 ? coords_count - 1 : 0;
@@ -811,6 +854,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     bool ok = walk_schedule(&w);
     status = w.status;
     if (ok) status = ar_status_success_k;
+    if (!ok && !status && w.cross) classify_cross(&w);
     result->instances = w.instances;
     result->executed_launches = w.executed;
 out:
@@ -824,5 +868,6 @@ out:
     free(w.sums.table), free(w.sums.needs), free(w.sums.keys);
     free(w.sums.painted), free(w.sums.needed), free(w.sums.cell_seen), free(w.sums.key_seen);
     free(w.sums.pending), free(w.memo_rule), free(w.met), free(w.pass_mark);
+    free(w.plane_key_owned);
     return status;
 }
