@@ -148,9 +148,8 @@ static void expect_greedy_is_reference(void) {
                             : how == 1 ? arp_order_size_length_k
                                        : arp_order_start_k;
             uint64_t work = 0;
-            expect_int_eq(
-                arp_greedy(&p, &g, &sweep, o, how == 1, floor, NULL, 0, 0, offsets, &work),
-                arp_found_k);
+            expect_int_eq(arp_greedy(&p, &g, &sweep, o, how == 1, floor, NULL, 0, offsets, &work),
+                          arp_found_k);
             bool same = true;
             for (size_t k = 0; k < m; ++k)
                 for (size_t j = g.start[order[k]]; j < g.start[order[k] + 1]; ++j)
@@ -188,7 +187,7 @@ static uint64_t work_of(ar_place_buffer_t *rows, size_t n, arp_order_t order, bo
     require_true(arp_sweep_make(&p, 0, &sweep) == ar_status_success_k);
     uint64_t *offsets = malloc(n * sizeof *offsets), work = 0;
     require_true(offsets != NULL);
-    expect_int_eq(arp_greedy(&p, &g, &sweep, order, tightest, 0, NULL, 0, 0, offsets, &work),
+    expect_int_eq(arp_greedy(&p, &g, &sweep, order, tightest, 0, NULL, 0, offsets, &work),
                   arp_found_k);
     expect_true(ar_place_check(&p, offsets, 0, NULL));
     free(offsets);
@@ -296,7 +295,7 @@ static void expect_engines_alone(void) {
                      ar_status_success_k);
         require_true(arp_sweep_make(&holed, 0, &sweep) == ar_status_success_k);
         expect_int_eq(
-            arp_greedy(&holed, &g, &sweep, arp_order_size_k, false, 0, NULL, 0, 0, placed, NULL),
+            arp_greedy(&holed, &g, &sweep, arp_order_size_k, false, 0, NULL, 0, placed, NULL),
             arp_found_k);
         uint64_t start = ar_place_height(&holed, placed);
         static uint64_t first[1000], second[1000];

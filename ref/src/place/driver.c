@@ -31,9 +31,7 @@
  * leaves the rest to the local search over orders); minimising: the bound asked first with
  * 1/ARP_BOUND_PART of what is left (inference is strongest there), then each question an even
  * share of what is left; lns up to ARP_LNS_EXACT_BUFFERS buffers: the search's phases first,
- * with ARP_LNS_EXACT_SHARE of the limit. An order placed at lowest gaps that its deadline cuts
- * short puts the rest on the skyline for ARP_FINISH_SHARE of the limit more, then on top. */
-#define ARP_FINISH_SHARE 0.05
+ * with ARP_LNS_EXACT_SHARE of the limit. */
 #define ARP_CUTS_PART 2
 #define ARP_PERTURBED_PART 20
 #define ARP_PERTURBED_ORDERS 1024
@@ -57,6 +55,7 @@ typedef struct drive_t {
     arp_sweep_t const *sweep;
     ar_place_options_t const *options;
     arp_clock_t *clock;
+    double start;   /* when the call began: every share is of the limit from then */
     double limit_s; /* the time limit */
     uint64_t goal;
     uint64_t *offsets; /* the best so far (per row), of height `best` (UINT64_MAX: none yet) */
@@ -65,6 +64,19 @@ typedef struct drive_t {
     ar_place_result_t *result;
     arp_phases_t *phases; /* NULL, or the phases started */
 } drive_t;
+
+/* Whether another order can start before `deadline`: not past it, and, on a problem large
+ * enough for an order to take time (ARP_CLOCK_BUFFERS rows), with as much time left as the last
+ * order took (*took: from `*since`, the read before it, to this read, which becomes *since; a
+ * negative *since keeps *took): an order its deadline cuts short is only worth finishing as
+ * the first, and its last moments go past the deadline. One read, as a plain check was. */
+static bool order_fits(drive_t const *d, double *since, double *took, double deadline) {
+    if (arp_clock_past(d->clock, deadline)) return false;
+    double now = d->clock->last;
+    if (*since >= 0) *took = now - *since;
+    *since = now;
+    return d->problem->count < ARP_CLOCK_BUFFERS || now + *took <= deadline;
+}
 
 /* A phase starts. */
 static void enter(drive_t *d, arp_phase_t phase) {
@@ -98,7 +110,7 @@ static arp_result_t heuristic(drive_t *d, ar_place_strategy_t strategy, double d
     enter(d, arp_phase_greedy_k);
     return arp_greedy(d->problem, d->groups, d->sweep, heuristic_order[strategy],
                       strategy == ar_place_best_fit_k, d->options->alignment, d->clock, deadline,
-                      deadline + d->limit_s * ARP_FINISH_SHARE, offsets, NULL);
+                      offsets, NULL);
 }
 
 /* Sections one node of the exact search visits: every timed row's, and the sections. */
@@ -136,9 +148,10 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
     ar_place_options_t const *options = d->options;
     ar_place_result_t *result = d->result;
     arp_clock_t *clock = d->clock;
-    double start = arp_clock_now(clock), end = start + limit_s;
+    double start = d->start, end = start + limit_s;
+    double since = start, took = 0;
     for (int h = 0; h < ar_place_search_k; ++h) {
-        if (h && arp_clock_past(clock, end)) break;
+        if (h && !order_fits(d, &since, &took, end)) break;
         arp_result_t made = heuristic(d, (ar_place_strategy_t)h, end, d->trial);
         if (made != arp_found_k) {
             if (h == 0) return made;
@@ -156,8 +169,9 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
                                       cuts_end, arp_search_decide_rows, d->trial);
         if (cut == arp_found_k) keep_if_lower(d, d->trial);
     }
+    since = -1; /* the first perturbed order takes what the last heuristic took */
     for (uint64_t k = 1; d->best > goal && k <= ARP_PERTURBED_ORDERS &&
-                         !arp_clock_past(clock, start + limit_s / ARP_PERTURBED_PART);
+                         order_fits(d, &since, &took, start + limit_s / ARP_PERTURBED_PART);
          ++k) {
         arp_rng_t rng = arp_rng_make(k * ARP_SEED_MIX + 1);
         enter(d, arp_phase_perturbed_k);
@@ -244,7 +258,7 @@ static arp_result_t drive_lns(drive_t *d) {
     ar_place_options_t const *options = d->options;
     arp_place_groups_t const *g = d->groups;
     arp_clock_t *clock = d->clock;
-    double start = arp_clock_now(clock), deadline = start + d->limit_s;
+    double start = d->start, deadline = start + d->limit_s;
     size_t m = g->count, held = 0;
     for (size_t b = 0; b < m; ++b) held += arp_place_group_holds(g, b);
     /* Lowest gaps by size (greedy-by-size), size times lifetime, start, and the buffers live at
@@ -252,12 +266,12 @@ static arp_result_t drive_lns(drive_t *d) {
      * the later orders. */
     static arp_order_t const orders[] = {arp_order_size_k, arp_order_area_k, arp_order_start_only_k,
                                          arp_order_peak_size_k, arp_order_peak_area_k};
+    double since = start, took = 0;
     for (int k = 0; k < 5; ++k) {
-        if (k && arp_clock_past(clock, deadline)) break;
+        if (k && !order_fits(d, &since, &took, deadline)) break;
         enter(d, arp_phase_greedy_k);
-        arp_result_t made =
-            arp_greedy(d->problem, g, d->sweep, orders[k], false, options->alignment, clock,
-                       deadline, deadline + d->limit_s * ARP_FINISH_SHARE, d->trial, NULL);
+        arp_result_t made = arp_greedy(d->problem, g, d->sweep, orders[k], false,
+                                       options->alignment, clock, deadline, d->trial, NULL);
         if (made != arp_found_k) {
             if (k == 0) return made;
             break;
@@ -306,10 +320,10 @@ static arp_result_t drive_lns(drive_t *d) {
 }
 
 /* One strategy on one drive. */
-static arp_result_t run(drive_t *d, double start) {
+static arp_result_t run(drive_t *d) {
     if (d->options->strategy == ar_place_search_k) return drive_search(d, d->limit_s);
     if (d->options->strategy == ar_place_lns_k) return drive_lns(d);
-    arp_result_t out = heuristic(d, d->options->strategy, start + d->limit_s, d->offsets);
+    arp_result_t out = heuristic(d, d->options->strategy, d->start + d->limit_s, d->offsets);
     d->best = ar_place_height(d->problem, d->offsets);
     return out;
 }
@@ -321,7 +335,6 @@ typedef struct worker_t {
     arp_clock_t clock;
     ar_place_result_t result;
     arp_result_t out;
-    double start;
     int *stop; /* set by the first to meet the goal */
     pthread_t thread;
     bool started;
@@ -329,7 +342,7 @@ typedef struct worker_t {
 
 static void *work(void *argument) {
     worker_t *w = argument;
-    w->out = run(&w->d, w->start);
+    w->out = run(&w->d);
     if (w->out == arp_found_k && (w->d.best <= w->d.goal || w->result.optimal))
         __atomic_store_n(w->stop, 1, __ATOMIC_RELAXED);
     return NULL;
@@ -337,7 +350,7 @@ static void *work(void *argument) {
 
 /* The strategy on `threads` workers side by side (d: what they share; worker 0 writes into
  * d->offsets and d->result only through the winner's copy). */
-static arp_result_t portfolio(drive_t *d, unsigned threads, double start) {
+static arp_result_t portfolio(drive_t *d, unsigned threads) {
     worker_t *w = calloc(threads, sizeof *w);
     if (!w) return arp_oom_k;
     int stop = 0;
@@ -351,7 +364,6 @@ static arp_result_t portfolio(drive_t *d, unsigned threads, double start) {
         w[k].clock = *d->clock;
         w[k].clock.stop = &stop;
         w[k].stop = &stop;
-        w[k].start = start;
         w[k].d = *d;
         w[k].d.options = &w[k].options;
         w[k].d.clock = &w[k].clock;
@@ -446,6 +458,7 @@ ar_status_t arp_place_with(ar_place_problem_t const *problem, ar_place_options_t
                      .options = options,
                      .clock = clock,
                      .phases = phases,
+                     .start = start,
                      .limit_s = options->time_limit_s > 0 ? options->time_limit_s
                                                           : AR_PLACE_TIME_LIMIT_DEFAULT,
                      .goal =
@@ -457,7 +470,7 @@ ar_status_t arp_place_with(ar_place_problem_t const *problem, ar_place_options_t
         unsigned threads = options->threads > 1 ? options->threads : 1;
         if (options->strategy != ar_place_search_k && options->strategy != ar_place_lns_k)
             threads = 1; /* one order: nothing to run beside it */
-        out = threads > 1 ? portfolio(&d, threads, start) : run(&d, start);
+        out = threads > 1 ? portfolio(&d, threads) : run(&d);
         result->height = d.best == UINT64_MAX ? 0 : d.best;
         result->lower_bound = sweep.bound;
         arp_sweep_free(&sweep);

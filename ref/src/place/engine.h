@@ -134,13 +134,13 @@ typedef enum arp_order_t {
 
 /* Each buffer in `order` at the lowest gap the placed buffers live with it leave (`tightest`:
  * the tightest gap, else on top); offsets[] per row. Past the deadline (read every
- * ARP_CLOCK_BUFFERS buffers; clock NULL: never) the rest go on the skyline, past `last` on top
- * of everything, so it always places all. `work` (NULL: none) gets the set operations gaps.c
- * counted. arp_found_k or arp_oom_k. */
+ * ARP_CLOCK_EVERY buffers from ARP_CLOCK_BUFFERS up; clock NULL: never) the rest go on top of
+ * everything, O(1) each, so it always places all at once. `work` (NULL: none) gets the set
+ * operations gaps.c counted. arp_found_k or arp_oom_k. */
 arp_result_t arp_greedy(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
                         arp_sweep_t const *sweep, arp_order_t order, bool tightest,
-                        uint64_t alignment, arp_clock_t *clock, double deadline, double last,
-                        uint64_t *offsets, uint64_t *work);
+                        uint64_t alignment, arp_clock_t *clock, double deadline, uint64_t *offsets,
+                        uint64_t *work);
 
 /* A perturbed order at lowest gaps (bit 0 of `variant`: size times lifetime, else size; bit 1:
  * tightest gaps), sizes scaled by factors the random source draws. arp_stopped_k (offsets[]
@@ -174,15 +174,6 @@ void arp_gaps_add(arp_gaps_t *gaps, uint32_t const *lo, uint32_t const *hi, size
                   uint64_t at, uint64_t size);
 uint64_t arp_gaps_work(arp_gaps_t const *gaps); /* set operations so far, counted */
 bool arp_gaps_failed(arp_gaps_t const *gaps);   /* ran out of memory on the way */
-
-/* The skyline: the highest top over spans, O(log T) a buffer. */
-typedef struct arp_skyline_t arp_skyline_t;
-arp_skyline_t *arp_skyline_make(size_t sections);
-void arp_skyline_free(arp_skyline_t *skyline);
-uint64_t arp_skyline_top(arp_skyline_t const *skyline, uint32_t const *lo, uint32_t const *hi,
-                         size_t spans);
-void arp_skyline_add(arp_skyline_t *skyline, uint32_t const *lo, uint32_t const *hi, size_t spans,
-                     uint64_t top);
 
 /* ---- search.c: the exact search as a decision --------------------------------------------- */
 

@@ -7,8 +7,7 @@
  * costs O(log T) set operations, each a binary search over a node's pieces, plus the pieces the
  * gap search passes, where a scan of the placed buffers in offset order cost O(n). The answer
  * is the scan's: the least aligned offset whose window meets no piece (lowest), or the
- * tightest gap between pieces that holds the buffer, else on top (tightest). `skyline` is the
- * fallback past a deadline: each buffer on the highest top over its span, O(log T). */
+ * tightest gap between pieces that holds the buffer, else on top (tightest). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,75 +273,4 @@ void arp_gaps_add(arp_gaps_t *g, uint32_t const *lo, uint32_t const *hi, size_t 
                   uint64_t size) {
     for (size_t j = 0; j < spans; ++j)
         if (lo[j] < hi[j]) add_span(g, lo[j], hi[j], at, at + size);
-}
-
-/* ---- The skyline: the highest top over a span, past a deadline ------------------------------
- * Per node the highest top of anything within its range (mx) and of what covers it whole (tg):
- * a span's highest top is the mx of its canonical nodes and the tg of the nodes above them. */
-struct arp_skyline_t {
-    size_t leaves;
-    int height;
-    uint64_t *mx, *tg;
-};
-
-arp_skyline_t *arp_skyline_make(size_t sections) {
-    arp_skyline_t *k = calloc(1, sizeof *k);
-    if (!k) return NULL;
-    k->leaves = 1;
-    while (k->leaves < sections) k->leaves *= 2, ++k->height;
-    k->mx = calloc(2 * k->leaves, sizeof *k->mx);
-    k->tg = calloc(2 * k->leaves, sizeof *k->tg);
-    if (!k->mx || !k->tg) {
-        arp_skyline_free(k);
-        return NULL;
-    }
-    return k;
-}
-
-void arp_skyline_free(arp_skyline_t *k) {
-    if (!k) return;
-    free(k->mx), free(k->tg), free(k);
-}
-
-uint64_t arp_skyline_top(arp_skyline_t const *k, uint32_t const *lo, uint32_t const *hi,
-                         size_t spans) {
-    uint64_t top = 0;
-    for (size_t j = 0; j < spans; ++j) {
-        if (lo[j] >= hi[j]) continue;
-        size_t l = lo[j] + k->leaves, r = hi[j] + k->leaves;
-        for (int h = 1; h <= k->height; ++h) {
-            if (k->tg[l >> h] > top) top = k->tg[l >> h];
-            if (k->tg[(r - 1) >> h] > top) top = k->tg[(r - 1) >> h];
-        }
-        for (; l < r; l >>= 1, r >>= 1) {
-            if ((l & 1) && k->mx[l] > top) top = k->mx[l];
-            if ((r & 1) && k->mx[r - 1] > top) top = k->mx[r - 1];
-            l += l & 1, r -= r & 1;
-        }
-    }
-    return top;
-}
-
-void arp_skyline_add(arp_skyline_t *k, uint32_t const *lo, uint32_t const *hi, size_t spans,
-                     uint64_t top) {
-    for (size_t j = 0; j < spans; ++j) {
-        if (lo[j] >= hi[j]) continue;
-        size_t l = lo[j] + k->leaves, r = hi[j] + k->leaves;
-        for (int h = 1; h <= k->height; ++h) {
-            if (k->mx[l >> h] < top) k->mx[l >> h] = top;
-            if (k->mx[(r - 1) >> h] < top) k->mx[(r - 1) >> h] = top;
-        }
-        for (; l < r; l >>= 1, r >>= 1) {
-            if (l & 1) {
-                if (k->mx[l] < top) k->mx[l] = top;
-                if (k->tg[l] < top) k->tg[l] = top;
-                ++l;
-            }
-            if (r & 1) {
-                --r;
-                if (k->mx[r] < top) k->mx[r] = top;
-                if (k->tg[r] < top) k->tg[r] = top;
-            }
-        }
-    }
 }

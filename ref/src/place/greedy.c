@@ -7,8 +7,7 @@
  * same offsets on every platform. A buffer of several rows is placed whole, clear of
  * everything live with any of its rows; with one row per buffer every order and gap is what
  * it was per row. Every ARP_CLOCK_EVERY buffers the deadline is read: past it, the rest go on
- * the skyline (the highest top over their span, O(log T) each) and, past a last moment, on top
- * of everything (O(1) each), or the order is given up. */
+ * top of everything (O(1) each), or the order is given up. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,22 +37,19 @@ static bool spans_make(ar_place_problem_t const *problem, arp_place_groups_t con
 
 /* Place buffers in `order` (count of them), each by the lowest or the tightest gap, at[] per
  * buffer. The clock is read every ARP_CLOCK_EVERY buffers (clock NULL: never; nor below
- * ARP_CLOCK_BUFFERS buffers). Past
- * `deadline`, without `finish`: arp_stopped_k; with it the rest go on the skyline (kept beside
- * the gaps from the start, so the switch costs nothing), and past `last` they are stacked on
- * the highest top so far, O(1) each. */
+ * ARP_CLOCK_BUFFERS buffers). Past `deadline`, without `finish`: arp_stopped_k; with it the
+ * rest are stacked on the highest top so far, O(1) each (valid whatever their lifetimes; the
+ * skyline, O(log T) each, was tried: at a third of a gap search's cost it finished no sooner
+ * and came out 1.4-17x the bound on real traces). */
 static arp_result_t place_in_order(ar_place_problem_t const *problem, arp_place_groups_t const *g,
                                    arp_sweep_t const *sweep, size_t const *order, size_t count,
                                    bool tightest, uint64_t alignment, arp_clock_t *clock,
-                                   double deadline, double last, bool finish, uint64_t *at,
-                                   uint64_t *work) {
+                                   double deadline, bool finish, uint64_t *at, uint64_t *work) {
     spans_t s;
     if (!spans_make(problem, g, sweep, &s)) return arp_oom_k;
     arp_gaps_t *gaps = arp_gaps_make(sweep->sections);
-    arp_skyline_t *sky = finish && clock ? arp_skyline_make(sweep->sections) : NULL;
-    arp_result_t out = gaps && (sky || !finish || !clock) ? arp_found_k : arp_oom_k;
-    enum { gaps_k, skyline_k, stack_k } mode = gaps_k;
-    bool reads = clock && count >= ARP_CLOCK_BUFFERS;
+    arp_result_t out = gaps ? arp_found_k : arp_oom_k;
+    bool reads = clock && count >= ARP_CLOCK_BUFFERS, stacking = false;
     uint64_t top = 0; /* the highest top so far */
     for (size_t k = 0; k < count && out == arp_found_k; ++k) {
         size_t b = order[k];
@@ -61,32 +57,27 @@ static arp_result_t place_in_order(ar_place_problem_t const *problem, arp_place_
         size_t spans = g->start[b + 1] - g->start[b];
         uint64_t size = g->hull[b].size;
         uint64_t align = arp_place_alignment(&problem->buffers[g->first[b]], alignment);
-        if (clock && mode != stack_k &&
-            ((reads && k % ARP_CLOCK_EVERY == ARP_CLOCK_EVERY - 1) || arp_clock_dead(clock))) {
-            if (arp_clock_past(clock, deadline)) {
-                if (!finish) {
-                    out = arp_stopped_k;
-                    break;
-                }
-                mode = clock->expired || clock->last > last ? stack_k : skyline_k;
+        if (clock && !stacking &&
+            ((reads && k % ARP_CLOCK_EVERY == ARP_CLOCK_EVERY - 1) || arp_clock_dead(clock)) &&
+            arp_clock_past(clock, deadline)) {
+            if (!finish) {
+                out = arp_stopped_k;
+                break;
             }
+            stacking = true;
         }
-        if (mode == stack_k) {
+        if (stacking) {
             at[b] = arp_place_align_up(top, align);
-        } else if (mode == skyline_k) {
-            at[b] = arp_place_align_up(arp_skyline_top(sky, lo, hi, spans), align);
-            arp_skyline_add(sky, lo, hi, spans, at[b] + size);
         } else {
             at[b] = tightest ? arp_gaps_tightest(gaps, lo, hi, spans, size, align)
                              : arp_gaps_lowest(gaps, lo, hi, spans, size, align);
             arp_gaps_add(gaps, lo, hi, spans, at[b], size);
-            if (sky) arp_skyline_add(sky, lo, hi, spans, at[b] + size);
             if (arp_gaps_failed(gaps)) out = arp_oom_k;
         }
         if (at[b] + size > top) top = at[b] + size;
     }
     if (work && gaps) *work += arp_gaps_work(gaps);
-    arp_gaps_free(gaps), arp_skyline_free(sky);
+    arp_gaps_free(gaps);
     free(s.lo), free(s.hi);
     return out;
 }
@@ -221,8 +212,8 @@ static order_key_t keyed(arp_place_groups_t const *g, size_t b, arp_order_t orde
 
 arp_result_t arp_greedy(ar_place_problem_t const *problem, arp_place_groups_t const *g,
                         arp_sweep_t const *sweep, arp_order_t how, bool tightest,
-                        uint64_t alignment, arp_clock_t *clock, double deadline, double last,
-                        uint64_t *offsets, uint64_t *work) {
+                        uint64_t alignment, arp_clock_t *clock, double deadline, uint64_t *offsets,
+                        uint64_t *work) {
     size_t n = problem->count, count = 0;
     uint64_t *at = malloc((g->count + 1) * sizeof *at);
     size_t *held = at ? held_buffers(g, at, &count) : NULL;
@@ -248,7 +239,7 @@ arp_result_t arp_greedy(ar_place_problem_t const *problem, arp_place_groups_t co
     }
     if (out == arp_found_k)
         out = place_in_order(problem, g, sweep, order, count, tightest, alignment, clock, deadline,
-                             last, true, at, work);
+                             true, at, work);
     if (out == arp_found_k) arp_place_groups_spread(problem, g, at, offsets);
     free(at), free(held), free(order), free(keys);
     return out;
@@ -281,7 +272,7 @@ arp_result_t arp_greedy_perturbed(ar_place_problem_t const *problem, arp_place_g
     qsort(keys, count, sizeof *keys, by_key);
     for (size_t k = 0; k < count; ++k) order[k] = keys[k].index;
     arp_result_t out = place_in_order(problem, g, sweep, order, count, (variant & 2) != 0,
-                                      alignment, clock, deadline, deadline, false, at, NULL);
+                                      alignment, clock, deadline, false, at, NULL);
     if (out == arp_found_k) arp_place_groups_spread(problem, g, at, offsets);
     free(order), free(keys), free(at);
     return out;
@@ -310,7 +301,7 @@ arp_result_t arp_greedy_improve(ar_place_problem_t const *problem, arp_place_gro
     qsort(keys, count, sizeof *keys, by_key);
     for (size_t k = 0; k < count; ++k) order[k] = keys[k].index;
     arp_result_t out = place_in_order(problem, g, sweep, order, count, false, alignment, clock,
-                                      deadline, deadline, false, trial, NULL);
+                                      deadline, false, trial, NULL);
     uint64_t best = height_of(g, at), height = height_of(g, trial);
     if (out == arp_found_k && height <= best) {
         memcpy(at, trial, m * sizeof *at);
@@ -335,7 +326,7 @@ arp_result_t arp_greedy_improve(ar_place_problem_t const *problem, arp_place_gro
         memmove(trial_order + to + 1, trial_order + to, (from - to) * sizeof *order);
         trial_order[to] = moved;
         out = place_in_order(problem, g, sweep, trial_order, count, false, alignment, clock,
-                             deadline, deadline, false, trial, NULL);
+                             deadline, false, trial, NULL);
         height = height_of(g, trial);
         if (out == arp_found_k && height <= best) {
             memcpy(order, trial_order, count * sizeof *order);
