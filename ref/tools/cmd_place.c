@@ -41,7 +41,7 @@ static void place_usage(FILE *out) {
         "  --moves N       lns: stop after N moves (with a seed: the same answer every run,\n"
         "                  unless the time limit comes first)\n"
         "  --threads N     search, lns: N workers side by side, the strategy as one thread\n"
-        "                  runs it, the other of search and lns, then lns with other seeds;\n"
+        "                  runs it, the other of search and lns, lns with other seeds;\n"
         "                  the lowest height wins, the first to meet the goal stops the rest\n"
         "                  (default 1; at most %d)\n"
         "  --alignment     every offset a multiple of N (a power of two) at least\n"

@@ -161,12 +161,12 @@ typedef struct ar_place_options_t {
                             read instead of the wall clock, so the work done (and its
                             instruction count) follows from the input and options alone */
     /* Added after 0.1.0, last: */
-    unsigned threads;    /* search, lns: 0 or 1 one thread; more: a portfolio side by side, the
-                            strategy as one thread runs it, the other of search and lns, then
-                            lns with seeds seed + k; the lowest height wins (the first to meet
-                            the goal stops the rest). On a tick clock its height is never above
-                            one thread's and the same every run. At most AR_PLACE_THREADS_MAX;
-                            the heuristics run on one */
+    unsigned threads; /* search, lns: 0 or 1 one thread; more: a portfolio side by side, the
+                         strategy as one thread runs it, then (from its first placement) the
+                         other of search and lns, and lns with seeds seed + k; the lowest
+                         height wins (the first to meet the goal stops the rest). On a tick
+                         clock its height is never above one thread's and the same every run.
+                         At most AR_PLACE_THREADS_MAX; the heuristics run on one */
 } ar_place_options_t;
 
 #define AR_PLACE_THREADS_MAX 64
@@ -177,14 +177,14 @@ typedef struct ar_place_options_t {
 void ar_place_options_default(ar_place_options_t *options);
 
 typedef struct ar_place_result_t {
-    uint64_t height;       /* max offset + size (0 for an empty problem) */
-    uint64_t lower_bound;  /* the max-live bound */
-    bool fits;             /* height <= capacity, or no capacity */
-    bool optimal;          /* the height is proven the least possible: it equals the bound,
+    uint64_t height;      /* max offset + size (0 for an empty problem) */
+    uint64_t lower_bound; /* the max-live bound */
+    bool fits;            /* height <= capacity, or no capacity */
+    bool optimal;         /* the height is proven the least possible: it equals the bound,
                               or the search exhausted its tree */
-    double seconds;        /* wall time of the solve */
-    uint64_t nodes;        /* search: nodes explored that passed inference; lns: moves made */
-    char message[256];     /* why not, when the call fails */
+    double seconds;       /* wall time of the solve */
+    uint64_t nodes;       /* search: nodes explored that passed inference; lns: moves made */
+    char message[256];    /* why not, when the call fails */
 } ar_place_result_t;
 
 /* Place every buffer: offsets[i] for buffer i (the caller's array of problem->count). Returns
@@ -216,8 +216,8 @@ typedef struct ar_place_violation_t {
  * no two rows live together share a byte (a sweep over time with an ordered set of live
  * ranges: O(n log n)). Otherwise false, and *violation (may be NULL) names one. `alignment` is a
  * floor on every row's alignment (0: none). */
-bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
-                    uint64_t alignment, ar_place_violation_t *violation);
+bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets, uint64_t alignment,
+                    ar_place_violation_t *violation);
 
 /* ---- CSV: MiniMalloc's format ---------------------------------------------------------------
  * A header naming columns (any order): `id` or `buffer`, `lower` or `start`, `upper` or `end`,
@@ -232,13 +232,13 @@ bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
 typedef struct ar_place_csv_t {
     ar_place_problem_t problem; /* buffers point into `rows` */
     ar_place_buffer_t *rows;
-    char **ids;                 /* each row's id, unique */
-    uint64_t *offsets;          /* each row's offset; NULL without an `offset` column */
-    bool has_alignment;         /* the file had an `alignment` column */
-    size_t *lines;              /* each row's line in the file (1-based) */
-    size_t *groups;             /* each row's buffer (its group's first row); NULL when no group
+    char **ids;         /* each row's id, unique */
+    uint64_t *offsets;  /* each row's offset; NULL without an `offset` column */
+    bool has_alignment; /* the file had an `alignment` column */
+    size_t *lines;      /* each row's line in the file (1-based) */
+    size_t *groups;     /* each row's buffer (its group's first row); NULL when no group
                                    value repeats. problem.groups points here */
-    char **group_names;         /* each row's group value; NULL without a `group` column (added
+    char **group_names; /* each row's group value; NULL without a `group` column (added
                                    last: only the library allocates this struct) */
 } ar_place_csv_t;
 

@@ -11,11 +11,13 @@
  *   lns:    five lowest-gap orders; strips (large) or the search's phases (small); lns moves
  * Every phase reads the deadline, and none starts past it; a phase that runs out of memory
  * leaves the best placement so far (only the first incumbent's failing fails the call).
- * With threads (search and lns), worker 0 runs the strategy as one thread would, worker 1 the
- * other of the two, workers 2 and up lns with seeds seed + k, each on its own clock: the first
- * to meet the goal (or prove its height optimal) stops the others, and the lowest height wins
- * (ties: the lower worker). On a tick clock the height is never above one thread's and is the
- * same every run; the offsets are too unless two workers meet the goal.
+ * With threads (search and lns), worker 0 runs the strategy as one thread would; once it posts
+ * its first incumbent (greedy-by-size's, the first order of both), worker 1 runs the other of
+ * search and lns and workers 2 and up lns with seeds seed + k, starting from that placement
+ * instead of making it again; each on its own clock: the first to meet the goal (or prove its
+ * height optimal) stops the others, and the lowest height wins (ties: the lower worker). On a
+ * tick clock the height is never above one thread's and is the same every run; the offsets
+ * are too unless two workers meet the goal.
  * The goal is the capacity where only a fit is asked, else the max-live bound. The bound is
  * already a multiple of the grain (the grain divides every size, the bound is a sum of sizes),
  * so rounding it up to the grain, as lns once did, changes nothing: one goal, not two. */
@@ -62,8 +64,32 @@ typedef struct drive_t {
     uint64_t best;
     uint64_t *trial; /* scratch per row */
     ar_place_result_t *result;
-    arp_phases_t *phases; /* NULL, or the phases started */
+    arp_phases_t *phases;  /* NULL, or the phases started */
+    struct board_t *board; /* worker 0 of several: where its first incumbent goes */
+    uint64_t const *first; /* other workers: worker 0's first order, greedy-by-size's, per row
+                              (the first order of search and lns alike), not made again */
 } drive_t;
+
+/* What worker 0 of a portfolio hands the others: its first incumbent, once. */
+typedef struct board_t {
+    pthread_mutex_t lock;
+    pthread_cond_t posted;
+    bool ready, has; /* worker 0 posted (or ended without an incumbent); one is there */
+    uint64_t *offsets, best;
+} board_t;
+
+/* The first incumbent to the other workers (no-op after the first call, or alone). */
+static void post(drive_t const *d, bool has) {
+    board_t *b = d->board;
+    if (!b) return;
+    pthread_mutex_lock(&b->lock);
+    if (!b->ready) {
+        if (has) memcpy(b->offsets, d->offsets, d->problem->count * sizeof *b->offsets);
+        b->best = d->best, b->has = has, b->ready = true;
+        pthread_cond_broadcast(&b->posted);
+    }
+    pthread_mutex_unlock(&b->lock);
+}
 
 /* Whether another order can start before `deadline`: not past it, and, on a problem large
  * enough for an order to take time (ARP_CLOCK_BUFFERS rows), with as much time left as the last
@@ -152,12 +178,17 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
     double since = start, took = 0;
     for (int h = 0; h < ar_place_search_k; ++h) {
         if (h && !order_fits(d, &since, &took, end)) break;
-        arp_result_t made = heuristic(d, (ar_place_strategy_t)h, end, d->trial);
+        arp_result_t made = arp_found_k;
+        if (h == 0 && d->first)
+            memcpy(d->trial, d->first, d->problem->count * sizeof *d->trial);
+        else
+            made = heuristic(d, (ar_place_strategy_t)h, end, d->trial);
         if (made != arp_found_k) {
             if (h == 0) return made;
             break;
         }
         keep_if_lower(d, d->trial);
+        post(d, true);
     }
     uint64_t bound = d->sweep->bound, goal = d->goal;
     bool fit_only = options->capacity && !options->minimize;
@@ -270,8 +301,12 @@ static arp_result_t drive_lns(drive_t *d) {
     for (int k = 0; k < 5; ++k) {
         if (k && !order_fits(d, &since, &took, deadline)) break;
         enter(d, arp_phase_greedy_k);
-        arp_result_t made = arp_greedy(d->problem, g, d->sweep, orders[k], false,
-                                       options->alignment, clock, deadline, d->trial, NULL);
+        arp_result_t made = arp_found_k;
+        if (k == 0 && d->first)
+            memcpy(d->trial, d->first, d->problem->count * sizeof *d->trial);
+        else
+            made = arp_greedy(d->problem, g, d->sweep, orders[k], false, options->alignment, clock,
+                              deadline, d->trial, NULL);
         if (made != arp_found_k) {
             if (k == 0) return made;
             break;
@@ -281,6 +316,7 @@ static arp_result_t drive_lns(drive_t *d) {
             d->best = h;
             memcpy(d->offsets, d->trial, d->problem->count * sizeof *d->offsets);
         }
+        post(d, true);
     }
     uint64_t goal = d->goal;
     bool proven = false;
@@ -336,25 +372,57 @@ typedef struct worker_t {
     ar_place_result_t result;
     arp_result_t out;
     int *stop; /* set by the first to meet the goal */
+    board_t *board;
     pthread_t thread;
     bool started;
 } worker_t;
 
-static void *work(void *argument) {
-    worker_t *w = argument;
-    w->out = run(&w->d);
+static void stop_if_done(worker_t *w) {
     if (w->out == arp_found_k && (w->d.best <= w->d.goal || w->result.optimal))
         __atomic_store_n(w->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* Worker 0: the strategy as one thread runs it. */
+static void *lead(void *argument) {
+    worker_t *w = argument;
+    w->out = run(&w->d);
+    post(&w->d, false); /* ended before posting: the others have nothing to start from */
+    stop_if_done(w);
     return NULL;
 }
 
-/* The strategy on `threads` workers side by side (d: what they share; worker 0 writes into
- * d->offsets and d->result only through the winner's copy). */
+/* Workers 1 and up: once worker 0 posts its first incumbent (greedy-by-size's placement, the
+ * first order of search and lns alike), the other of search and lns (worker 1) or lns with
+ * seed + k, taking that placement for their first order instead of making it again: each ends
+ * as it would alone, and on a problem where one order is most of the limit, that order has the
+ * processor to itself until it is done. */
+static void *follow(void *argument) {
+    worker_t *w = argument;
+    board_t *b = w->board;
+    pthread_mutex_lock(&b->lock);
+    while (!b->ready) pthread_cond_wait(&b->posted, &b->lock);
+    bool has = b->has;
+    pthread_mutex_unlock(&b->lock);
+    if (!has) return NULL;
+    w->d.first = b->offsets; /* read-only once posted */
+    w->out = run(&w->d);
+    stop_if_done(w);
+    return NULL;
+}
+
+/* The strategy on `threads` workers side by side (d: what they share; the winner's placement
+ * is copied into d->offsets). */
 static arp_result_t portfolio(drive_t *d, unsigned threads) {
     worker_t *w = calloc(threads, sizeof *w);
-    if (!w) return arp_oom_k;
-    int stop = 0;
     size_t n = d->problem->count;
+    board_t board = {.offsets = malloc((n + 1) * sizeof *board.offsets)};
+    if (!w || !board.offsets) {
+        free(w), free(board.offsets);
+        return run(d); /* one thread, then */
+    }
+    pthread_mutex_init(&board.lock, NULL);
+    pthread_cond_init(&board.posted, NULL);
+    int stop = 0;
     for (unsigned k = 0; k < threads; ++k) {
         w[k].options = *d->options;
         if (k == 1)
@@ -364,19 +432,24 @@ static arp_result_t portfolio(drive_t *d, unsigned threads) {
         w[k].clock = *d->clock;
         w[k].clock.stop = &stop;
         w[k].stop = &stop;
+        w[k].board = &board;
         w[k].d = *d;
         w[k].d.options = &w[k].options;
         w[k].d.clock = &w[k].clock;
         w[k].d.result = &w[k].result;
         w[k].d.phases = k == 0 ? d->phases : NULL;
+        w[k].d.board = k == 0 ? &board : NULL;
         w[k].d.offsets = malloc((n + 1) * sizeof *w[k].d.offsets);
         w[k].d.trial = malloc((n + 1) * sizeof *w[k].d.trial);
         w[k].out = arp_oom_k;
     }
     for (unsigned k = 1; k < threads; ++k)
         if (w[k].d.offsets && w[k].d.trial)
-            w[k].started = pthread_create(&w[k].thread, NULL, work, &w[k]) == 0;
-    if (w[0].d.offsets && w[0].d.trial) work(&w[0]);
+            w[k].started = pthread_create(&w[k].thread, NULL, follow, &w[k]) == 0;
+    if (w[0].d.offsets && w[0].d.trial)
+        lead(&w[0]);
+    else
+        post(&w[0].d, false);
     for (unsigned k = 1; k < threads; ++k)
         if (w[k].started) pthread_join(w[k].thread, NULL);
     unsigned best = threads;
@@ -388,7 +461,7 @@ static arp_result_t portfolio(drive_t *d, unsigned threads) {
     for (unsigned k = 0; k < threads; ++k)
         proven |= w[k].out == arp_found_k && w[k].result.optimal && best < threads &&
                   w[k].d.best == w[best].d.best;
-    arp_result_t out = arp_oom_k;
+    arp_result_t out = w[0].out == arp_oom_k ? arp_oom_k : arp_found_k;
     if (best < threads) {
         memcpy(d->offsets, w[best].d.offsets, n * sizeof *d->offsets);
         d->best = w[best].d.best;
@@ -399,7 +472,9 @@ static arp_result_t portfolio(drive_t *d, unsigned threads) {
     *d->clock = w[0].clock; /* the call's time is worker 0's */
     d->clock->stop = NULL;
     for (unsigned k = 0; k < threads; ++k) free(w[k].d.offsets), free(w[k].d.trial);
-    free(w);
+    pthread_mutex_destroy(&board.lock);
+    pthread_cond_destroy(&board.posted);
+    free(board.offsets), free(w);
     return out;
 }
 
