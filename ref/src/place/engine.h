@@ -175,6 +175,17 @@ void arp_gaps_add(arp_gaps_t *gaps, uint32_t const *lo, uint32_t const *hi, size
 uint64_t arp_gaps_work(arp_gaps_t const *gaps); /* set operations so far, counted */
 bool arp_gaps_failed(arp_gaps_t const *gaps);   /* ran out of memory on the way */
 
+/* ---- starts.c: lowest gaps in order of start, as a sweep ------------------------------------
+ * Whether `order` is by non-decreasing start, every buffer of one row; then each buffer at the
+ * least aligned offset clear of the placed ones live at its start (the same as gaps.c's), with
+ * arp_greedy's deadline and stacking (`finish`) or arp_stopped_k. */
+bool arp_starts_apply(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                      size_t const *order, size_t count);
+arp_result_t arp_starts_place(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
+                              size_t const *order, size_t count, uint64_t alignment,
+                              arp_clock_t *clock, double deadline, bool finish, uint64_t *at,
+                              uint64_t *work);
+
 /* ---- search.c: the exact search as a decision --------------------------------------------- */
 
 typedef struct arp_search_t arp_search_t;

@@ -45,6 +45,9 @@ static arp_result_t place_in_order(ar_place_problem_t const *problem, arp_place_
                                    arp_sweep_t const *sweep, size_t const *order, size_t count,
                                    bool tightest, uint64_t alignment, arp_clock_t *clock,
                                    double deadline, bool finish, uint64_t *at, uint64_t *work) {
+    if (!tightest && arp_starts_apply(problem, g, order, count)) /* a sweep: starts.c */
+        return arp_starts_place(problem, g, order, count, alignment, clock, deadline, finish, at,
+                                work);
     spans_t s;
     if (!spans_make(problem, g, sweep, &s)) return arp_oom_k;
     arp_gaps_t *gaps = arp_gaps_make(sweep->sections);

@@ -19,6 +19,14 @@
 /* An exact move's window holds at most this many rows (a node costs rows x sections there). */
 #define ARP_LNS_EXACT_ROWS 512
 
+/* A column lifts at most this many buffers, the highest (on a real trace one time can have
+ * 10^5 buffers live: putting each back scans the window, 10^10 steps for one move). */
+#define ARP_LNS_COLUMN 4096
+
+/* A move putting back more buffers than this reads the clock every so many of them, and is
+ * undone when past the deadline. */
+#define ARP_LNS_MOVE_READS 256
+
 typedef unsigned __int128 excess_t;
 
 /* What a scan for the lowest gap reads of a placed buffer, side by side in memory (a scan
@@ -53,6 +61,7 @@ typedef struct lns_t {
     uint64_t work;  /* what the moves cost, counted (buffers scanned, rows times nodes) */
     arp_rng_t *rng;
     arp_clock_t *clock;
+    double deadline;
     arp_decider_t decide;
 } lns_t;
 
@@ -308,8 +317,16 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
             for (size_t k = lo; k < hi; ++k)
                 if (s->load[k] > s->load[at]) at = k;
         uint64_t t = s->times[at], level = below(s, s->at[v] + 1);
+        size_t column = 0;
         for (size_t k = 0; k < s->all.count; ++k) {
             size_t o = s->all.items[k];
+            column += o != v && g->hull[o].lower <= t && t < g->hull[o].upper &&
+                      s->at[o] + s->size[o] > level;
+        }
+        /* Past the cap, the highest of them (the list is in offset order). */
+        bool capped = column >= ARP_LNS_COLUMN;
+        for (size_t j = 0; j < s->all.count && count < ARP_LNS_COLUMN; ++j) {
+            size_t o = s->all.items[capped ? s->all.count - 1 - j : j];
             if (o != v && g->hull[o].lower <= t && t < g->hull[o].upper &&
                 s->at[o] + s->size[o] > level) {
                 saved_b[count++] = o;
@@ -373,11 +390,14 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
         cand[k] = (lns_key_t){key, b};
     }
     qsort(cand, count, sizeof *cand, by_key);
-    for (size_t k = 0; k < count; ++k) {
+    bool late = false;
+    for (size_t k = 0; k < count && !late; ++k) {
         place_lowest(s, local, cand[k].b);
         after += excess_of(s, cand[k].b, target);
+        late = count > ARP_LNS_MOVE_READS && k % ARP_LNS_MOVE_READS == ARP_LNS_MOVE_READS - 1 &&
+               arp_clock_past(s->clock, s->deadline);
     }
-    if (after > before) { /* undone */
+    if (late || after > before) { /* undone */
         for (size_t k = 0; k < count; ++k)
             s->at[saved_b[k]] = saved_at[k], s->lifted[saved_b[k]] = false;
         return;
@@ -392,7 +412,7 @@ arp_result_t arp_lns(ar_place_problem_t const *problem, arp_place_groups_t const
                      uint64_t *best) {
     lns_t s;
     if (lns_make(&s, problem, g, sweep, alignment) != ar_status_success_k) return arp_oom_k;
-    s.rng = rng, s.clock = clock, s.decide = decide;
+    s.rng = rng, s.clock = clock, s.deadline = deadline, s.decide = decide;
     size_t m = s.m, held = 0;
     lns_key_t *cand = malloc((m + 1) * sizeof *cand);
     size_t *saved_b = malloc((m + 1) * sizeof *saved_b);
