@@ -22,7 +22,7 @@ static void place_usage(FILE *out) {
         out,
         "usage: arenacert place PROBLEM.csv [--strategy NAME] [--capacity BYTES]\n"
         "                       [--time-limit SECONDS] [--minimize] [--alignment N]\n"
-        "                       [--seed N] [--moves N]\n"
+        "                       [--seed N] [--moves N] [--threads N]\n"
         "       arenacert place --check SOLUTION.csv [--alignment N]\n"
         "       arenacert place --list\n"
         "  PROBLEM.csv     MiniMalloc's CSV: id|buffer, lower|start, upper|end, size\n"
@@ -33,12 +33,17 @@ static void place_usage(FILE *out) {
         "                  lns (large-neighbourhood search, for large instances; default\n"
         "                  search)\n"
         "  --capacity      the placement must fit in [0, BYTES); exit 1 when none is found\n"
-        "  --time-limit    search, lns: return the best found by then (default %g s)\n"
+        "  --time-limit    every strategy: return the best valid placement found by then,\n"
+        "                  reading and writing aside (default %g s)\n"
         "  --minimize      search, lns: with --capacity, go on lowering the height once it\n"
         "                  fits\n"
         "  --seed N        lns: its random choices (default 0)\n"
         "  --moves N       lns: stop after N moves (with a seed: the same answer every run,\n"
         "                  unless the time limit comes first)\n"
+        "  --threads N     search, lns: N workers side by side, the strategy as one thread\n"
+        "                  runs it, the other of search and lns, lns with other seeds;\n"
+        "                  the lowest height wins, the first to meet the goal stops the rest\n"
+        "                  (default 1; at most %d)\n"
         "  --alignment     every offset a multiple of N (a power of two) at least\n"
         "  --list          the strategies, one per line\n"
         "  --check         judge the CSV's offset column instead (ar_place_check): height,\n"
@@ -48,7 +53,7 @@ static void place_usage(FILE *out) {
         "offset); stderr: strategy, buffers (and rows, where a group has several), height,\n"
         "lower bound, their ratio, fits, optimal, nodes, seconds.\n"
         "exit status: 0 placed (within the capacity), 1 none within the capacity, 2 bad input\n",
-        PLACE_TIME_LIMIT_CLI);
+        PLACE_TIME_LIMIT_CLI, AR_PLACE_THREADS_MAX);
 }
 
 static void import_usage(FILE *out) {
@@ -150,8 +155,7 @@ static int check_placement(char const *path, ar_place_csv_t const *csv, uint64_t
                csv->ids[violation.first]);
     else if (!valid)
         printf("overlap: lines %zu and %zu (ids %s and %s)\n", csv->lines[violation.first],
-               csv->lines[violation.second], csv->ids[violation.first],
-               csv->ids[violation.second]);
+               csv->lines[violation.second], csv->ids[violation.first], csv->ids[violation.second]);
     return valid ? 0 : 1;
 }
 
@@ -196,6 +200,12 @@ int arenacert_place_main(int argc, char **argv) {
             value = option_value(argc, argv, &i, "--moves");
             if (!parse_u64(value, &options.max_moves) || !options.max_moves)
                 return bad("place", place_usage, "--moves takes a positive integer", value);
+        } else if (is_option(arg, "--threads")) {
+            value = option_value(argc, argv, &i, "--threads");
+            uint64_t threads = 0;
+            if (!parse_u64(value, &threads) || !threads || threads > AR_PLACE_THREADS_MAX)
+                return bad("place", place_usage, "--threads takes 1 to 64", value);
+            options.threads = (unsigned)threads;
         } else if (is_option(arg, "--alignment")) {
             value = option_value(argc, argv, &i, "--alignment");
             if (!parse_u64(value, &options.alignment) || !options.alignment ||
@@ -234,6 +244,7 @@ int arenacert_place_main(int argc, char **argv) {
     for (size_t i = 0; i < csv->problem.count; ++i) buffers += !csv->groups || csv->groups[i] == i;
     fprintf(stderr, "strategy: %s\nbuffers: %zu\n", ar_place_strategy_name(options.strategy),
             buffers);
+    if (options.threads > 1) fprintf(stderr, "threads: %u\n", options.threads);
     if (csv->groups) fprintf(stderr, "rows: %zu\n", csv->problem.count);
     fprintf(stderr, "height: %" PRIu64 "\nlower_bound: %" PRIu64 "\nheight/lower_bound: %.4f\n",
             result.height, result.lower_bound,

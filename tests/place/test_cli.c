@@ -7,7 +7,8 @@
  * is declared fresh twice). Rows of one group place at one offset (the summary counts buffers
  * and rows), are written back with the column, import as one plane name and certify; a group's
  * rows at two offsets make import exit 1 naming both lines; a repeated id exits 2; a decoder
- * plan's mask, declared fresh twice, exports as two rows of group mask with ids mask and mask.1.
+ * plan's mask, declared fresh twice, exports as two rows of group mask with ids mask and mask.1;
+ * --threads 2 places (the summary says so), --threads 0 and 65 exit 2.
  * Uses a scratch folder. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -224,6 +225,16 @@ int main(int argc, char **argv) {
     expect_int_eq(sh("%s gen-packing 0 > /dev/null 2>&1", tool), 2);
     expect_int_eq(sh("%s gen-packing 13 --height 3 --span 4 > /dev/null 2>&1", tool), 2);
     expect_int_eq(sh("%s place %s/bare.csv --moves 0 > /dev/null 2>&1", tool, dir), 2);
+    /* --threads: two workers place and say so; 0 and 65 are refused. */
+    expect_int_eq(sh("%s place %s/bare.csv --threads 2 --time-limit 1 > %s/two.csv 2> %s/err", tool,
+                     dir, dir, dir),
+                  0);
+    char *two = slurp("err");
+    expect_str_contains(two, "threads: 2\n");
+    free(two);
+    expect_int_eq(sh("%s place --check %s/two.csv > /dev/null", tool, dir), 0);
+    expect_int_eq(sh("%s place %s/bare.csv --threads 0 > /dev/null 2>&1", tool, dir), 2);
+    expect_int_eq(sh("%s place %s/bare.csv --threads 65 > /dev/null 2>&1", tool, dir), 2);
     sh("rm -rf %s", dir);
     return expect_finish();
 }

@@ -5,7 +5,7 @@
  * problems apart first (strips.c); its tree alone, asked directly, places them too. */
 #include <string.h>
 
-#include "../../ref/src/place/place_internal.h"
+#include "../../ref/src/place/engine.h"
 #include "arenaref/workloads.h"
 #include "expect.h"
 #include "place_test_util.h"
@@ -41,9 +41,11 @@ int main(void) {
         static uint64_t free_pins[N], tree[N];
         for (size_t i = 0; i < N; ++i) free_pins[i] = UINT64_MAX;
         uint64_t nodes = 0;
-        expect_int_eq(arp_place_decide_pinned(&problem, free_pins, height, arp_place_now() + 3600,
-                                              (uint64_t)1 << 24, tree, &nodes),
-                      1);
+        arp_clock_t clock = arp_clock_make(0);
+        expect_int_eq(arp_search_decide_rows(&problem, free_pins, height, &clock,
+                                             arp_clock_now(&clock) + 3600, (uint64_t)1 << 24, tree,
+                                             &nodes),
+                      arp_found_k);
         expect_u64_eq(ar_place_height(&problem, tree), height);
         expect_true(place_test_valid(buffers, N, tree, 0));
         expect_true(nodes > 0);

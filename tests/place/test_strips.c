@@ -7,7 +7,7 @@
  * by the search. */
 #include <string.h>
 
-#include "../../ref/src/place/place_internal.h"
+#include "../../ref/src/place/engine.h"
 #include "arenaref/workloads.h"
 #include "expect.h"
 #include "place_test_util.h"
@@ -16,17 +16,20 @@ enum { N = 3000 };
 static ar_place_buffer_t buffers[N + 4];
 static uint64_t planted[N + 4], offsets[5000], again[N + 4];
 
-/* arp_place_strips on a problem, within `seconds`: its answer (offsets[] when 1). */
+/* The strips engine alone on a problem, within `seconds` of the wall clock, the exact search
+ * as its decider: 1 found (offsets[]), 0 not, -1 out of memory. */
 static int strips_within(ar_place_problem_t const *problem, uint64_t alignment, uint64_t limit,
                          double seconds) {
     arp_place_groups_t g;
     char message[128];
     require_true(arp_place_groups_make(problem, &g, message, sizeof message) ==
                  ar_status_success_k);
-    int answer =
-        arp_place_strips(problem, &g, alignment, limit, arp_place_now() + seconds, offsets);
+    arp_clock_t clock = arp_clock_make(0);
+    arp_result_t answer =
+        arp_strips(problem, &g, alignment, limit, &clock, arp_clock_now(&clock) + seconds,
+                   arp_search_decide_rows, offsets);
     arp_place_groups_free(&g);
-    return answer;
+    return answer == arp_found_k ? 1 : answer == arp_none_k ? 0 : -1;
 }
 
 static int strips(ar_place_problem_t const *problem, uint64_t alignment, uint64_t limit) {

@@ -15,6 +15,12 @@ extern "C" {
  * not run, e.g. a static link that dropped the registering object. */
 void ar_cuda_register(void);
 
+/* The seam ar_cuda_register goes through, defined in the arena library: makes `backend` (the
+ * CUDA library's private table, static storage) the process's GPU backend; the first one
+ * registered stays. It is exported only because the CUDA library is a shared library of its
+ * own; a program has no use for it. */
+void ar_gpu_backend_register(void const *backend);
+
 #ifdef __cplusplus
 }
 #endif

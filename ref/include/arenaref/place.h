@@ -58,18 +58,21 @@ typedef struct ar_place_problem_t {
 typedef enum ar_place_strategy_t {
     /* Non-increasing size (ties: input order), each at the lowest offset clear of the placed
      * buffers live with it. TensorFlow Lite Micro's GreedyMemoryPlanner (TFLite's arena
-     * planner orders the same way). O(n^2) (a scan of the placed buffers per buffer). */
+     * planner orders the same way). The gaps come from a segment tree over time holding the
+     * placed buffers' bytes as merged pieces: O(log n) set operations a buffer plus the pieces a
+     * gap search passes (where a scan of the placed buffers was O(n^2)). */
     ar_place_greedy_by_size_k = 0,
     /* TFLite GPU's "greedy by breadth" (Pisarchyk & Lee 2020) as offsets: time points in
      * non-increasing breadth (bytes live there), each point's unplaced buffers by non-increasing
-     * size, each at the lowest clear offset. O(n^2 + n T) for T distinct times. */
+     * size, each at the lowest clear offset. O(n log n) plus the gap searches' pieces. */
     ar_place_greedy_by_breadth_k,
     /* In order of start (ties: larger first, then input order), each at the lowest clear
-     * offset: a linear-scan allocator. O(n^2). */
+     * offset: a linear-scan allocator. O(n log n) plus the gap searches' pieces. */
     ar_place_first_fit_k,
     /* XLA's heap simulator (GlobalDecreasingSizeBestFitHeap): non-increasing size (ties: longer
      * lifetime, then input order), each into the tightest gap between the placed buffers live
-     * with it, else on top of them. O(n^2). */
+     * with it, else on top of them. O(n log n) plus the pieces below the top of each buffer's
+     * conflicts. */
     ar_place_best_fit_k,
     /* MiniMalloc's search (Moffitt, ASPLOS 2023), written here from the paper's ideas, as a
      * decision "is there a placement within L?", complete unless a node budget runs out. A
@@ -109,7 +112,10 @@ typedef enum ar_place_strategy_t {
      * question an even share of the time left (one not decided in its share counts as no: the
      * result is then not proven optimal). The tree goes at most 8,192
      * placements deep. Returns the best found at its time limit. Exponential in the worst
-     * case; a node costs O(n + sections spanned). */
+     * case; a node costs O(n + sections spanned), and the deadline is read within a node too.
+     * Where one node would visit more than 2^26 sections (a real trace of 10^5 buffers visits
+     * 10^9), the tree cannot answer in time: lns moves (below) take its place, and nodes
+     * counts their moves. */
     ar_place_search_k,
     /* A large-neighbourhood search, for instances too large for `search` to finish. From the
      * best of five lowest-gap orders (by size: greedy-by-size's offsets; size times lifetime;
@@ -142,7 +148,8 @@ bool ar_place_strategy_from_name(char const *name, ar_place_strategy_t *strategy
 typedef struct ar_place_options_t {
     ar_place_strategy_t strategy;
     uint64_t capacity;   /* a solution must fit in [0, capacity); 0: no capacity */
-    double time_limit_s; /* search only: stop and return the best so far; <= 0: the default */
+    double time_limit_s; /* every strategy: return the best valid placement so far by then (an
+                            order cut short puts its last buffers on top); <= 0: the default */
     bool minimize;       /* search only: with a capacity, go on lowering the height once it
                             fits (without a capacity the height is always minimised) */
     uint64_t alignment;  /* a floor on every buffer's alignment (0 or 1: none) */
@@ -153,7 +160,16 @@ typedef struct ar_place_options_t {
     double clock_tick_s; /* > 0: the time limit is kept on a clock that moves this much at each
                             read instead of the wall clock, so the work done (and its
                             instruction count) follows from the input and options alone */
+    /* Added after 0.1.0, last: */
+    unsigned threads; /* search, lns: 0 or 1 one thread; more: a portfolio side by side, the
+                         strategy as one thread runs it, then (from its first placement) the
+                         other of search and lns, and lns with seeds seed + k; the lowest
+                         height wins (the first to meet the goal stops the rest). On a tick
+                         clock its height is never above one thread's and the same every run.
+                         At most AR_PLACE_THREADS_MAX; the heuristics run on one */
 } ar_place_options_t;
+
+#define AR_PLACE_THREADS_MAX 64
 
 #define AR_PLACE_TIME_LIMIT_DEFAULT 60.0
 
@@ -161,14 +177,14 @@ typedef struct ar_place_options_t {
 void ar_place_options_default(ar_place_options_t *options);
 
 typedef struct ar_place_result_t {
-    uint64_t height;       /* max offset + size (0 for an empty problem) */
-    uint64_t lower_bound;  /* the max-live bound */
-    bool fits;             /* height <= capacity, or no capacity */
-    bool optimal;          /* the height is proven the least possible: it equals the bound,
+    uint64_t height;      /* max offset + size (0 for an empty problem) */
+    uint64_t lower_bound; /* the max-live bound */
+    bool fits;            /* height <= capacity, or no capacity */
+    bool optimal;         /* the height is proven the least possible: it equals the bound,
                               or the search exhausted its tree */
-    double seconds;        /* wall time of the solve */
-    uint64_t nodes;        /* search: nodes explored that passed inference; lns: moves made */
-    char message[256];     /* why not, when the call fails */
+    double seconds;       /* wall time of the solve */
+    uint64_t nodes;       /* search: nodes explored that passed inference; lns: moves made */
+    char message[256];    /* why not, when the call fails */
 } ar_place_result_t;
 
 /* Place every buffer: offsets[i] for buffer i (the caller's array of problem->count). Returns
@@ -200,8 +216,8 @@ typedef struct ar_place_violation_t {
  * no two rows live together share a byte (a sweep over time with an ordered set of live
  * ranges: O(n log n)). Otherwise false, and *violation (may be NULL) names one. `alignment` is a
  * floor on every row's alignment (0: none). */
-bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
-                    uint64_t alignment, ar_place_violation_t *violation);
+bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets, uint64_t alignment,
+                    ar_place_violation_t *violation);
 
 /* ---- CSV: MiniMalloc's format ---------------------------------------------------------------
  * A header naming columns (any order): `id` or `buffer`, `lower` or `start`, `upper` or `end`,
@@ -216,13 +232,13 @@ bool ar_place_check(ar_place_problem_t const *problem, uint64_t const *offsets,
 typedef struct ar_place_csv_t {
     ar_place_problem_t problem; /* buffers point into `rows` */
     ar_place_buffer_t *rows;
-    char **ids;                 /* each row's id, unique */
-    uint64_t *offsets;          /* each row's offset; NULL without an `offset` column */
-    bool has_alignment;         /* the file had an `alignment` column */
-    size_t *lines;              /* each row's line in the file (1-based) */
-    size_t *groups;             /* each row's buffer (its group's first row); NULL when no group
+    char **ids;         /* each row's id, unique */
+    uint64_t *offsets;  /* each row's offset; NULL without an `offset` column */
+    bool has_alignment; /* the file had an `alignment` column */
+    size_t *lines;      /* each row's line in the file (1-based) */
+    size_t *groups;     /* each row's buffer (its group's first row); NULL when no group
                                    value repeats. problem.groups points here */
-    char **group_names;         /* each row's group value; NULL without a `group` column (added
+    char **group_names; /* each row's group value; NULL without a `group` column (added
                                    last: only the library allocates this struct) */
 } ar_place_csv_t;
 

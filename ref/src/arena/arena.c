@@ -17,12 +17,6 @@
 #include "arena_testing.h"
 #include "internal.h"
 
-_Noreturn void arp_trap(char const *what) {
-    fprintf(stderr, "arenaref: trap: %s\n", what);
-    fflush(stderr);
-    abort();
-}
-
 void ar_arena_init(ar_arena_init_t *arguments) {
     if (!arguments) return;
     if (!arguments->arena) {

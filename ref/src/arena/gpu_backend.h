@@ -1,7 +1,7 @@
 /* The seam between the arena core (plain C, no CUDA) and a GPU backend (ref/src/cuda/, the
  * separate CUDA library, built only where nvcc is found). The core calls only the arp_gpu_*
  * functions below; gpu_dispatch.c forwards them to the backend that registered itself
- * (arp_gpu_register), or reports no device and `unsupported` when none did, so every public
+ * (ar_gpu_backend_register, cuda_register.h), or reports no device and `unsupported` when none did, so every public
  * GPU entry point exists and RAM-only programs never load the CUDA runtime.
  * `state` is the backend's per-executor state: the device and its own first stream. */
 #ifndef ARENAREF_GPU_BACKEND_H
@@ -65,9 +65,9 @@ typedef struct arp_gpu_backend_t {
                                size_t count, size_t dimensions, char const **message);
 } arp_gpu_backend_t;
 
-/* Makes `backend` (static storage) the process's GPU backend; the first one registered stays.
- * The CUDA library calls it when loaded (ar_cuda_register). */
-void arp_gpu_register(arp_gpu_backend_t const *backend);
+/* ar_gpu_backend_register (cuda_register.h) makes an arp_gpu_backend_t the process's GPU
+ * backend: the one entry the CUDA library, a separate shared library, calls in this one, so it
+ * is an ar_ name (only ar_ names leave the shared libraries, exports.map). */
 
 /* CUDA library only (ref/src/cuda/ uses them): the ordinal and the stream (a cudaStream_t). */
 int32_t arp_gpu_ordinal(arp_gpu_state_t const *state);

@@ -2,14 +2,15 @@
  * library registers itself when loaded), or, with none registered, reports no devices and
  * `unsupported`. The backend pointer is set once, before or between calls, so an atomic load
  * (acquire) is all a call pays; the core library itself never links the CUDA runtime. */
+#include "arenaref/cuda_register.h"
 #include "gpu_backend.h"
 
 static arp_gpu_backend_t const *registered;
 
-void arp_gpu_register(arp_gpu_backend_t const *backend) {
+void ar_gpu_backend_register(void const *backend) {
     arp_gpu_backend_t const *none = NULL;
-    __atomic_compare_exchange_n(&registered, &none, backend, false, __ATOMIC_RELEASE,
-                                __ATOMIC_RELAXED);
+    __atomic_compare_exchange_n(&registered, &none, (arp_gpu_backend_t const *)backend, false,
+                                __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 static arp_gpu_backend_t const *backend(void) {

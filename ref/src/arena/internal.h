@@ -4,6 +4,8 @@
 #define ARENAREF_ARENA_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -222,7 +224,12 @@ static inline void arp_report(ar_outcome_t *outcome, ar_status_t status, char co
     if (outcome) arp_outcome_finish(outcome, status, message);
 }
 
-/* Traps: message to stderr and abort. */
-_Noreturn void arp_trap(char const *what);
+/* Traps: message to stderr and abort. Inline, so the CUDA library has its own and nothing
+ * internal crosses between the shared libraries (only ar_ names leave them). */
+static inline _Noreturn void arp_trap(char const *what) {
+    fprintf(stderr, "arenaref: trap: %s\n", what);
+    fflush(stderr);
+    abort();
+}
 
 #endif

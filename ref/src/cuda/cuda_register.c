@@ -16,6 +16,6 @@ static arp_gpu_backend_t const cuda_backend = {
     .text_encode = arp_cuda_text_encode,
 };
 
-void ar_cuda_register(void) { arp_gpu_register(&cuda_backend); }
+void ar_cuda_register(void) { ar_gpu_backend_register(&cuda_backend); }
 
 __attribute__((constructor)) static void register_when_loaded(void) { ar_cuda_register(); }

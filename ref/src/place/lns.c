@@ -10,10 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place/place_internal.h"
-
-/* Up to this many buffers, the exact search goes first (90% of the time). */
-#define ARP_LNS_EXACT_BUFFERS 2048
+#include "place/engine.h"
 
 /* Moves aimed at the goal without a new least excess before the target goes back to one grain
  * below the best. */
@@ -21,6 +18,14 @@
 
 /* An exact move's window holds at most this many rows (a node costs rows x sections there). */
 #define ARP_LNS_EXACT_ROWS 512
+
+/* A column lifts at most this many buffers, the highest (on a real trace one time can have
+ * 10^5 buffers live: putting each back scans the window, 10^10 steps for one move). */
+#define ARP_LNS_COLUMN 4096
+
+/* A move putting back more buffers than this reads the clock every so many of them, and is
+ * undone when past the deadline. */
+#define ARP_LNS_MOVE_READS 256
 
 typedef unsigned __int128 excess_t;
 
@@ -46,7 +51,7 @@ typedef struct lns_t {
     view_t local;                /* scratch: those a move's window meets */
     size_t *scratch;             /* m + 1 */
     bool *lifted;
-    uint64_t *times, *load; /* distinct row bounds; bytes live over [times[k], times[k+1]) */
+    uint64_t const *times, *load; /* the sweep's: bytes live over [times[k], times[k+1]) */
     size_t sections;
     /* An exact move's problem: rows in the window, pins, answers, each row's buffer. */
     ar_place_buffer_t *sub;
@@ -54,15 +59,15 @@ typedef struct lns_t {
     size_t *sub_of;
     uint64_t nodes; /* the exact moves' */
     uint64_t work;  /* what the moves cost, counted (buffers scanned, rows times nodes) */
-    uint64_t state;
+    arp_rng_t *rng;
+    arp_clock_t *clock;
+    double deadline;
+    arp_decider_t decide;
 } lns_t;
 
-static uint64_t next(lns_t *s) {
-    s->state ^= s->state << 13, s->state ^= s->state >> 7, s->state ^= s->state << 17;
-    return s->state;
-}
+static uint64_t next(lns_t *s) { return arp_rng_next(s->rng); }
 
-static uint64_t below(lns_t *s, uint64_t n) { return n ? next(s) % n : 0; }
+static uint64_t below(lns_t *s, uint64_t n) { return arp_rng_below(s->rng, n); }
 
 /* Where (at, b) goes in the view: the count of buffers ordered before it. */
 static size_t position(lns_t const *s, view_t const *v, uint64_t at, size_t b) {
@@ -138,16 +143,15 @@ static excess_t excess_of(lns_t const *s, size_t b, uint64_t target) {
 static void lns_free(lns_t *s) {
     free(s->at), free(s->size), free(s->align), free(s->all.items), free(s->local.items),
         free(s->local.records);
-    free(s->scratch), free(s->lifted), free(s->times), free(s->load);
+    free(s->scratch), free(s->lifted);
     free(s->sub), free(s->pin), free(s->sub_at), free(s->sub_of);
 }
 
 static ar_status_t lns_make(lns_t *s, ar_place_problem_t const *problem,
-                            arp_place_groups_t const *g, uint64_t alignment, uint64_t seed) {
+                            arp_place_groups_t const *g, arp_sweep_t const *sweep,
+                            uint64_t alignment) {
     size_t m = g->count;
     *s = (lns_t){.problem = problem, .g = g, .m = m};
-    s->state = seed * 0x9e3779b97f4a7c15ull ^ 0x2545f4914f6cdd1dull;
-    if (!s->state) s->state = 1;
     s->at = calloc(m + 1, sizeof *s->at);
     s->size = calloc(m + 1, sizeof *s->size);
     s->align = calloc(m + 1, sizeof *s->align);
@@ -168,43 +172,19 @@ static ar_status_t lns_make(lns_t *s, ar_place_problem_t const *problem,
         s->align[b] = arp_place_alignment(&problem->buffers[g->first[b]], alignment);
         rows += g->start[b + 1] - g->start[b];
     }
-    /* The load over time, for the columns a move lifts. */
-    s->times = malloc((2 * rows + 1) * sizeof *s->times);
-    s->load = calloc(2 * rows + 1, sizeof *s->load);
+    /* The load over time, for the columns a move lifts: the sweep's. */
+    s->times = sweep->times;
+    s->load = sweep->load;
+    s->sections = sweep->sections;
     s->sub = malloc((rows + 1) * sizeof *s->sub);
     s->pin = malloc((rows + 1) * sizeof *s->pin);
     s->sub_at = malloc((rows + 1) * sizeof *s->sub_at);
     s->sub_of = malloc((rows + 1) * sizeof *s->sub_of);
-    if (!s->times || !s->load || !s->sub || !s->pin || !s->sub_at || !s->sub_of) {
+    if (!s->sub || !s->pin || !s->sub_at || !s->sub_of) {
         lns_free(s);
         return ar_status_out_of_memory_k;
     }
-    size_t t = 0;
-    for (size_t b = 0; b < m; ++b)
-        for (size_t k = g->start[b]; s->size[b] && k < g->start[b + 1]; ++k) {
-            s->times[t++] = problem->buffers[g->rows[k]].lower;
-            s->times[t++] = problem->buffers[g->rows[k]].upper;
-        }
-    qsort(s->times, t, sizeof *s->times, arp_place_by_u64);
-    size_t distinct = 0;
-    for (size_t k = 0; k < t; ++k)
-        if (!distinct || s->times[k] != s->times[distinct - 1]) s->times[distinct++] = s->times[k];
-    s->sections = distinct ? distinct - 1 : 0;
-    for (size_t b = 0; b < m; ++b) /* differences, then a prefix sum */
-        for (size_t k = g->start[b]; s->size[b] && k < g->start[b + 1]; ++k) {
-            ar_place_buffer_t const *row = &problem->buffers[g->rows[k]];
-            s->load[arp_place_count_below(s->times, distinct, row->lower)] += s->size[b];
-            s->load[arp_place_count_below(s->times, distinct, row->upper)] -= s->size[b];
-        }
-    for (size_t k = 1; k < distinct; ++k) s->load[k] += s->load[k - 1];
     return ar_status_success_k;
-}
-
-/* Lowest gaps in an order: the incumbent's orders (by size: greedy-by-size's offsets). */
-static void place_order(lns_t *s, lns_key_t *keys, size_t count) {
-    qsort(keys, count, sizeof *keys, by_key);
-    s->all.count = 0;
-    for (size_t k = 0; k < count; ++k) place_lowest(s, &s->all, keys[k].b);
 }
 
 /* The lifted buffers (saved_b[0, count), at their new offsets) back into the list of all:
@@ -294,11 +274,11 @@ static void exact_move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved
     if (!hopeless && rows <= ARP_LNS_EXACT_ROWS) {
         ar_place_problem_t sub = {s->sub, rows, NULL};
         uint64_t nodes = s->nodes;
-        int found =
-            arp_place_decide_pinned(&sub, s->pin, target, deadline,
-                                    (uint64_t)(rows + 1) << below(s, 3), s->sub_at, &s->nodes);
+        bool found =
+            s->decide(&sub, s->pin, target, s->clock, deadline, (uint64_t)(rows + 1) << below(s, 3),
+                      s->sub_at, &s->nodes) == arp_found_k;
         s->work += 128 * rows * (1 + (s->nodes - nodes)); /* about a scan step's time each */
-        if (found == 1) {
+        if (found) {
             excess_t before = 0;
             for (size_t k = 0; k < count; ++k) before += excess_of(s, saved_b[k], target);
             for (size_t r = 0; r < rows; ++r)
@@ -337,8 +317,16 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
             for (size_t k = lo; k < hi; ++k)
                 if (s->load[k] > s->load[at]) at = k;
         uint64_t t = s->times[at], level = below(s, s->at[v] + 1);
+        size_t column = 0;
         for (size_t k = 0; k < s->all.count; ++k) {
             size_t o = s->all.items[k];
+            column += o != v && g->hull[o].lower <= t && t < g->hull[o].upper &&
+                      s->at[o] + s->size[o] > level;
+        }
+        /* Past the cap, the highest of them (the list is in offset order). */
+        bool capped = column >= ARP_LNS_COLUMN;
+        for (size_t j = 0; j < s->all.count && count < ARP_LNS_COLUMN; ++j) {
+            size_t o = s->all.items[capped ? s->all.count - 1 - j : j];
             if (o != v && g->hull[o].lower <= t && t < g->hull[o].upper &&
                 s->at[o] + s->size[o] > level) {
                 saved_b[count++] = o;
@@ -402,11 +390,14 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
         cand[k] = (lns_key_t){key, b};
     }
     qsort(cand, count, sizeof *cand, by_key);
-    for (size_t k = 0; k < count; ++k) {
+    bool late = false;
+    for (size_t k = 0; k < count && !late; ++k) {
         place_lowest(s, local, cand[k].b);
         after += excess_of(s, cand[k].b, target);
+        late = count > ARP_LNS_MOVE_READS && k % ARP_LNS_MOVE_READS == ARP_LNS_MOVE_READS - 1 &&
+               arp_clock_past(s->clock, s->deadline);
     }
-    if (after > before) { /* undone */
+    if (late || after > before) { /* undone */
         for (size_t k = 0; k < count; ++k)
             s->at[saved_b[k]] = saved_at[k], s->lifted[saved_b[k]] = false;
         return;
@@ -415,97 +406,32 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
     commit(s, cand, saved_b, count);
 }
 
-ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                          ar_place_options_t const *options, uint64_t *offsets,
-                          ar_place_result_t *result) {
-    double start = arp_place_now();
-    double limit_s =
-        options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
-    double deadline = start + limit_s;
+arp_result_t arp_lns(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                     arp_sweep_t const *sweep, uint64_t alignment, arp_lns_t *out,
+                     arp_clock_t *clock, double deadline, arp_rng_t *rng, arp_decider_t decide,
+                     uint64_t *best) {
     lns_t s;
-    ar_status_t status = lns_make(&s, problem, g, options->alignment, options->seed);
-    if (status != ar_status_success_k) return status;
+    if (lns_make(&s, problem, g, sweep, alignment) != ar_status_success_k) return arp_oom_k;
+    s.rng = rng, s.clock = clock, s.deadline = deadline, s.decide = decide;
     size_t m = s.m, held = 0;
     lns_key_t *cand = malloc((m + 1) * sizeof *cand);
     size_t *saved_b = malloc((m + 1) * sizeof *saved_b);
     uint64_t *saved_at = malloc((m + 1) * sizeof *saved_at);
-    uint64_t *best = malloc((m + 1) * sizeof *best);
-    if (!cand || !saved_b || !saved_at || !best) goto oom;
-    uint64_t grain = 0; /* heights are multiples of the sizes' and alignments' divisor */
-    for (size_t b = 0; b < m; ++b)
-        if (s.size[b]) grain = arp_place_gcd(grain, arp_place_gcd(s.size[b], s.align[b])), ++held;
-    if (!grain) grain = 1;
-    /* The incumbent: lowest gaps by size (greedy-by-size), by size then length, by start. */
-    uint64_t best_height = UINT64_MAX;
-    size_t peak = 0;
-    for (size_t k = 0; k < s.sections; ++k)
-        if (s.load[k] > s.load[peak]) peak = k;
-    uint64_t t_peak = s.sections ? s.times[peak] : 0;
-    for (int order = 0; order < 5; ++order) {
-        size_t count = 0;
-        for (size_t b = 0; b < m; ++b) {
-            if (!s.size[b]) continue;
-            bool at_peak = g->hull[b].lower <= t_peak && t_peak < g->hull[b].upper;
-            uint64_t key =
-                order == 0   ? ~s.size[b]
-                : order == 1 ? ~(uint64_t)((double)s.size[b] * (double)g->width[b])
-                : order == 2 ? g->hull[b].lower
-                : order == 3
-                    ? (at_peak ? ~g->width[b] >> 1 : (uint64_t)1 << 63 | ~s.size[b] >> 1)
-                    : (at_peak ? ~g->width[b] >> 1
-                               : (uint64_t)1 << 63 |
-                                     ~(uint64_t)((double)s.size[b] * (double)g->width[b]) >> 1);
-            cand[count++] = (lns_key_t){key, b};
-        }
-        place_order(&s, cand, count);
-        uint64_t h = height_of(&s);
-        if (h < best_height || (h == best_height && order >= 3)) {
-            best_height = h;
-            memcpy(best, s.at, m * sizeof *best);
-        }
+    if (!cand || !saved_b || !saved_at) {
+        free(cand), free(saved_b), free(saved_at);
+        lns_free(&s);
+        return arp_oom_k;
     }
-    uint64_t bound = ar_place_lower_bound(problem);
-    uint64_t goal = options->capacity && !options->minimize ? options->capacity
-                                                            : (bound + grain - 1) / grain * grain;
-    bool proven = false;
-    if (held > ARP_LNS_EXACT_BUFFERS && best_height > goal) {
-        /* A perfect packing, cut apart (the search does this itself below that size). */
-        uint64_t *rows = malloc((problem->count + 1) * sizeof *rows);
-        if (!rows) goto oom;
-        int found =
-            arp_place_strips(problem, g, options->alignment, goal, start + limit_s / 2, rows);
-        if (found == 1) {
-            best_height = ar_place_height(problem, rows);
-            for (size_t b = 0; b < m; ++b) best[b] = s.size[b] ? rows[g->first[b]] : 0;
-        }
-        free(rows);
-        if (found < 0) goto oom;
-    }
-    if (held <= ARP_LNS_EXACT_BUFFERS && best_height > goal) {
-        /* Small enough for the search to finish often: it goes first, with 90% of the time. */
-        ar_place_options_t half = *options;
-        half.strategy = ar_place_search_k;
-        half.time_limit_s = limit_s * 0.9;
-        ar_place_result_t exact = {0};
-        uint64_t *rows = malloc((problem->count + 1) * sizeof *rows);
-        if (!rows) goto oom;
-        status = arp_place_search(problem, g, &half, rows, &exact);
-        if (status == ar_status_success_k && exact.height < best_height) {
-            best_height = exact.height;
-            for (size_t b = 0; b < m; ++b) best[b] = s.size[b] ? rows[g->first[b]] : 0;
-        }
-        free(rows);
-        if (status != ar_status_success_k) goto fail;
-        proven = exact.optimal;
-        result->nodes = exact.nodes;
-    }
+    for (size_t b = 0; b < m; ++b) held += s.size[b] != 0;
+    uint64_t grain = sweep->grain, goal = out->goal;
     memcpy(s.at, best, m * sizeof *best);
-    s.all.count = 0; /* the list again, of the best */
+    uint64_t best_height = height_of(&s);
+    s.all.count = 0; /* the list, of the best */
     for (size_t b = 0; b < m; ++b)
         if (s.size[b]) cand[s.all.count++] = (lns_key_t){s.at[b], b};
     qsort(cand, s.all.count, sizeof *cand, by_key);
     for (size_t k = 0; k < s.all.count; ++k) s.all.items[k] = cand[k].b;
-    uint64_t moves = 0, limit = options->max_moves ? options->max_moves : UINT64_MAX;
+    uint64_t moves = 0, limit = out->max_moves ? out->max_moves : UINT64_MAX;
     /* Within 1% of the goal, the goal itself is the target: the bytes over it are few, and a
      * move that lowers them counts even while the height stands (every placement found on the
      * way is kept when lower). Where that stalls, or farther off, one grain below the best. */
@@ -516,8 +442,8 @@ ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t 
     excess_t total = 0;
     for (size_t b = 0; b < m; ++b) total += excess_of(&s, b, target);
     uint64_t gains[2] = {0, 0}, cost[2] = {0, 0};
-    while (held && !proven && best_height > goal && moves < limit &&
-           ((moves & 7) || arp_place_now() < deadline)) {
+    while (held && best_height > goal && moves < limit && !arp_clock_dead(clock) &&
+           ((moves & 7) || !arp_clock_past(clock, deadline))) {
         ++moves;
         /* The two kinds of move take turns by their record: each is picked with weight its
          * improvements (plus one) over the work it cost (counted, so a seed decides). */
@@ -558,17 +484,9 @@ ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t 
             for (size_t b = 0; b < m; ++b) total += excess_of(&s, b, target);
         }
     }
-    arp_place_groups_spread(problem, g, best, offsets);
-    result->height = best_height == UINT64_MAX ? 0 : best_height;
-    result->optimal = proven;
-    result->nodes += moves;
-    free(cand), free(saved_b), free(saved_at), free(best);
+    out->height = best_height;
+    out->moves = moves;
+    free(cand), free(saved_b), free(saved_at);
     lns_free(&s);
-    return ar_status_success_k;
-oom:
-    status = ar_status_out_of_memory_k;
-fail:
-    free(cand), free(saved_b), free(saved_at), free(best);
-    lns_free(&s);
-    return status;
+    return arp_found_k;
 }

@@ -1,8 +1,8 @@
-/* The placement library's internals: what the strategies share (which rows hold bytes,
- * effective alignments, buffers of several rows) and the entry of each strategy file.
- * problem.c validates and dispatches; groups.c gathers each buffer's rows; greedy.c holds the
- * four heuristics; search.c the exact search; strips.c cuts perfect packings apart before it;
- * lns.c the large-neighbourhood search; csv.c and plan_io.c the file and plan forms. */
+/* The placement library's bottom layer, what every file of it shares: which rows hold bytes,
+ * effective alignments, the random source, buffers of several rows (groups.c), the rows'
+ * validation (problem.c) and the one-offset rule of the check (check.c). The driver and its
+ * engines add engine.h; csv.c and plan_io.c (the file and plan forms) need only this. Private
+ * to ref/: not installed, not on any include path outside it. */
 #ifndef ARENAREF_PLACE_INTERNAL_H
 #define ARENAREF_PLACE_INTERNAL_H
 
@@ -50,6 +50,25 @@ static inline size_t arp_place_count_below(uint64_t const *values, size_t count,
             hi = mid;
     }
     return lo;
+}
+
+/* The one random source: xorshift64 (13, 7, 17), seeded by whoever owns the stream. */
+typedef struct arp_rng_t {
+    uint64_t state; /* never 0 */
+} arp_rng_t;
+
+static inline arp_rng_t arp_rng_make(uint64_t state) {
+    arp_rng_t rng = {state ? state : 1};
+    return rng;
+}
+
+static inline uint64_t arp_rng_next(arp_rng_t *rng) {
+    rng->state ^= rng->state << 13, rng->state ^= rng->state >> 7, rng->state ^= rng->state << 17;
+    return rng->state;
+}
+
+static inline uint64_t arp_rng_below(arp_rng_t *rng, uint64_t n) {
+    return n ? arp_rng_next(rng) % n : 0;
 }
 
 /* A hash set of rows' strings, ids or group names (csv.c): row + 1 per slot, 0 empty; free
@@ -129,45 +148,5 @@ bool arp_place_rows_valid(ar_place_problem_t const *problem, char *message, size
  * each row is compared with the rows before it. */
 bool arp_place_one_offset(ar_place_problem_t const *problem, uint64_t const *offsets,
                           ar_place_violation_t *violation);
-
-/* Heuristics: fill offsets[] (every row). ar_status_out_of_memory_k or success. */
-ar_status_t arp_place_heuristic(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
-                                ar_place_strategy_t strategy, uint64_t alignment,
-                                uint64_t *offsets);
-
-/* One perturbed greedy order (seeded), lowest or tightest gaps: the search's incumbent. */
-ar_status_t arp_place_perturbed(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
-                                uint64_t alignment, uint64_t seed, uint64_t *offsets);
-
-/* Local search over placement orders from a valid placement (offsets[] in and out). */
-ar_status_t arp_place_improve(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
-                              uint64_t alignment, uint64_t goal, uint64_t moves, double deadline,
-                              uint64_t *offsets);
-
-/* The exact search: offsets[] holds an incumbent (valid) on entry and the best on return. */
-ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
-                             ar_place_options_t const *options, uint64_t *offsets,
-                             ar_place_result_t *result);
-
-/* The exact search's decision on rows (one buffer each; each row's own alignment), some pinned:
- * pin[i] != UINT64_MAX fixes row i at that offset. 1: a placement within `limit` (offsets[]
- * per row, pinned rows at their pins), 0: none, -1: undecided within `most` nodes a run, the
- * deadline came, or out of memory. */
-int arp_place_decide_pinned(ar_place_problem_t const *problem, uint64_t const *pin, uint64_t limit,
-                            double deadline, uint64_t most, uint64_t *offsets, uint64_t *nodes);
-
-/* A placement within `limit` of a problem whose load is `limit` at every time of its span, by
- * cutting it in time and into strips (strips.c); parts neither cut splits go to the exact
- * search until `deadline`. 1: found (offsets[] per row, checked valid and within the limit),
- * 0: not found or the problem is not of that kind, -1: out of memory. */
-int arp_place_strips(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
-                     uint64_t alignment, uint64_t limit, double deadline, uint64_t *offsets);
-
-/* The large-neighbourhood search (lns.c): offsets[] gets its best. */
-ar_status_t arp_place_lns(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
-                          ar_place_options_t const *options, uint64_t *offsets,
-                          ar_place_result_t *result);
-
-double arp_place_now(void);
 
 #endif

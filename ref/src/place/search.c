@@ -16,21 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place/place_internal.h"
+#include "place/engine.h"
 
 #define NONE SIZE_MAX
 
-/* What a node or a partition ends with. */
-typedef enum outcome_t { found_k, not_found_k, stopped_k } outcome_t;
+/* What a node or a partition ends with: found, none (refuted) or stopped (engine.h). */
+typedef arp_result_t outcome_t;
+#define found_k arp_found_k
+#define not_found_k arp_none_k
+#define stopped_k arp_stopped_k
 
 /* The order buffers are ranked in (MiniMalloc's preorders): T is the most bytes live in a
  * section the buffer spans, W its lifetime, A lifetime times size, each larger first. */
-typedef enum order_t {
-    arp_order_wat_k,
-    arp_order_taw_k,
-    arp_order_twa_k,
-    arp_order_count_k
-} order_t;
+typedef enum preorder_t { wat_k, taw_k, twa_k, preorder_count_k } preorder_t;
 
 typedef struct rank_t {
     uint64_t a, b, c;
@@ -71,16 +69,18 @@ typedef struct search_t {
     uint32_t *piece_end, *piece_next; /* the pieces: where each ends, the next from its start */
     size_t pieces_capacity;
     uint64_t *undo; /* a stack: the floors a placement raised (at most every span once) */
-    size_t undo_count;
+    size_t undo_count, undo_capacity;
     bool *placed;
     uint64_t limit;
-    uint64_t max_align;     /* the largest alignment */
-    uint64_t salt;          /* 0, or a seed breaking ties among a tight node's candidates */
-    uint64_t tight_nodes;   /* nodes that branched on a tight section */
-    uint64_t nodes, budget; /* nodes that passed inference (MiniMalloc counts those); the most */
-    uint64_t probes;        /* every node entered: the deadline is read every 16 */
-    uint64_t probe_cap;     /* the most nodes entered (UINT64_MAX: no cap) */
+    uint64_t max_align;       /* the largest alignment */
+    uint64_t salt;            /* 0, or a seed breaking ties among a tight node's candidates */
+    uint64_t tight_nodes;     /* nodes that branched on a tight section */
+    uint64_t nodes, budget;   /* nodes that passed inference (MiniMalloc counts those); the most */
+    uint64_t probes;          /* every node entered: the deadline is read every 16 */
+    uint64_t probe_cap;       /* the most nodes entered (UINT64_MAX: no cap) */
+    uint64_t work, work_read; /* sections visited; and when the clock was last read */
     double deadline;
+    arp_clock_t *clock;
     bool several; /* some buffer has several spans */
     bool timed_out, out_of_nodes, oom, too_deep;
     size_t depth;
@@ -89,7 +89,7 @@ typedef struct search_t {
     uint32_t *members; /* a stack: each partition's buffers, in rank order */
     uint32_t *saved;   /* beside members: the rank each had in the enclosing partition */
     uint32_t *rank;    /* per buffer: its place in its partition's order */
-    order_t order;
+    preorder_t order;
     size_t members_count, members_capacity, saved_capacity;
     struct rank_t *keys; /* scratch for ranking a partition */
     size_t keys_capacity;
@@ -104,6 +104,20 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t item) {
     *array = bigger;
     *capacity = cap;
     return true;
+}
+
+/* Sections visited between two reads of the clock, besides the read every 16 nodes: a node on
+ * a large problem visits millions (each unplaced buffer's sections), so the deadline is read
+ * within one node too. Small problems never reach it between two nodes' reads. */
+#define ARP_SEARCH_CLOCK_WORK ((uint64_t)1 << 22)
+
+/* `work` more sections visited; true when out of time (the clock read when due). */
+static inline bool out_of_time(search_t *s, uint64_t work) {
+    s->work += work;
+    if (s->work - s->work_read < ARP_SEARCH_CLOCK_WORK) return s->timed_out;
+    s->work_read = s->work;
+    if (arp_clock_past(s->clock, s->deadline)) s->timed_out = true;
+    return s->timed_out;
 }
 
 static int by_offset(void const *x, void const *y) {
@@ -122,15 +136,19 @@ static rank_t key_of(search_t const *s, uint32_t b) {
         for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k)
             if (s->rem[k] > total) total = s->rem[k];
     uint64_t w = ~s->width[b], a = ~s->area[b], t = ~total;
-    if (s->order == arp_order_taw_k) return (rank_t){t, a, w, s->orig[b], b};
-    if (s->order == arp_order_twa_k) return (rank_t){t, w, a, s->orig[b], b};
+    if (s->order == taw_k) return (rank_t){t, a, w, s->orig[b], b};
+    if (s->order == twa_k) return (rank_t){t, w, a, s->orig[b], b};
     return (rank_t){w, a, t, s->orig[b], b};
 }
 
 /* Sort a partition's members (stack [start, start + count)) in the run's order and give each
  * its rank there, keeping its enclosing rank beside it. */
 static void rank_partition(search_t *s, size_t start, size_t count) {
-    for (size_t i = 0; i < count; ++i) s->keys[i] = key_of(s, s->members[start + i]);
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t b = s->members[start + i];
+        s->keys[i] = key_of(s, b);
+        out_of_time(s, 1 + s->su[b] - s->sl[b]); /* read by the caller's next node */
+    }
     qsort(s->keys, count, sizeof *s->keys, by_rank);
     for (size_t i = 0; i < count; ++i) {
         uint32_t b = s->keys[i].who;
@@ -173,6 +191,7 @@ infer_spans(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count, u
             floor = arp_place_align_up(floor, s->align[b]);
         }
         if (floor + s->size[b] > s->limit) return false;
+        if (out_of_time(s, 1 + s->su[b] - s->sl[b])) return false; /* the caller sees why */
         if (floor + s->size[b] < min_top) min_top = floor + s->size[b];
         uint64_t reach = floor < base ? arp_place_align_up(base, s->align[b]) : floor;
         if (!several) {
@@ -251,6 +270,10 @@ static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first,
     for (size_t i = first; i < first + count; ++i) {
         uint32_t b = s->members[i];
         if (s->placed[b]) continue;
+        if (out_of_time(s, 1 + s->su[b] - s->sl[b])) {
+            *n = 0; /* the caller sees why */
+            return true;
+        }
         uint64_t f = s->floor[b];
         for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
             for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k) {
@@ -320,7 +343,7 @@ static bool narrow_to_tight(search_t *s, uint32_t lo, uint32_t hi, size_t first,
             uint64_t h = (b + 1) * 0x9e3779b97f4a7c15ull ^ s->salt;
             h ^= h >> 31, h *= 0xbf58476d1ce4e5b9ull, h ^= h >> 29;
             s->cands[c].key = cls << 32 | h >> 32;
-        } else if (s->order != arp_order_taw_k) {
+        } else if (s->order != taw_k) {
             s->cands[c].key = cls << 32 | s->cands[c].rank;
         }
         s->cands[kept++] = s->cands[c];
@@ -357,14 +380,18 @@ static outcome_t node(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_
 
 static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, size_t count,
                            uint64_t base, size_t last) {
-    if ((++s->probes & 15) == 0 && arp_place_now() > s->deadline) s->timed_out = true;
+    if ((++s->probes & 15) == 0) {
+        s->work_read = s->work;
+        if (arp_clock_past(s->clock, s->deadline)) s->timed_out = true;
+    }
+    if (arp_clock_dead(s->clock)) s->timed_out = true;
     if (s->probes > s->probe_cap) s->out_of_nodes = true;
     if (s->timed_out || s->too_deep || s->out_of_nodes) return stopped_k;
     size_t top = s->cands_count, unplaced;
     uint64_t most; /* the most unplaced bytes in a section of the part */
     if (!infer(s, lo, hi, first, count, base, true, &unplaced, &most)) {
         s->cands_count = top;
-        return s->oom ? stopped_k : not_found_k;
+        return s->oom || s->timed_out ? stopped_k : not_found_k;
     }
     if (++s->nodes > s->budget) {
         s->out_of_nodes = true;
@@ -378,7 +405,7 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
         n && (whole_width(s, lo, hi, top, &n) || narrow_to_tight(s, lo, hi, first, count, top, &n));
     if (tight && !n) { /* a run of sections without slack that nothing can tile */
         s->cands_count = top;
-        return s->oom ? stopped_k : not_found_k;
+        return s->oom || s->timed_out ? stopped_k : not_found_k;
     }
     qsort(s->cands + top, n, sizeof *s->cands, by_offset);
     for (size_t c = top; c < top + n; ++c) {
@@ -388,6 +415,13 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
         /* A child's floor is at least `at` everywhere, so a section's unplaced bytes must fit
          * over it: infer would cut every candidate from here on (they are in offset order). */
         if (at > s->limit - most) break;
+        size_t raised = 0;
+        for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j) raised += s->hi[j] - s->lo[j];
+        if (!grow((void **)&s->undo, &s->undo_capacity, s->undo_count + raised, sizeof *s->undo)) {
+            s->oom = true;
+            out = stopped_k;
+            break;
+        }
         for (uint32_t j = s->sf[b]; j < s->sf[b + 1]; ++j)
             for (uint32_t k = s->lo[j]; k < s->hi[j]; ++k) {
                 s->undo[s->undo_count++] = s->raw[k];
@@ -409,9 +443,9 @@ static outcome_t node_body(search_t *s, uint32_t lo, uint32_t hi, size_t first, 
             size_t ignored;
             uint64_t unused;
             bool feasible = infer(s, lo, hi, first, count, at, false, &ignored, &unused);
-            out = s->oom     ? stopped_k
-                  : feasible ? solve_range(s, lo, hi, first, count)
-                             : not_found_k;
+            out = s->oom || s->timed_out ? stopped_k
+                  : feasible             ? solve_range(s, lo, hi, first, count)
+                                         : not_found_k;
         }
         for (uint32_t j = s->sf[b + 1]; j-- > s->sf[b];)
             for (uint32_t k = s->hi[j]; k-- > s->lo[j];) {
@@ -477,23 +511,24 @@ static outcome_t solve_range(search_t *s, uint32_t lo, uint32_t hi, size_t first
     return out;
 }
 
-/* The problem cut into sections once; each run ranks the buffers in its order. */
-typedef struct prepared_t {
+/* The problem cut into the sweep's sections once; each run ranks the buffers in its order. */
+struct arp_search_t {
     size_t m, sections;
     size_t *index; /* the index (among the problem's buffers) of each buffer that holds bytes */
     uint64_t *size, *align, *width, *area;
     uint32_t *lo, *hi;                /* the hull of its sections */
     uint32_t *sf, *span_lo, *span_hi; /* its spans [sf[k], sf[k + 1]): one row's sections each */
     uint64_t *rem;                    /* per section: bytes live */
-    uint64_t grain;                   /* the sizes' and alignments' greatest common divisor */
     uint64_t *pin;                    /* NULL, or each buffer's fixed offset (UINT64_MAX: free) */
     uint64_t probe_cap;               /* 0, or the most nodes a run enters (failing ones too) */
-} prepared_t;
+};
 
-static void prepared_free(prepared_t *p) {
+void arp_search_free(arp_search_t *p) {
+    if (!p) return;
     free(p->index), free(p->size), free(p->align), free(p->width), free(p->area);
     free(p->lo), free(p->hi), free(p->sf), free(p->span_lo), free(p->span_hi), free(p->rem);
     free(p->pin);
+    free(p);
 }
 
 /* Lifetime times size, saturated (times reach 2^63 and sizes 2^56): only an order's key. */
@@ -502,13 +537,13 @@ static uint64_t area_of(uint64_t width, uint64_t size) {
     return __builtin_mul_overflow(width, size, &area) ? UINT64_MAX : area;
 }
 
-static ar_status_t prepare(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                           uint64_t alignment, prepared_t *p) {
-    *p = (prepared_t){0};
+arp_search_t *arp_search_make(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                              arp_sweep_t const *sweep, uint64_t alignment) {
+    arp_search_t *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
     size_t m = 0, spans = 0;
     for (size_t b = 0; b < g->count; ++b)
         if (arp_place_group_holds(g, b)) ++m, spans += g->start[b + 1] - g->start[b];
-    uint64_t *times = malloc((2 * spans + 1) * sizeof *times);
     p->m = m;
     p->index = malloc((m + 1) * sizeof *p->index);
     p->lo = malloc((m + 1) * sizeof *p->lo);
@@ -520,11 +555,17 @@ static ar_status_t prepare(ar_place_problem_t const *problem, arp_place_groups_t
     p->align = malloc((m + 1) * sizeof *p->align);
     p->width = malloc((m + 1) * sizeof *p->width);
     p->area = malloc((m + 1) * sizeof *p->area);
-    if (!times || !p->index || !p->lo || !p->hi || !p->sf || !p->span_lo || !p->span_hi ||
-        !p->size || !p->align || !p->width || !p->area)
-        goto oom;
-    size_t t = 0;
-    for (size_t b = 0, k = 0; b < g->count; ++b) {
+    p->sections = sweep->sections;
+    p->rem = malloc((p->sections + 1) * sizeof *p->rem);
+    if (!p->index || !p->lo || !p->hi || !p->sf || !p->span_lo || !p->span_hi || !p->size ||
+        !p->align || !p->width || !p->area || !p->rem) {
+        arp_search_free(p);
+        return NULL;
+    }
+    memcpy(p->rem, sweep->load, p->sections * sizeof *p->rem);
+    p->rem[p->sections] = 0;
+    p->sf[m] = (uint32_t)spans;
+    for (size_t b = 0, k = 0, span = 0; b < g->count; ++b) {
         if (!arp_place_group_holds(g, b)) continue;
         ar_place_buffer_t const *head = &problem->buffers[g->first[b]];
         p->index[k] = b;
@@ -532,46 +573,23 @@ static ar_status_t prepare(ar_place_problem_t const *problem, arp_place_groups_t
         p->align[k] = arp_place_alignment(head, alignment);
         p->width[k] = g->width[b];
         p->area[k] = area_of(p->width[k], head->size);
-        p->grain = arp_place_gcd(p->grain, arp_place_gcd(head->size, p->align[k]));
-        ++k;
-        for (size_t j = g->start[b]; j < g->start[b + 1]; ++j) {
-            times[t++] = problem->buffers[g->rows[j]].lower;
-            times[t++] = problem->buffers[g->rows[j]].upper;
-        }
-    }
-    qsort(times, t, sizeof *times, arp_place_by_u64);
-    size_t distinct = 0;
-    for (size_t k = 0; k < t; ++k)
-        if (!distinct || times[k] != times[distinct - 1]) times[distinct++] = times[k];
-    p->sections = distinct ? distinct - 1 : 0;
-    p->rem = calloc(p->sections + 1, sizeof *p->rem);
-    if (!p->rem) goto oom;
-    p->sf[m] = (uint32_t)spans;
-    for (size_t k = 0, span = 0; k < m; ++k) {
-        size_t b = p->index[k];
         p->sf[k] = (uint32_t)span;
         for (size_t j = g->start[b]; j < g->start[b + 1]; ++j, ++span) {
-            ar_place_buffer_t const *row = &problem->buffers[g->rows[j]];
-            p->span_lo[span] = (uint32_t)arp_place_count_below(times, distinct, row->lower);
-            p->span_hi[span] = (uint32_t)arp_place_count_below(times, distinct, row->upper);
-            for (uint32_t x = p->span_lo[span]; x < p->span_hi[span]; ++x) p->rem[x] += p->size[k];
+            p->span_lo[span] = sweep->row_lo[g->rows[j]];
+            p->span_hi[span] = sweep->row_hi[g->rows[j]];
         }
         p->lo[k] = p->span_lo[p->sf[k]];
         p->hi[k] = p->span_hi[span - 1];
+        ++k;
     }
-    free(times);
-    return ar_status_success_k;
-oom:
-    free(times);
-    prepared_free(p);
-    return ar_status_out_of_memory_k;
+    return p;
 }
 
 /* One run: a placement within `limit` in at[] (per buffer; found_k), none exists
  * (not_found_k), or the budget or the deadline ran out first (stopped_k). */
-static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t limit,
-                     uint64_t budget, double deadline, uint64_t *at, uint64_t *nodes, bool *oom,
-                     bool *too_deep, uint64_t *tight_nodes) {
+static outcome_t run(arp_search_t const *p, preorder_t order, uint64_t salt, uint64_t limit,
+                     uint64_t budget, arp_clock_t *clock, double deadline, uint64_t *at,
+                     uint64_t *nodes, bool *oom, bool *too_deep, uint64_t *tight_nodes) {
     search_t s = {.m = p->m,
                   .sections = p->sections,
                   .orig = p->index,
@@ -589,6 +607,7 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t
                   .probe_cap = p->probe_cap ? p->probe_cap : UINT64_MAX,
                   .limit = limit,
                   .budget = budget,
+                  .clock = clock,
                   .deadline = deadline,
                   .order = order,
                   .salt = salt};
@@ -606,12 +625,9 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t
     s.head = malloc((p->sections + 1) * sizeof *s.head);
     s.reach = malloc(p->sections + 2);
     s.members = malloc((m + 1) * sizeof *s.members);
-    size_t spans = 1;
-    for (size_t j = 0; j < p->sf[m]; ++j) spans += p->span_hi[j] - p->span_lo[j];
-    s.undo = malloc(spans * sizeof *s.undo);
     s.members_capacity = m + 1;
     if (!s.rank || !s.solution || !s.floor || !s.placed || !s.raw || !s.rem || !s.infl || !s.cuts ||
-        !s.cover || !s.head || !s.reach || !s.members || !s.undo) {
+        !s.cover || !s.head || !s.reach || !s.members) {
         s.oom = true;
         goto done;
     }
@@ -619,10 +635,12 @@ static outcome_t run(prepared_t const *p, order_t order, uint64_t salt, uint64_t
     s.max_align = 1;
     for (size_t b = 0; b < m; ++b)
         if (s.align[b] > s.max_align) s.max_align = s.align[b];
+    /* The boundaries each buffer spans, by differences and a prefix sum. */
     for (size_t b = 0; b < m; ++b) {
-        for (uint32_t j = s.sl[b]; j + 1 < s.su[b]; ++j) ++s.cuts[j];
+        if (s.sl[b] + 1 < s.su[b]) ++s.cuts[s.sl[b]], --s.cuts[s.su[b] - 1];
         s.members[b] = (uint32_t)b; /* solve_range ranks them */
     }
+    for (size_t k = 1; k < p->sections; ++k) s.cuts[k] += s.cuts[k - 1];
     s.members_count = m;
     out = solve_range(&s, 0, (uint32_t)p->sections, 0, m);
     if (out == found_k)
@@ -646,186 +664,56 @@ done:
  * another order finds a placement at once), so each round also makes as many short runs (the
  * first budget) with those ties broken by a seeded hash as its long runs had budgets:
  * restarts, about half the work. */
-static outcome_t decide(prepared_t const *p, uint64_t limit, double deadline, uint64_t *at,
-                        uint64_t *nodes, bool *oom, uint64_t most) {
+arp_result_t arp_search_decide(arp_search_t *p, uint64_t limit, arp_clock_t *clock, double deadline,
+                               uint64_t most, uint64_t *at, uint64_t *nodes) {
     uint64_t first = 2 * (p->m + 1), salt = 0, tight = 0, start = *nodes;
+    bool oom = false;
     for (uint64_t budget = first; budget <= most; budget *= 2) {
-        for (int o = 0; o < arp_order_count_k; ++o) {
+        for (int o = 0; o < preorder_count_k; ++o) {
             bool too_deep = false;
-            outcome_t out =
-                run(p, (order_t)o, 0, limit, budget, deadline, at, nodes, oom, &too_deep, &tight);
-            if (*oom || too_deep) return stopped_k; /* a larger budget would stop there too */
+            outcome_t out = run(p, (preorder_t)o, 0, limit, budget, clock, deadline, at, nodes,
+                                &oom, &too_deep, &tight);
+            if (oom) return arp_oom_k;
+            if (too_deep) return stopped_k; /* a larger budget would stop there too */
             if (out != stopped_k) return out;
-            if (arp_place_now() > deadline) return stopped_k;
+            if (arp_clock_past(clock, deadline)) return stopped_k;
         }
         for (uint64_t runs = budget / first; 2 * tight > *nodes - start && runs-- > 0;) {
             bool too_deep = false;
-            outcome_t out = run(p, arp_order_wat_k, ++salt, limit, first, deadline, at, nodes, oom,
+            outcome_t out = run(p, wat_k, ++salt, limit, first, clock, deadline, at, nodes, &oom,
                                 &too_deep, &tight);
-            if (*oom) return stopped_k;
+            if (oom) return arp_oom_k;
             if (out != stopped_k) return out;
-            if (arp_place_now() > deadline) return stopped_k;
+            if (arp_clock_past(clock, deadline)) return stopped_k;
         }
         if (budget > UINT64_MAX / 4) return stopped_k;
     }
     return stopped_k;
 }
 
-/* Keep trial as the incumbent when it is lower than *best. */
-static void keep_if_lower(ar_place_problem_t const *problem, uint64_t const *trial,
-                          uint64_t *offsets, uint64_t *best) {
-    uint64_t height = ar_place_height(problem, trial);
-    if (height < *best) {
-        *best = height;
-        memcpy(offsets, trial, problem->count * sizeof *offsets);
-    }
-}
-
-/* A decision's answer (per buffer) as rows, kept when lower. */
-static void keep_found(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                       uint64_t const *at, uint64_t *trial, uint64_t *offsets, uint64_t *best) {
-    arp_place_groups_spread(problem, g, at, trial);
-    keep_if_lower(problem, trial, offsets, best);
-}
-
-ar_status_t arp_place_search(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                             ar_place_options_t const *options, uint64_t *offsets,
-                             ar_place_result_t *result) {
-    /* The incumbent: the best of the heuristics (within the time limit too). */
-    double start = arp_place_now();
-    size_t n = problem->count;
-    uint64_t *trial = malloc((n + 1) * sizeof *trial), *at = calloc(g->count + 1, sizeof *at);
-    if (!trial || !at) {
-        free(trial), free(at);
-        return ar_status_out_of_memory_k;
-    }
-    uint64_t best = UINT64_MAX;
-    for (int h = 0; h < ar_place_search_k; ++h) {
-        ar_status_t status =
-            arp_place_heuristic(problem, g, (ar_place_strategy_t)h, options->alignment, trial);
-        if (status != ar_status_success_k) {
-            free(trial), free(at);
-            return status;
-        }
-        keep_if_lower(problem, trial, offsets, &best);
-    }
-    double limit_s =
-        options->time_limit_s > 0 ? options->time_limit_s : AR_PLACE_TIME_LIMIT_DEFAULT;
-    double end = start + limit_s;
-    uint64_t bound = ar_place_lower_bound(problem);
-    bool fit_only = options->capacity && !options->minimize;
-    uint64_t goal = fit_only ? options->capacity : bound;
-    /* A problem whose load is the goal at every time: cut in time and into strips first (half
-     * the limit at most; it ends at once on other problems). */
-    if (best > goal) {
-        int found =
-            arp_place_strips(problem, g, options->alignment, goal, start + limit_s / 2, trial);
-        if (found < 0) {
-            free(trial), free(at);
-            return ar_status_out_of_memory_k;
-        }
-        if (found) keep_if_lower(problem, trial, offsets, &best);
-    }
-    /* Then perturbed greedy orders, within a twentieth of the limit, until one meets the goal. */
-    for (uint64_t seed = 1; best > goal && seed <= 1024 && arp_place_now() < start + limit_s / 20;
-         ++seed) {
-        ar_status_t status = arp_place_perturbed(problem, g, options->alignment, seed, trial);
-        if (status != ar_status_success_k) {
-            free(trial), free(at);
-            return status;
-        }
-        keep_if_lower(problem, trial, offsets, &best);
-    }
-    result->nodes = 0;
-    result->height = best;
-    result->optimal = best <= bound;
-    ar_status_t status = ar_status_success_k;
-    prepared_t p;
-    if (best <= goal || best == 0 || (status = prepare(problem, g, options->alignment, &p)))
-        goto done;
-    bool oom = false;
-    if (fit_only) {
-        /* One question: a placement within the capacity. */
-        outcome_t out = decide(&p, options->capacity, start + limit_s * 0.9, at, &result->nodes,
-                               &oom, UINT64_MAX);
-        if (out == found_k) keep_found(problem, g, at, trial, offsets, &best);
-        if (out == stopped_k && !oom) {
-            /* Undecided: the rest of the limit polishes the incumbent instead. */
-            status =
-                arp_place_improve(problem, g, options->alignment, goal, UINT64_MAX, end, offsets);
-            best = ar_place_height(problem, offsets);
-        }
-    } else {
-        /* Bisect: lo is the least height not yet ruled out, best a height found. Each question
-         * gets an even share of the time left; one not decided in its share is treated as
-         * ruled out, so the result is then not proven optimal. Heights are multiples of the
-         * sizes' and alignments' greatest common divisor, so only those are asked. */
-        uint64_t grain = p.grain, lo = (bound + grain - 1) / grain * grain;
-        bool proven = true;
-        /* The least height first, with a third of the time: there inference is at its
-         * strongest (every section's slack is least), so it is often the quickest question. */
-        if (lo < best) {
-            double now = arp_place_now();
-            outcome_t out =
-                decide(&p, lo, now + (end - now) / 3, at, &result->nodes, &oom, UINT64_MAX);
-            if (out == found_k)
-                keep_found(problem, g, at, trial, offsets, &best);
-            else if (out == not_found_k)
-                lo += grain;
-        }
-        while (lo < best && !oom) {
-            double now = arp_place_now();
-            if (now >= end) {
-                proven = false;
-                break;
-            }
-            uint64_t steps = 1, gap = (best - lo) / grain;
-            while (gap >>= 1) ++steps;
-            uint64_t mid = lo + (best - lo) / grain / 2 * grain;
-            outcome_t out = decide(&p, mid, now + (end - now) / (double)steps, at, &result->nodes,
-                                   &oom, UINT64_MAX);
-            if (out == found_k) {
-                keep_found(problem, g, at, trial, offsets, &best);
-            } else {
-                proven = proven && out == not_found_k;
-                lo = mid + grain;
-            }
-        }
-        result->optimal = proven && lo >= best;
-    }
-    prepared_free(&p);
-    if (oom) status = ar_status_out_of_memory_k;
-    result->height = best;
-    result->optimal = result->optimal || best <= bound; /* the incumbent may have come down */
-done:
-    free(trial), free(at);
-    return status;
-}
-
-int arp_place_decide_pinned(ar_place_problem_t const *problem, uint64_t const *pin, uint64_t limit,
-                            double deadline, uint64_t most, uint64_t *offsets, uint64_t *nodes) {
+arp_result_t arp_search_decide_rows(ar_place_problem_t const *problem, uint64_t const *pin,
+                                    uint64_t limit, arp_clock_t *clock, double deadline,
+                                    uint64_t most, uint64_t *offsets, uint64_t *nodes) {
     arp_place_groups_t g;
     char message[64];
     if (arp_place_groups_make(problem, &g, message, sizeof message) != ar_status_success_k)
-        return -1;
-    prepared_t p;
+        return arp_oom_k; /* rows of one buffer each: only memory can fail */
+    arp_sweep_t sweep;
+    arp_search_t *p = NULL;
     uint64_t *at = calloc(g.count + 1, sizeof *at);
-    if (!at || prepare(problem, &g, 0, &p) != ar_status_success_k) {
-        free(at);
-        arp_place_groups_free(&g);
-        return -1;
+    arp_result_t answer = arp_oom_k;
+    if (at && arp_sweep_make(problem, 0, &sweep) == ar_status_success_k) {
+        p = arp_search_make(problem, &g, &sweep, 0);
+        arp_sweep_free(&sweep);
     }
-    int answer = -1;
-    p.pin = malloc((p.m + 1) * sizeof *p.pin);
-    if (p.pin) {
-        for (size_t k = 0; k < p.m; ++k) p.pin[k] = pin[p.index[k]];
-        p.probe_cap = most < UINT64_MAX / 8 ? 8 * most : UINT64_MAX; /* failing nodes too */
-        bool oom = false;
-        outcome_t out = decide(&p, limit, deadline, at, nodes, &oom, most);
-        answer = out == found_k ? 1 : out == not_found_k ? 0 : -1;
-        if (answer == 1) arp_place_groups_spread(problem, &g, at, offsets);
+    if (p) p->pin = malloc((p->m + 1) * sizeof *p->pin);
+    if (p && p->pin) {
+        for (size_t k = 0; k < p->m; ++k) p->pin[k] = pin[p->index[k]];
+        p->probe_cap = most < UINT64_MAX / 8 ? 8 * most : UINT64_MAX; /* failing nodes too */
+        answer = arp_search_decide(p, limit, clock, deadline, most, at, nodes);
+        if (answer == arp_found_k) arp_place_groups_spread(problem, &g, at, offsets);
     }
-    prepared_free(&p);
+    arp_search_free(p);
     free(at);
     arp_place_groups_free(&g);
     return answer;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place/place_internal.h"
+#include "place/engine.h"
 
 /* Subsets of up to this many joined sets are enumerated at a time; more, and the time is left
  * undecided (coincidences among that many sums separate everything anyway). */
@@ -31,7 +31,9 @@ typedef struct strips_t {
     uint32_t *tree;                 /* per item: the node of the joins its set is */
     uint32_t (*kids)[2];            /* NULL, or where joins are logged: node m + j joined kids[j] */
     size_t merges, m;               /* joins logged; items (nodes below m are items) */
+    arp_clock_t *clock;
     double deadline;
+    arp_decider_t decide; /* the parts neither cut splits */
     bool oom;
 } strips_t;
 
@@ -287,7 +289,7 @@ static void stand_in(strips_t *s, stand_in_t *t, uint32_t node, size_t depth, si
     size_t count = t->members_count - from;
     /* Too deep a walk (a chain of joins costs its length at every level), or no time left:
      * its items stand for themselves. */
-    bool items = down > ARP_STRIPS_DEPTH || arp_place_now() > s->deadline;
+    bool items = down > ARP_STRIPS_DEPTH || arp_clock_past(s->clock, s->deadline);
     uint64_t a, b, height;
     if (count == 1 || (!items && count < t->whole &&
                        level(s, t->members + from, count, t->events, &a, &b, &height) &&
@@ -312,8 +314,8 @@ static void stand_in(strips_t *s, stand_in_t *t, uint32_t node, size_t depth, si
     stand_in(s, t, t->kids[node - s->m][1], depth, down + 1);
 }
 
-static int strips_rows(ar_place_buffer_t const *rows, size_t m, uint64_t limit, double deadline,
-                       uint64_t *at);
+static int strips_rows(strips_t const *from, ar_place_buffer_t const *rows, size_t m,
+                       uint64_t limit, uint64_t *at);
 
 /* A part neither cut splits. Each of its sets (set_of: per item, the node of its joins) stands
  * in as few rows as can (stand_in), and the exact search places those rows within h, until the
@@ -345,15 +347,15 @@ static bool solve_contracted(strips_t *s, uint32_t const *set_of, uint32_t const
     /* Nothing stood in for more than itself at the top: that is the caller's own search. */
     if (t.rows_count == count && depth == 0) goto done;
     /* The rows are a perfect packing again, of fewer buffers: cut that first. */
-    int cut = t.rows_count < count ? strips_rows(t.rows, t.rows_count, h, s->deadline, at) : 0;
+    int cut = t.rows_count < count ? strips_rows(s, t.rows, t.rows_count, h, at) : 0;
     if (cut < 0) s->oom = true;
     found = cut == 1;
     if (cut == 0) {
         for (size_t r = 0; r < t.rows_count; ++r) pin[r] = UINT64_MAX;
         ar_place_problem_t part = {t.rows, t.rows_count, NULL};
         uint64_t explored = 0;
-        found = arp_place_decide_pinned(&part, pin, h, s->deadline, ARP_STRIPS_NODES(t.rows_count),
-                                        at, &explored) == 1;
+        found = s->decide(&part, pin, h, s->clock, s->deadline, ARP_STRIPS_NODES(t.rows_count), at,
+                          &explored) == arp_found_k;
     }
     for (size_t r = 0; found && r < t.rows_count; ++r)
         for (size_t x = t.from_of[r]; x < t.from_of[r + 1]; ++x)
@@ -373,7 +375,7 @@ static bool solve(strips_t *s, uint32_t *items, size_t count, uint64_t t0, uint6
         s->at[i] = base;
         return s->lo[i] == t0 && s->hi[i] == t1 && s->size[i] == h;
     }
-    if (depth > ARP_STRIPS_DEPTH || arp_place_now() > s->deadline) return false;
+    if (depth > ARP_STRIPS_DEPTH || arp_clock_past(s->clock, s->deadline)) return false;
     /* The times inside (t0, t1) where an item starts or ends. */
     uint64_t *times = malloc((2 * count + 1) * sizeof *times);
     int32_t *spans = calloc(2 * count + 2, sizeof *spans);
@@ -479,9 +481,13 @@ static bool solve(strips_t *s, uint32_t *items, size_t count, uint64_t t0, uint6
     }
     s->kids = kids, s->merges = 0;
     bool changed = true;
-    for (int round = 0; changed && round < 64 && arp_place_now() <= s->deadline; ++round) {
+    for (int round = 0; changed && round < 64 && !arp_clock_past(s->clock, s->deadline); ++round) {
         changed = false;
         for (size_t j = 0; j < distinct; ++j) {
+            /* A round over many times takes long: the deadline every 1,024 of them. */
+            if (arp_clock_dead(s->clock) ||
+                ((j & 1023) == 1023 && arp_clock_past(s->clock, s->deadline)))
+                break;
             size_t k = gather(s, list, first, j, units);
             uint64_t digest = k + 1;
             for (size_t u = 0; u < k; ++u)
@@ -555,9 +561,10 @@ oom:
 }
 
 /* Rows (one buffer each, no alignment) within `limit`, at[] per row: 1 found, 0 not (or the
- * load is not `limit` at every time of their span), -1 out of memory. */
-static int strips_rows(ar_place_buffer_t const *rows, size_t m, uint64_t limit, double deadline,
-                       uint64_t *at) {
+ * load is not `limit` at every time of their span), -1 out of memory. The clock, deadline and
+ * decider are `from`'s. */
+static int strips_rows(strips_t const *from, ar_place_buffer_t const *rows, size_t m,
+                       uint64_t limit, uint64_t *at) {
     if (!m || m >= UINT32_MAX / 2) return 0; /* node ids of joins go up to 2m */
     uint64_t *lo = malloc(m * sizeof *lo), *hi = malloc(m * sizeof *hi),
              *size = malloc(m * sizeof *size);
@@ -571,7 +578,8 @@ static int strips_rows(ar_place_buffer_t const *rows, size_t m, uint64_t limit, 
         lo[i] = rows[i].lower, hi[i] = rows[i].upper, size[i] = rows[i].size, at[i] = 0;
         items[i] = (uint32_t)i;
     }
-    strips_t s = {lo, hi, size, at, parent, sums, tree, NULL, 0, m, deadline, false};
+    strips_t s = {lo,   hi, size, at,          parent,         sums,         tree,
+                  NULL, 0,  m,    from->clock, from->deadline, from->decide, false};
     /* Only where the load is the limit at every time of the span. */
     uint64_t t0, t1, load;
     answer = level(&s, items, m, events, &t0, &t1, &load) && load == limit &&
@@ -583,12 +591,13 @@ done:
     return answer;
 }
 
-int arp_place_strips(ar_place_problem_t const *problem, arp_place_groups_t const *g,
-                     uint64_t alignment, uint64_t limit, double deadline, uint64_t *offsets) {
+arp_result_t arp_strips(ar_place_problem_t const *problem, arp_place_groups_t const *g,
+                        uint64_t alignment, uint64_t limit, arp_clock_t *clock, double deadline,
+                        arp_decider_t decide, uint64_t *offsets) {
     size_t m = 0;
     for (size_t b = 0; b < g->count; ++b) {
         if (!arp_place_group_holds(g, b)) continue;
-        if (g->hull[b].several) return 0;
+        if (g->hull[b].several) return arp_none_k;
         ++m;
     }
     ar_place_buffer_t *rows = malloc((m + 1) * sizeof *rows);
@@ -599,7 +608,8 @@ int arp_place_strips(ar_place_problem_t const *problem, arp_place_groups_t const
             if (arp_place_group_holds(g, b))
                 rows[i++] =
                     (ar_place_buffer_t){g->hull[b].lower, g->hull[b].upper, g->hull[b].size, 0};
-        answer = strips_rows(rows, m, limit, deadline, at);
+        strips_t top = {.clock = clock, .deadline = deadline, .decide = decide};
+        answer = strips_rows(&top, rows, m, limit, at);
         if (answer == 1) {
             for (size_t b = 0, i = 0; b < g->count; ++b)
                 if (arp_place_group_holds(g, b)) buffer_at[b] = at[i++];
@@ -609,5 +619,5 @@ int arp_place_strips(ar_place_problem_t const *problem, arp_place_groups_t const
         }
     }
     free(rows), free(at), free(buffer_at);
-    return answer;
+    return answer < 0 ? arp_oom_k : answer ? arp_found_k : arp_none_k;
 }

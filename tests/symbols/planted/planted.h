@@ -1,0 +1,2 @@
+/* The planted library's one public name (tests/symbols). */
+int ar_planted_declared(void);
