@@ -12,9 +12,10 @@
 #include "place/engine.h"
 
 /* Subsets of up to this many sets are tried, in or out, while enumerating those of one size
- * looks at most ARP_BALANCE_WORK smaller ones. */
+ * looks at most 1/ARP_BALANCE_SHARE of the work budget's smaller ones (a larger budget reaches
+ * larger subsets of crowded times). */
 #define ARP_BALANCE_PICK 8
-#define ARP_BALANCE_WORK 300000
+#define ARP_BALANCE_SHARE 64
 /* The clock is read every this many choices. */
 #define ARP_BALANCE_CLOCK 256
 
@@ -34,7 +35,7 @@ typedef struct balance_t {
     uint32_t *scratch; /* the undecided sets of the times on the path */
     int64_t *values;   /* ... and their nets */
     size_t scratch_count;
-    uint64_t visits, visits_left, work_left;
+    uint64_t visits, visits_left, work_left, cap; /* cap: one size's enumeration */
     arp_clock_t *clock;
     double deadline;
     bool stopped;
@@ -137,7 +138,7 @@ static int grow(balance_t *b) {
     size_t pick[ARP_BALANCE_PICK];
     int found = all == target ? choose(b, j, u, count, pick, 0, true) : 0;
     double cost = 1; /* C(count, k - 1): the (k - 1)-subsets enumerated for size k */
-    for (size_t k = 1; !found && k <= ARP_BALANCE_PICK && k <= count && cost <= ARP_BALANCE_WORK;
+    for (size_t k = 1; !found && k <= ARP_BALANCE_PICK && k <= count && cost <= (double)b->cap;
          ++k) {
         found = subsets(b, j, u, v, count, pick, 0, k, 0, target, false);
         if (!found && k < count)
@@ -182,7 +183,8 @@ arp_result_t arp_balance(size_t sets, size_t times, size_t const *first, uint32_
     size_t j = 0;
     for (size_t t = 1; t < times; ++t)
         if (first[t + 1] - first[t] < first[j + 1] - first[j]) j = t;
-    b.visits_left = visits, b.work_left = work, b.clock = clock, b.deadline = deadline;
+    b.visits_left = visits, b.work_left = work, b.cap = work / ARP_BALANCE_SHARE;
+    b.clock = clock, b.deadline = deadline;
     decide(&b, set[first[j]], 1);
     int found = grow(&b);
     result = found == 1 ? arp_found_k : b.stopped ? arp_stopped_k : arp_none_k;
