@@ -491,7 +491,7 @@ done:
  * one another are a strip), so the stand-ins it leaves are larger and as sound. */
 static void coarsen(strips_t *s, joins_t *jn, uint32_t const *items, size_t count) {
     size_t crowded;
-    while (!arp_clock_dead(s->clock) && apart(s, jn, items, count, &crowded) == 0 &&
+    while (!arp_clock_past(s->clock, s->deadline) && apart(s, jn, items, count, &crowded) == 0 &&
            crowded != SIZE_MAX) {
         size_t k = gather(s, jn->list, jn->first, crowded, jn->units);
         for (size_t u = 1; u < k; ++u) join(s, jn->units[0].root, jn->units[u].root);
