@@ -16,8 +16,10 @@
  * larger subsets of crowded times). */
 #define ARP_BALANCE_PICK 8
 #define ARP_BALANCE_SHARE 64
-/* The clock is read every this many choices. */
+/* The clock is read every this many choices, and every ARP_BALANCE_CLOCK_WORK subsets looked
+ * at (one choice's subsets can be many). */
 #define ARP_BALANCE_CLOCK 256
+#define ARP_BALANCE_CLOCK_WORK (1u << 20)
 
 typedef struct balance_t {
     size_t sets, times;
@@ -36,6 +38,7 @@ typedef struct balance_t {
     int64_t *values;   /* ... and their nets */
     size_t scratch_count;
     uint64_t visits, visits_left, work_left, cap; /* cap: one size's enumeration */
+    uint64_t unread;                              /* subsets looked at since the clock */
     arp_clock_t *clock;
     double deadline;
     bool stopped;
@@ -101,6 +104,10 @@ static int subsets(balance_t *b, size_t j, uint32_t const *u, int64_t const *v, 
     }
     if (b->work_left < count - from) return b->stopped = true, -1;
     b->work_left -= count - from;
+    if ((b->unread += count - from) > ARP_BALANCE_CLOCK_WORK) {
+        b->unread = 0;
+        if (arp_clock_past(b->clock, b->deadline)) return b->stopped = true, -1;
+    }
     for (size_t x = from; x < count; ++x) {
         pick[depth] = x;
         int found = subsets(b, j, u, v, count, pick, depth + 1, k, x + 1, target - v[x], flip);
