@@ -1,6 +1,8 @@
 /* Perfect packings cut apart (strips.c), through the search and lns and directly: guillotine
- * packings of 100 to 3,000 buffers (and one of 5,000, crowded times) placed at their optimum,
- * valid by an independent checker (up to 1,000) and the library's, the same offsets every run;
+ * packings of 100 to 3,000 buffers (and of 5,000, crowded times: pairs joined there, a balanced
+ * group guessed where the arithmetic leaves a part whole, a part cut again without pairs where
+ * a pair was wrong) placed at their optimum, valid by an independent checker (up to 1,000) and
+ * the library's, the same offsets every run;
  * declined, never placed wrong, where the load is not the limit at every time, where a buffer
  * has several rows, or where an alignment floor cannot be met at that height; buffers holding
  * no byte beside them; and a tiling no cut splits (a pinwheel) declined by the cuts and placed
@@ -89,6 +91,23 @@ int main(void) {
     expect_int_eq(strips_within(&five, 0, height, 60), 1);
     expect_true(ar_place_check(&five, offsets, 0, NULL));
     expect_u64_eq(ar_place_height(&five, offsets), height);
+    /* Seeds that crowd their times more: no set stands apart after the joins, so a balanced
+     * group is guessed (4, 5, 10, 18), or a unique pair joined at a crowded time is wrong and
+     * the part is cut again without pairs (2). Each fails without that step (then the cuts
+     * stall and the tree does not place the rest); here each takes under a second. */
+    static uint64_t large_again[5000];
+    uint64_t const crowded[] = {2, 4, 5, 10, 18};
+    for (size_t k = 0; k < sizeof crowded / sizeof *crowded; ++k) {
+        require_true(ar_workload_packing(5000, crowded[k], height, 1000, large, large_planted) ==
+                     ar_status_success_k);
+        expect_int_eq(strips_within(&five, 0, height, 60), 1);
+        expect_true(ar_place_check(&five, offsets, 0, NULL));
+        expect_u64_eq(ar_place_height(&five, offsets), height);
+        if (k > 1) continue;
+        memcpy(large_again, offsets, sizeof large_again);
+        expect_int_eq(strips_within(&five, 0, height, 60), 1);
+        expect_true(memcmp(large_again, offsets, sizeof large_again) == 0);
+    }
     /* Not level: a buffer less leaves a hole. */
     require_true(ar_workload_packing(1000, 9, height, 1000, buffers, planted) ==
                  ar_status_success_k);

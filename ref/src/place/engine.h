@@ -6,7 +6,7 @@
  *   greedy.c  lowest-gap and tightest-gap placement in an order (the heuristics, the
  *             incumbents' orders, perturbed orders, a local search over orders), on gaps.c
  *   search.c  the exact search as a decision: a placement within a limit, or none
- *   strips.c  perfect packings cut apart in time and into strips
+ *   strips.c  perfect packings cut apart in time and into strips (balance.c: its guesses)
  *   lns.c     large-neighbourhood moves from an incumbent
  * Every engine reads the clock it is given (never a global one) against the deadline it is
  * given, and draws from the random source it is given (place_internal.h). */
@@ -222,6 +222,16 @@ arp_result_t arp_search_decide_rows(ar_place_problem_t const *rows, uint64_t con
 arp_result_t arp_strips(ar_place_problem_t const *problem, arp_place_groups_t const *groups,
                         uint64_t alignment, uint64_t limit, arp_clock_t *clock, double deadline,
                         arp_decider_t decide, uint64_t *offsets);
+
+/* ---- balance.c: a balanced group among a part's sets (for strips.c) ---------------------
+ * `sets` sets, `times` times; time j holds cells [first[j], first[j + 1]), each a set and its
+ * nonzero net there (set[c], net[c]), the nets of a time summing to 0. A nonempty proper
+ * subset whose nets sum to 0 at every time: in[x] (per set) 1 for its sets. Within `visits`
+ * choices and `work` subsets looked at, or the deadline: arp_found_k, arp_none_k (none among
+ * the choices it makes), arp_stopped_k, arp_oom_k. */
+arp_result_t arp_balance(size_t sets, size_t times, size_t const *first, uint32_t const *set,
+                         int64_t const *net, uint64_t visits, uint64_t work, arp_clock_t *clock,
+                         double deadline, uint8_t *in);
 
 /* ---- lns.c: large-neighbourhood moves ---------------------------------------------------- */
 
