@@ -1,7 +1,8 @@
 /* Placement strategies on real and generated instances: `placement/INSTANCE/STRATEGY` for
  * MiniMalloc's production instances (workloads/data/minimalloc, posed at 1,048,576 bytes, and
  * minimised as `placement/minimize/X/`), the large real ones (`placement/large/NAME/`), perfect
- * packings with a known optimum (`placement/packing/nN/`) and
+ * packings with a known optimum (`placement/packing/nN/`), real programs' malloc traces
+ * (`placement/trace/NAME/`: workloads/data/traces, unpacked by scripts/bench) and
  * for each family preset of the profile (the plan's planes as a problem, ar_place_from_plan),
  * and for the knobs that make lifetimes interleave (pipeline micro skew, moe expert skew).
  * The time is one solve; the search runs once (capacity-fit, time limit 10 s quick, 60 s full),
@@ -204,6 +205,50 @@ static void add(char const *instance, char const *path, char const *family, char
     add_case(instance, path, family, preset, knobs, path ? PLACEMENT_CAPACITY : 0, 0);
 }
 
+/* The trace family's instances come from $ARENAREF_TRACES/index.tsv (scripts/bench unpacks
+ * them); the quick profile takes those up to this many buffers, the full one all. */
+#define TRACE_QUICK_MAX_BUFFERS 25000u
+
+static char trace_unavailable[1200];
+
+static void run_trace_unavailable(gb_state_t *state, void *data) {
+    (void)data;
+    gb_skip_with_error(state, trace_unavailable);
+}
+
+static void register_traces(void) {
+    char const *folder = getenv("ARENAREF_TRACES");
+    char path[1100];
+    FILE *file = NULL;
+    size_t count = 0;
+    if (!folder)
+        snprintf(trace_unavailable, sizeof trace_unavailable,
+                 "ARENAREF_TRACES is not set (scripts/bench unpacks workloads/data/traces with "
+                 "workloads/tracer/family.py unpack and sets it)");
+    else if (snprintf(path, sizeof path, "%s/index.tsv", folder), !(file = fopen(path, "r")))
+        snprintf(trace_unavailable, sizeof trace_unavailable,
+                 "no %s (workloads/tracer/family.py unpack writes it)", path);
+    bool full = strcmp(bench_profile.name, "full") == 0;
+    char line[1400];
+    while (file && fgets(line, sizeof line, file)) {
+        char name[64], program[64], csv[1024];
+        unsigned long long buffers, bound;
+        if (sscanf(line, "%63[^\t]\t%63[^\t]\t%llu\t%llu\t%1023[^\t\n]", name, program, &buffers,
+                   &bound, csv) != 5)
+            continue; /* the header */
+        ++count;
+        if (!full && buffers > TRACE_QUICK_MAX_BUFFERS) continue;
+        char instance[80];
+        snprintf(instance, sizeof instance, "trace/%s", name);
+        add_case(instance, csv, NULL, NULL, (knobs_t){0}, 0, 0);
+    }
+    if (file) fclose(file);
+    if (file && !count)
+        snprintf(trace_unavailable, sizeof trace_unavailable, "%s lists no instance", path);
+    if (trace_unavailable[0])
+        gb_register("placement/trace/unavailable", run_trace_unavailable, NULL);
+}
+
 void bench_register_placement(void) {
     static char const *const instances[] = {"A", "B", "C", "D", "E", "F", "G", "H"};
     for (size_t i = 0; i < sizeof instances / sizeof *instances; ++i) {
@@ -238,6 +283,7 @@ void bench_register_placement(void) {
         snprintf(instance, sizeof instance, "packing/n%zu", packings[i]);
         add_case(instance, NULL, NULL, NULL, (knobs_t){0}, 0, packings[i]);
     }
+    register_traces();
     for (char const *const *family = ar_workload_families(); *family; ++family)
         for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {
             char instance[64];
