@@ -29,6 +29,8 @@ typedef struct placement_case_t {
     uint64_t capacity;                                 /* 0: minimise */
     size_t packing;                                    /* a perfect packing of this many (0: no) */
     ar_place_strategy_t strategy;
+    bool io;             /* time reading the CSV and writing the placement (the trace family) */
+    double read_s;       /* the first load's reading time */
     ar_place_csv_t *csv; /* loaded on first run */
     char error[2048];
 } placement_case_t;
@@ -64,10 +66,12 @@ static bool load(placement_case_t *c) {
     if (c->packing) return load_packing(c);
     if (c->path[0]) {
         ar_place_csv_error_t error;
+        double start = bench_now_ns();
         if (ar_place_csv_read_file(c->path, &c->csv, &error) != ar_status_success_k) {
             snprintf(c->error, sizeof c->error, "%s: %s", c->path, error.message);
             return false;
         }
+        c->read_s = (bench_now_ns() - start) * 1e-9;
         return true;
     }
     ar_plan_t *own = NULL; /* a knob's plan: generated here, not cached */
@@ -152,7 +156,22 @@ static void run_placement(gb_state_t *state, void *data) {
         ar_certify(plan, NULL, &report) == ar_status_success_k)
         verdict = (double)report.verdict;
     ar_plan_free(plan);
+    double write_s = -1;
+    if (c->io) { /* the placement written once as a CSV with offsets */
+        char path[700];
+        snprintf(path, sizeof path, "%s/placement.csv", bench_temp_dir());
+        FILE *file = fopen(path, "w");
+        double start = bench_now_ns();
+        bool written = file && ar_place_csv_write(file, c->csv, offsets);
+        if (file && fclose(file) != 0) written = false;
+        if (written) write_s = (bench_now_ns() - start) * 1e-9;
+        remove(path);
+    }
     free(offsets);
+    if (c->io) {
+        gb_set_counter(state, "read_s", c->read_s, gb_counter_default_k);
+        gb_set_counter(state, "write_s", write_s, gb_counter_default_k);
+    }
     gb_set_counter(state, "height", (double)result.height, gb_counter_default_k);
     gb_set_counter(state, "lower_bound", (double)result.lower_bound, gb_counter_default_k);
     gb_set_counter(state, "height_over_lower_bound",
@@ -174,7 +193,8 @@ typedef struct knobs_t {
 } knobs_t;
 
 static void add_case(char const *instance, char const *path, char const *family,
-                     char const *preset, knobs_t knobs, uint64_t capacity, size_t packing) {
+                     char const *preset, knobs_t knobs, uint64_t capacity, size_t packing,
+                     bool io) {
     for (int s = 0; s < ar_place_strategy_count_k; ++s) {
         placement_case_t *c = calloc(1, sizeof *c);
         if (!c) return;
@@ -189,6 +209,7 @@ static void add_case(char const *instance, char const *path, char const *family,
         c->strategy = (ar_place_strategy_t)s;
         c->capacity = capacity;
         c->packing = packing;
+        c->io = io;
         char title[160];
         snprintf(title, sizeof title, "placement/%s/%s", instance,
                  ar_place_strategy_name(c->strategy));
@@ -202,7 +223,7 @@ static void add_case(char const *instance, char const *path, char const *family,
 
 static void add(char const *instance, char const *path, char const *family, char const *preset,
                 knobs_t knobs) {
-    add_case(instance, path, family, preset, knobs, path ? PLACEMENT_CAPACITY : 0, 0);
+    add_case(instance, path, family, preset, knobs, path ? PLACEMENT_CAPACITY : 0, 0, false);
 }
 
 /* The trace family's instances come from $ARENAREF_TRACES/index.tsv (scripts/bench unpacks
@@ -240,7 +261,7 @@ static void register_traces(void) {
         if (!full && buffers > TRACE_QUICK_MAX_BUFFERS) continue;
         char instance[80];
         snprintf(instance, sizeof instance, "trace/%s", name);
-        add_case(instance, csv, NULL, NULL, (knobs_t){0}, 0, 0);
+        add_case(instance, csv, NULL, NULL, (knobs_t){0}, 0, 0, true);
     }
     if (file) fclose(file);
     if (file && !count)
@@ -259,7 +280,7 @@ void bench_register_placement(void) {
         /* The same instance minimised: the least height, no capacity. */
         char instance[64];
         snprintf(instance, sizeof instance, "minimize/%s", instances[i]);
-        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0);
+        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0, false);
     }
     /* Real compilers' large instances (idealloc's, in the shared data folder: skipped with the
      * reason where it is absent), minimised; ARENAREF_PLACEMENT_LARGE names another folder. */
@@ -273,7 +294,7 @@ void bench_register_placement(void) {
             snprintf(path, sizeof path, "%s/../shared/data/placement-large/%s.csv",
                      ARENAREF_BENCH_SOURCE_DIR, large[i]);
         snprintf(instance, sizeof instance, "large/%s", large[i]);
-        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0);
+        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0, false);
     }
     /* Perfect packings, optimum 2^20 by construction (height_over_lower_bound is over it). */
     static size_t const packings[] = {100, 1000, 300, 5000};
@@ -281,7 +302,7 @@ void bench_register_placement(void) {
     for (size_t i = 0; i < count; ++i) {
         char instance[64];
         snprintf(instance, sizeof instance, "packing/n%zu", packings[i]);
-        add_case(instance, NULL, NULL, NULL, (knobs_t){0}, 0, packings[i]);
+        add_case(instance, NULL, NULL, NULL, (knobs_t){0}, 0, packings[i], false);
     }
     register_traces();
     for (char const *const *family = ar_workload_families(); *family; ++family)

@@ -47,8 +47,10 @@ bound = int(manifest["sqlite-small"]["max_live_bound"])
 for name in names:
     r = runs[name]
     expect(not r.get("error_occurred") and r.get("verdict") == 0 and r.get("lower_bound") == bound and
-           r.get("buffers") == int(manifest["sqlite-small"]["buffers"]) and r.get("height", 0) >= bound,
-           f"{name}: certified 0, bound {r.get('lower_bound')} = the manifest's, height {r.get('height')} >= it")
+           r.get("buffers") == int(manifest["sqlite-small"]["buffers"]) and r.get("height", 0) >= bound and
+           r.get("read_s", 0) > 0 and r.get("write_s", 0) > 0,
+           f"{name}: certified 0, bound {r.get('lower_bound')} = the manifest's, height {r.get('height')} >= it, "
+           f"read {r.get('read_s')} s and write {r.get('write_s')} s timed")
 
 bare = {k: v for k, v in env.items() if k != "ARENAREF_TRACES"}
 done = subprocess.run([bench, "--benchmark_filter=^placement/trace/", f"--benchmark_out={out}",
