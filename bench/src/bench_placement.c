@@ -192,9 +192,8 @@ typedef struct knobs_t {
     uint64_t micro_skew, expert_skew, kv_page, epochs;
 } knobs_t;
 
-static void add_case(char const *instance, char const *path, char const *family,
-                     char const *preset, knobs_t knobs, uint64_t capacity, size_t packing,
-                     bool io) {
+static void add_case(char const *instance, char const *path, char const *family, char const *preset,
+                     knobs_t knobs, uint64_t capacity, size_t packing, bool io) {
     for (int s = 0; s < ar_place_strategy_count_k; ++s) {
         placement_case_t *c = calloc(1, sizeof *c);
         if (!c) return;
