@@ -3,7 +3,9 @@ manifest's sha256 names, with the buffers and bound the manifest and its facts f
 bound checked again by `arenacert place` on the small ones, whose placements are valid and
 certify); a spoiled file or digest is refused, named, and left out of index.tsv. With --remake,
 the small instances are traced again here and must give the shipped bytes: skipped (77) where
-this machine's package versions are not the ones recorded."""
+this machine's package versions are not the ones recorded; --remake-all remakes all eight (cc1's
+need the pinned llama-cpp-python sdist already in build/llama.cpp or $ARENAREF_LLAMA_DIR: 77
+otherwise)."""
 import csv
 import json
 import os
@@ -13,7 +15,8 @@ import sys
 import tempfile
 
 root, arenacert = sys.argv[1], sys.argv[2]
-remake = "--remake" in sys.argv
+remake = "--remake" in sys.argv or "--remake-all" in sys.argv
+everything = "--remake-all" in sys.argv
 build = os.path.dirname(os.path.dirname(arenacert))
 family = os.path.join(root, "workloads", "tracer", "family.py")
 data = os.path.join(root, "workloads", "data", "traces")
@@ -48,10 +51,16 @@ with tempfile.TemporaryDirectory() as tmp:
         if here != recorded:
             print(f"skipped: this machine's packages differ from the recorded ones: {here} vs {recorded}")
             sys.exit(77)
-        done = run("check", "--names", ",".join(SMALL), "--build", build)
+        names = sorted(manifest) if everything else SMALL
+        if everything:
+            folder = os.environ.get("ARENAREF_LLAMA_DIR") or os.path.join(build, "llama.cpp", "0.3.36")
+            if not os.path.exists(os.path.join(folder, "llama_cpp_python-0.3.36.tar.gz")):
+                print(f"skipped: no llama-cpp-python 0.3.36 sdist in {folder} (scripts/llama-build fetches it)")
+                sys.exit(77)
+        done = run("check", "--names", ",".join(names), "--build", build)
         print(done.stdout + done.stderr)
-        expect(done.returncode == 0 and done.stdout.count("same as shipped") == len(SMALL),
-               f"remade here, {', '.join(SMALL)} are the shipped bytes")
+        expect(done.returncode == 0 and done.stdout.count("same as shipped") == len(names),
+               f"remade here, {', '.join(names)} are the shipped bytes")
         sys.exit(1 if failures else 0)
 
     out = os.path.join(tmp, "all")

@@ -39,22 +39,26 @@ MANIFEST_FIELDS = ["name", "program", "buffers", "max_live_bound", "csv_sha256",
 LLAMA_VERSION = "0.3.36"  # the sdist scripts/lib/llama_build.sh pins (its sha256 is checked)
 GGML_VERSION_H = '#pragma once\n\n#define GGML_VERSION "0.25.3"\n#define GGML_COMMIT  "unknown"\n'
 
-PYTHON = ["/usr/bin/python3", "-s", "-P", "-B"]
+# -S: no site module (it runs the .pth files of every site-packages folder, which differ between
+# machines and change when packages come and go); -P, -B: no script folder on the path, no .pyc
+# written. Not -I or -E: they would ignore PYTHONMALLOC.
+PYTHON = ["/usr/bin/python3", "-S", "-s", "-P", "-B"]
+PYTHON_ENV = {"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0", "TZ": "UTC"}
 GGML_FLAGS = ["-c", "-Iggml/include", "-Iggml/src", "-Igenerated", "-o", "/dev/null"]
 
 # One entry per instance: the command (run in a fresh folder holding what `needs` asks for), the
 # environment added to a fixed base, the process to trace, and stdin. Adding one is one entry.
 RECIPES = [
     dict(name="python-startup", program="python3", only="python3.11",
-         command=PYTHON + ["-c", "pass"], env={"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0"},
+         command=PYTHON + ["-c", "pass"], env=PYTHON_ENV,
          what="CPython 3.11 starting and stopping"),
     dict(name="python-ast", program="python3", only="python3.11",
          command=PYTHON + ["-m", "ast", "/usr/lib/python3.11/argparse.py"],
-         env={"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0"},
+         env=PYTHON_ENV,
          what="`python3 -m ast` dumping the syntax tree of the stdlib's argparse.py"),
     dict(name="python-tokenize", program="python3", only="python3.11",
          command=PYTHON + ["-m", "tokenize", "/usr/lib/python3.11/_pydecimal.py"],
-         env={"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0"},
+         env=PYTHON_ENV,
          what="`python3 -m tokenize` on the stdlib's _pydecimal.py"),
     dict(name="cc1-ggml-alloc", program="gcc", only="cc1", needs="ggml",
          command=["gcc", "-O0"] + GGML_FLAGS + ["ggml/src/ggml-alloc.c"], env={},
