@@ -186,6 +186,7 @@ int main(int argc, char **argv) {
     uint64_t slots = h.slots < stored ? h.slots : stored;
     f.lost += h.slots - slots; /* slots past the file's end: their chunks were never mapped */
 
+    int status = 0;
     size_t cap = 1 << 16;
     row_t *rows = malloc(cap * sizeof *rows);
     live_t live = {0};
@@ -264,7 +265,8 @@ int main(int argc, char **argv) {
     FILE *csv = out ? fopen(out, "w") : stdout;
     if (!csv) {
         fprintf(stderr, "malloc-trace-csv: %s: %s\n", out, strerror(errno));
-        return 2;
+        status = 2;
+        goto done;
     }
     static char buffer[1 << 16];
     char *at = buffer;
@@ -283,7 +285,8 @@ int main(int argc, char **argv) {
     if (fflush(csv) != 0 || ferror(csv) || (out && fclose(csv) != 0)) {
         fprintf(stderr, "malloc-trace-csv: %s: write failed: %s\n", out ? out : "stdout",
                 strerror(errno));
-        return 2;
+        status = 2;
+        goto done;
     }
     double t_write = now() - t1;
 
@@ -293,7 +296,8 @@ int main(int argc, char **argv) {
         FILE *j = fopen(info, "w");
         if (!j) {
             fprintf(stderr, "malloc-trace-csv: %s: %s\n", info, strerror(errno));
-            return 2;
+            status = 2;
+            goto done;
         }
         fprintf(j, "{\n  \"pid\": %" PRIu64 ",\n  \"exe\": ", h.pid);
         json_string(j, h.exe, sizeof h.exe);
@@ -326,7 +330,8 @@ int main(int argc, char **argv) {
                 f.empty, f.lost, first_text, t_read, t_write);
         if (fclose(j) != 0) {
             fprintf(stderr, "malloc-trace-csv: %s: write failed\n", info);
-            return 2;
+            status = 2;
+            goto done;
         }
     }
     fprintf(stderr,
@@ -339,10 +344,16 @@ int main(int argc, char **argv) {
                 "malloc-trace-csv: %s: the tracer lost %" PRIu64
                 " calls (a chunk of the file could not be written): the CSV is incomplete\n",
                 in, f.lost);
-        return 1;
+        status = 1;
     }
-    return 0;
+    goto done;
 out_of_memory:
     fprintf(stderr, "malloc-trace-csv: out of memory\n");
-    return 2;
+    status = 2;
+done:
+    free(rows);
+    free(live.keys), free(live.rows);
+    munmap((void *)file, (size_t)st.st_size);
+    close(fd);
+    return status;
 }
