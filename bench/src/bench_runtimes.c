@@ -154,6 +154,12 @@ static void model_counters(gb_state_t *state, runtime_model_t const *model) {
     gb_set_counter(state, "loops", meta_number(entry, "counts.loops"), gb_counter_default_k);
     gb_set_counter(state, "in_place_updates", meta_number(entry, "counts.in_place_updates"),
                    gb_counter_default_k);
+    /* In-place updates that read across elements (reads in the plan), and those the capture
+     * could not decide (it then reads the whole value): -1 where the plan does not say. */
+    gb_set_counter(state, "updates_with_reads", meta_number(entry, "counts.updates_with_reads"),
+                   gb_counter_default_k);
+    gb_set_counter(state, "reads_undecided", meta_number(entry, "capture.reads_undecided"),
+                   gb_counter_default_k);
     gb_set_counter(state, "kernel_launches", meta_number(entry, "capture.launches_written"),
                    gb_counter_default_k);
 }

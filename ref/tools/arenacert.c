@@ -1,6 +1,7 @@
-/* `arenacert`: the project's command line. main only dispatches to a subcommand (commands.h),
- * so each subcommand lives with the part that owns it: `certify` (ref/tools/cmd_certify.c) and
- * `gen` (workloads/tools/cmd_gen.c). Exit status 2 is bad usage, as for every subcommand. */
+/* `arenacert`: the project's command line. main only dispatches to a subcommand, and --help
+ * lists them, both from the one table that registers them (ARENACERT_COMMANDS in commands.h),
+ * so each subcommand lives with the part that owns it and adding one is one row there. Exit
+ * status 2 is bad usage, as for every subcommand. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,26 +13,27 @@
 #define ARENAREF_VERSION "0.1.0"
 #endif
 
+typedef struct {
+    char const *name;
+    int (*entry)(int argc, char **argv);
+    char const *arguments, *what;
+} command_t;
+
+#define ARENACERT_ROW(name, entry, arguments, what) {name, entry, arguments, what},
+static command_t const commands[] = {ARENACERT_COMMANDS(ARENACERT_ROW)};
+#undef ARENACERT_ROW
+
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: arenacert COMMAND [ARGS]\n"
-            "\n"
-            "commands:\n"
-            "  certify PLAN.json [--few K] [--exact] [--stats] [--json]\n"
-            "                    check a device arena plan (CERTIFICATE.md); prints\n"
-            "                    \"verdict: N\" and the reason; exit 0 certified, 1 rejected,\n"
-            "                    2 malformed plan or bad usage. PLAN \"-\" reads standard input.\n"
-            "  gen ...           generate a workload plan (arenacert gen --help)\n"
-            "  gen-packing N     a perfect packing of N buffers, optimum known (CSV)\n"
-            "  place PROBLEM.csv [--strategy NAME] [--capacity B] [--time-limit S]\n"
-            "                    place buffers (MiniMalloc's CSV); --list: the strategies\n"
-            "  import SOLUTION.csv [--alignment N] [--base ADDR]\n"
-            "                    a placement as a plan that certifies exactly when it is valid\n"
-            "  export-problem PLAN.json\n"
-            "                    a plan's planes as a problem CSV\n"
-            "\n"
-            "  --help            this text\n"
-            "  --version         the version\n");
+    fputs("usage: arenacert COMMAND [ARGS]\n\ncommands:\n", out);
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c) {
+        fprintf(out, "  %s %s\n", commands[c].name, commands[c].arguments);
+        for (char const *line = commands[c].what; *line;) {
+            size_t n = strcspn(line, "\n");
+            fprintf(out, "      %.*s\n", (int)n, line);
+            line += n + (line[n] == '\n');
+        }
+    }
+    fputs("\n  --help            this text\n  --version         the version\n", out);
 }
 
 static int arenacert_main(int argc, char **argv) {
@@ -52,13 +54,8 @@ static int arenacert_main(int argc, char **argv) {
         printf("arenacert %s\n", ARENAREF_VERSION);
         return 0;
     }
-    if (strcmp(command, "certify") == 0) return arenacert_certify_main(argc - 2, argv + 2);
-    if (strcmp(command, "gen") == 0) return arenacert_gen_main(argc - 2, argv + 2);
-    if (strcmp(command, "gen-packing") == 0) return arenacert_packing_main(argc - 2, argv + 2);
-    if (strcmp(command, "place") == 0) return arenacert_place_main(argc - 2, argv + 2);
-    if (strcmp(command, "import") == 0) return arenacert_import_main(argc - 2, argv + 2);
-    if (strcmp(command, "export-problem") == 0)
-        return arenacert_export_problem_main(argc - 2, argv + 2);
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c)
+        if (strcmp(command, commands[c].name) == 0) return commands[c].entry(argc - 2, argv + 2);
     fprintf(stderr, "arenacert: unknown command \"%s\"\n", command);
     usage(stderr);
     return 2;

@@ -187,6 +187,16 @@ def placement_section(results, folder):
     return out
 
 
+def fmt_in_place(c):
+    """In-place updates, with those reading across elements and those undecided where the plan
+    says (a counter of -1: the capture does not say)."""
+    n, r, u = c("in_place_updates"), c("updates_with_reads"), c("reads_undecided")
+    if n is None or n < 0:
+        return "-"
+    known = [f"{fmt_count(x)}" if x is not None and x >= 0 else "-" for x in (r, u)]
+    return fmt_count(n) if known == ["-", "-"] else f"{fmt_count(n)} ({known[0]}, {known[1]})"
+
+
 def runtime_section(results, folder, family, runtime, own_counter, own_label):
     """certify/FAMILY/MODEL: a real runtime's plans as its own planner made them, next to the
     max-live bound; precision/FAMILY/MODEL: its clean plan and two planted faults."""
@@ -196,7 +206,7 @@ def runtime_section(results, folder, family, runtime, own_counter, own_label):
     rows = []
     for name in names:
         if name in results.errors:
-            rows.append([name.split("/", 2)[2], "skipped: " + results.errors[name]] + [""] * 7)
+            rows.append([name.split("/", 2)[2], "skipped: " + results.errors[name]] + [""] * 8)
             continue
         c = lambda key: results.counter(name, key)
         arena, bound = c(own_counter), c("lower_bound_bytes")
@@ -206,6 +216,7 @@ def runtime_section(results, folder, family, runtime, own_counter, own_label):
                 fmt_count(c("ops")),
                 fmt_count(c("tensors")),
                 fmt_count(c("planes")),
+                fmt_in_place(c),
                 fmt_count(c("words")),
                 fmt_spread(results.time_stats(name)),
                 fmt_bytes(arena),
@@ -220,7 +231,10 @@ def runtime_section(results, folder, family, runtime, own_counter, own_label):
         (
             f"`certify/{family}/MODEL`: a model's memory plan as {runtime}'s planner made it,"
             f" certified. The {own_label} against the max-live lower bound; strategies of our own"
-            f" on the same lifetimes are in the placement section (set `{family}`)."
+            f" on the same lifetimes are in the placement section (set `{family}`). In place:"
+            " the plan's in-place updates, and how many read across elements (`reads`: a slice"
+            " copied to another index, a reduction over the buffer...) and were undecided by the"
+            " capture (read whole); the verdict says whether those reads meet what they write."
         ),
         "",
         table(
@@ -229,6 +243,7 @@ def runtime_section(results, folder, family, runtime, own_counter, own_label):
                 "ops",
                 "tensors",
                 "planes",
+                "in place (reading across, undecided)",
                 "words",
                 "certify",
                 own_label,

@@ -5,7 +5,9 @@
  * "expect_message", and "why" (required). Checks: load or refusal (path, message); the
  * certificate and the exact oracle's verdicts; load -> write -> load gives the same plan and
  * verdict; `ARENACERT certify PLAN [--few K]` and `certify - --exact < PLAN` print
- * `verdict: N` first and exit 0/1 (2, naming the path, for a malformed plan). */
+ * `verdict: N` first and exit 0/1 (2, naming the path, for a malformed plan). Where rule D is
+ * reached and the schedule executes at most ARP_NAIVE_D_LAUNCH_LIMIT launches, rule D's naive
+ * twin gives the same instance and plane. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "../../ref/src/cert/certify_internal.h"
 #include "arenaref/plan.h"
 #include "expect.h"
 
@@ -134,6 +137,20 @@ static void check_library(char const *plan_path, expectation_t const *e) {
     expect_int_eq(ar_certify(plan, &options, &exact), ar_status_success_k);
     expect_str_eq(exact.verdict_text, e->verdict_exact);
     fprintf(stderr, "exact: verdict %s: %s\n", exact.verdict_text, exact.message);
+
+    /* Rule D reached: its naive twin agrees (where it unrolls the plan within its limit). */
+    if (report.rule == ar_rule_none_k || report.rule == ar_rule_d_k) {
+        arp_rule_d_t naive;
+        ar_status_t naive_status = arp_rule_d_naive(plan, ARP_NAIVE_D_LAUNCH_LIMIT, &naive);
+        if (naive_status == ar_status_success_k) {
+            expect_int_eq(naive.broken, report.rule == ar_rule_d_k);
+            if (naive.broken) expect_str_eq(naive.instance_text, report.instance_text);
+            fprintf(stderr, "naive D: %s\n", naive.broken ? naive.message : "holds");
+        } else {
+            expect_int_eq(naive_status, ar_status_unsupported_k);
+            fprintf(stderr, "naive D: %s\n", naive.message);
+        }
+    }
 
     /* load → write → load: the same plan, the same verdict. */
     char *text = NULL;

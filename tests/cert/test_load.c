@@ -1,6 +1,7 @@
 /* The JSON loader and writer: a full plan loads into the flat arrays; write then load gives the
- * same plan; every malformed input is refused with its JSON path (and line/column for syntax
- * errors), leaving *plan NULL (ASan builds check that nothing leaks on those paths). */
+ * same plan; every malformed input is refused with its JSON path, line and column (a rule
+ * checked on the flat arrays is located by its path), leaving *plan NULL (ASan builds check
+ * that nothing leaks on those paths). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,10 @@ static char const good_plan[] =
     "  \"phases\":   [ { \"id\": \"attn\", \"planes\": [ { \"name\": \"qkv\", \"base\": "
     "\"0x7f0000100000\", \"size\": 4096, \"carried\": false },\n"
     "                                               { \"name\": \"kv\", \"base\": "
-    "\"0x7f0000200000\", \"size\": \"0x10\", \"carried\": true, \"becomes\": \"kv_next\" } ] "
+    "\"0x7f0000200000\", \"size\": \"0x10\", \"carried\": true, \"becomes\": \"kv_next\", "
+    "\"reads\": [ { \"offset\": 0, \"size\": 4 } ], \"writes\": [ { \"offset\": \"0x8\", \"size\": "
+    "8 "
+    "}, { \"offset\": 4, \"size\": \"0x1\", \"note\": \"ignored\" } ] } ] "
     "},\n"
     "                  { \"id\": \"mlp\", \"planes\": [] } ],\n"
     "  \"launches\": [ { \"kernel\": \"gemm\", \"phase\": \"attn\", \"words\": [ "
@@ -57,6 +61,17 @@ static void test_good(void) {
     expect_true(plan->planes[1].updates);
     expect_false(plan->planes[0].updates);
     expect_size_eq(plan->updates_count, 1);
+    /* reads/writes: the kv plane's lists, none on qkv. */
+    require_true(plan->plane_access != NULL);
+    expect_false(plan->plane_access[0].has_reads || plan->plane_access[0].has_writes);
+    ar_plane_access_t const *kv = &plan->plane_access[1];
+    expect_true(kv->has_reads && kv->has_writes);
+    expect_size_eq(kv->reads_count, 1);
+    expect_size_eq(kv->writes_count, 2);
+    expect_u64_eq(plan->plane_ranges[kv->reads_first].size, 4);
+    expect_u64_eq(plan->plane_ranges[kv->writes_first].offset, 8);
+    expect_u64_eq(plan->plane_ranges[kv->writes_first + 1].offset, 4);
+    expect_u64_eq(plan->plane_ranges[kv->writes_first + 1].size, 1);
     expect_size_eq(plan->launches_count, 3);
     expect_str_eq(plan->launches[1].kernel, "");
     expect_ptr_null(plan->launches[1].phase_name);
@@ -100,9 +115,10 @@ static void test_good(void) {
     ar_plan_free(plan);
 }
 
-/* Replace the first `from` in good_plan with `to`, load, expect malformed at `path`. */
-static void expect_refused(char const *from, char const *to, char const *path, char const *words,
-                           int line) {
+/* Replace the first `from` in good_plan with `to`, load, expect malformed at `path` on `line`;
+ * and where `mark` is given (a text inside `to`), at the column where it starts. */
+static void expect_refused_at(char const *from, char const *to, char const *path, char const *words,
+                              int line, char const *mark) {
     char const *at = strstr(good_plan, from);
     require_true(at != NULL);
     size_t prefix = (size_t)(at - good_plan);
@@ -125,95 +141,175 @@ static void expect_refused(char const *from, char const *to, char const *path, c
         expect_str_contains(error.message, position);
         expect_true(error.column > 0);
     }
+    if (mark) {
+        char const *target = strstr(text + prefix, mark);
+        require_true(target != NULL);
+        char const *line_start = target;
+        while (line_start > text && line_start[-1] != '\n') --line_start;
+        expect_int_eq(error.column, (int)(target - line_start) + 1);
+    }
     ar_plan_free(plan);
     free(text);
 }
 
+static void expect_refused(char const *from, char const *to, char const *path, char const *words,
+                           int line) {
+    expect_refused_at(from, to, path, words, line, NULL);
+}
+
+/* A plane's reads and writes: every malformed case of the contract's reading rules, each with
+ * its path, line and column (the kv plane's line is 9). */
+static void test_refused_reads_writes(void) {
+    char const *reads = "\"reads\": [ { \"offset\": 0, \"size\": 4 } ]";
+    char const *first_write = "{ \"offset\": \"0x8\", \"size\": 8 }";
+    /* Found by the loader. */
+    expect_refused_at(reads, "\"reads\": 5", "$.phases[0].planes[1].reads",
+                      "expected an array of {offset, size}", 9, "5");
+    expect_refused_at(reads, "\"reads\": {\"offset\": 0, \"size\": 4}",
+                      "$.phases[0].planes[1].reads", "found an object", 9, "{\"offset\": 0, \"s");
+    expect_refused_at(reads, "\"reads\": [ 7 ]", "$.phases[0].planes[1].reads[0]",
+                      "expected an object, found an integer", 9, "7 ]");
+    expect_refused_at(first_write, "{ \"offset\": \"0x8\" }",
+                      "$.phases[0].planes[1].writes[0].size", "missing required field \"size\"", 9,
+                      "{ \"offset\": \"0x8\" }");
+    expect_refused_at(reads, "\"reads\": [ { \"size\": 4 } ]",
+                      "$.phases[0].planes[1].reads[0].offset", "missing required field \"offset\"",
+                      9, "{ \"size\": 4 }");
+    expect_refused_at(reads, "\"reads\": [ { \"offset\": 1.0, \"size\": 4 } ]",
+                      "$.phases[0].planes[1].reads[0].offset", "found a float", 9, "1.0");
+    expect_refused_at(reads, "\"reads\": [ { \"offset\": -4, \"size\": 4 } ]",
+                      "$.phases[0].planes[1].reads[0].offset", "negative", 9, "-4");
+    expect_refused_at(first_write, "{ \"offset\": \"0x8\", \"size\": \"0X8\" }",
+                      "$.phases[0].planes[1].writes[0].size", "1 to 16 hex", 9, "\"0X8\"");
+    expect_refused_at(first_write, "{ \"offset\": \"0x8\", \"size\": \"8\" }",
+                      "$.phases[0].planes[1].writes[0].size", "1 to 16 hex", 9, "\"8\"");
+    expect_refused_at(first_write, "{ \"offset\": \"0x8\", \"size\": null }",
+                      "$.phases[0].planes[1].writes[0].size", "found null", 9, "null");
+    expect_refused_at(first_write, "{ \"offset\": \"0x8\", \"size\": true }",
+                      "$.phases[0].planes[1].writes[0].size", "found a boolean", 9, "true }");
+    expect_refused_at(first_write, "{ \"offset\": \"0x8\", \"size\": \"0x00000000000000008\" }",
+                      "$.phases[0].planes[1].writes[0].size", "1 to 16 hex", 9, "\"0x000");
+    /* JSON integers hold [0, 2^63): 2^63 itself is a syntax error at its place. */
+    expect_refused(first_write, "{ \"offset\": 9223372036854775808, \"size\": 8 }", "$.phases[0]",
+                   "too big integer", 9);
+    expect_refused(first_write, "{ \"offset\": 0, \"offset\": 0, \"size\": 8 }", "$.phases[0]",
+                   "duplicate object key", 9);
+    /* Found by ar_plan_finish, located by their path. */
+    expect_refused_at(reads, "\"reads\": [ { \"offset\": 0, \"size\": 0 } ]",
+                      "$.phases[0].planes[1].reads[0].size", "size 0", 9, "0 } ]");
+    expect_refused_at(first_write, "{ \"offset\": \"0x8\", \"size\": 9 }",
+                      "$.phases[0].planes[1].writes[0]", "runs past the plane's end", 9,
+                      "{ \"offset\": \"0x8\", \"size\": 9 }");
+    expect_refused_at(first_write, "{ \"offset\": \"0x10\", \"size\": 1 }",
+                      "$.phases[0].planes[1].writes[0]", "plane \"kv\" holds 0x10 bytes", 9,
+                      "{ \"offset\": \"0x10\"");
+    expect_refused_at(first_write, "{ \"offset\": \"0xffffffffffffffff\", \"size\": 2 }",
+                      "$.phases[0].planes[1].writes[0]", "past 2^64", 9, "{ \"offset\": \"0xfff");
+    expect_refused_at(first_write, "{ \"offset\": 1, \"size\": \"0xffffffffffffffff\" }",
+                      "$.phases[0].planes[1].writes[0]", "past 2^64", 9, "{ \"offset\": 1,");
+    expect_refused_at("\"becomes\": \"kv_next\", ", "", "$.phases[0].planes[1].reads",
+                      "\"reads\" on carried plane \"kv\" without \"becomes\"", 9,
+                      "[ { \"offset\": 0");
+    expect_refused_at("\"becomes\": \"kv_next\", ", "\"becomes\": null, ",
+                      "$.phases[0].planes[1].reads", "without \"becomes\"", 9, "[ { \"offset\": 0");
+    expect_refused_at("\"becomes\": \"kv_next\", \"reads\": [ { \"offset\": 0, \"size\": 4 } ], ",
+                      "", "$.phases[0].planes[1].writes", "\"writes\" on carried plane", 9,
+                      "[ { \"offset\": \"0x8\"");
+    expect_refused_at("4096, \"carried\": false }", "4096, \"carried\": false, \"writes\": [] }",
+                      "$.phases[0].planes[0].writes", "\"writes\" on fresh plane \"qkv\"", 8,
+                      "[] }");
+    /* becomes on a fresh plane is reported first, at becomes. */
+    expect_refused("4096, \"carried\": false }",
+                   "4096, \"carried\": false, \"becomes\": \"q\", \"reads\": [] }",
+                   "$.phases[0].planes[0].becomes", "fresh plane", 8);
+}
+
 static void test_refused(void) {
     /* Scalars. */
-    expect_refused("\"size\": 1048576", "\"size\": -1", "$.globals[0].size", "negative", 0);
-    expect_refused("\"size\": 1048576", "\"size\": 1.5", "$.globals[0].size", "found a float", 0);
-    expect_refused("\"size\": 1048576", "\"size\": \"0x\"", "$.globals[0].size", "1 to 16 hex", 0);
+    expect_refused("\"size\": 1048576", "\"size\": -1", "$.globals[0].size", "negative", 7);
+    expect_refused("\"size\": 1048576", "\"size\": 1.5", "$.globals[0].size", "found a float", 7);
+    expect_refused("\"size\": 1048576", "\"size\": \"0x\"", "$.globals[0].size", "1 to 16 hex", 7);
     expect_refused("\"size\": 1048576", "\"size\": \"0x00000000000000001\"", "$.globals[0].size",
-                   "1 to 16 hex", 0);
-    expect_refused("\"size\": 1048576", "\"size\": \"0xg\"", "$.globals[0].size", "1 to 16 hex", 0);
-    expect_refused("\"size\": 1048576", "\"size\": \"12\"", "$.globals[0].size", "1 to 16 hex", 0);
+                   "1 to 16 hex", 7);
+    expect_refused("\"size\": 1048576", "\"size\": \"0xg\"", "$.globals[0].size", "1 to 16 hex", 7);
+    expect_refused("\"size\": 1048576", "\"size\": \"12\"", "$.globals[0].size", "1 to 16 hex", 7);
     expect_refused("\"size\": 1048576", "\"size\": \"0X12\"", "$.globals[0].size", "1 to 16 hex",
-                   0);
-    expect_refused("\"size\": 1048576", "\"size\": null", "$.globals[0].size", "found null", 0);
+                   7);
+    expect_refused("\"size\": 1048576", "\"size\": null", "$.globals[0].size", "found null", 7);
     expect_refused("4096, \"0x7f0000100000\"", "4096, true", "$.launches[0].words[2]",
-                   "found a boolean", 0);
+                   "found a boolean", 11);
     expect_refused("\"delta\": -65536", "\"delta\": \"-0x8000000000000001\"",
-                   "$.repeats[1].deltas[0].delta", "signed 64-bit range", 0);
+                   "$.repeats[1].deltas[0].delta", "signed 64-bit range", 15);
     expect_refused("\"delta\": -65536", "\"delta\": \"0x8000000000000000\"",
-                   "$.repeats[1].deltas[0].delta", "signed 64-bit range", 0);
+                   "$.repeats[1].deltas[0].delta", "signed 64-bit range", 15);
     expect_refused("\"offset\": \"-0x8000000000000000\"", "\"offset\": 0.0",
-                   "$.repeats[0].frames[0][0].offset", "found a float", 0);
-    expect_refused("\"alignment\": 256", "\"alignment\": \"256\"", "$.alignment", "hex digits", 0);
-    expect_refused("\"alignment\": 256", "\"alignment\": 3", "$.alignment", "power of two", 0);
+                   "$.repeats[0].frames[0][0].offset", "found a float", 14);
+    expect_refused("\"alignment\": 256", "\"alignment\": \"256\"", "$.alignment", "hex digits", 4);
+    expect_refused("\"alignment\": 256", "\"alignment\": 3", "$.alignment", "power of two", 4);
     expect_refused("\"carried\": true", "\"carried\": 1", "$.phases[0].planes[1].carried",
-                   "true or false", 0);
+                   "true or false", 9);
     expect_refused("\"becomes\": \"kv_next\"", "\"becomes\": 3", "$.phases[0].planes[1].becomes",
-                   "expected a string, found an integer", 0);
+                   "expected a string, found an integer", 9);
     expect_refused("\"becomes\": \"kv_next\"", "\"becomes\": true", "$.phases[0].planes[1].becomes",
-                   "expected a string", 0);
+                   "expected a string", 9);
     expect_refused("4096, \"carried\": false }", "4096, \"carried\": false, \"becomes\": \"q2\" }",
-                   "$.phases[0].planes[0].becomes", "fresh plane \"qkv\"", 0);
+                   "$.phases[0].planes[0].becomes", "fresh plane \"qkv\"", 8);
     expect_refused("4096, \"carried\": false }", "4096, \"becomes\": \"q2\" }",
-                   "$.phases[0].planes[0].becomes", "only a carried plane", 0);
+                   "$.phases[0].planes[0].becomes", "only a carried plane", 8);
     expect_refused("\"becomes\": \"kv_next\"", "\"becomes\": \"kv_next\", \"becomes\": \"z\"",
                    "$.phases[0]", "duplicate object key", 9);
     expect_refused("\"kernel\": \"gemm\"", "\"kernel\": 7", "$.launches[0].kernel",
-                   "expected a string", 0);
+                   "expected a string", 11);
     expect_refused("\"phase\": \"attn\"", "\"phase\": 1", "$.launches[0].phase",
-                   "expected a string", 0);
+                   "expected a string", 11);
     /* Missing and mistyped structure. */
     expect_refused("\"format\": \"arena-plan/1\"", "\"format\": \"arena-plan/2\"", "$.format",
-                   "arena-plan/1", 0);
+                   "arena-plan/1", 2);
     expect_refused("\"format\": \"arena-plan/1\"", "\"fmt\": \"arena-plan/1\"", "$.format",
-                   "missing", 0);
-    expect_refused("\"schedule\"", "\"schedul\"", "$.schedule", "missing", 0);
-    expect_refused("{ \"name\": \"weights\", ", "{ ", "$.globals[0].name", "missing", 0);
+                   "missing", 1);
+    expect_refused("\"schedule\"", "\"schedul\"", "$.schedule", "missing", 1);
+    expect_refused("{ \"name\": \"weights\", ", "{ ", "$.globals[0].name", "missing", 7);
     expect_refused("\"windows\":  [", "\"windows\":  [ 5, ", "$.windows[0]", "expected an object",
-                   0);
+                   6);
     expect_refused("\"windows\":  [ { \"base\": \"0x7f0000000000\", \"size\": \"0x100000000\" } ]",
-                   "\"windows\": {}", "$.windows", "expected an array", 0);
+                   "\"windows\": {}", "$.windows", "expected an array", 6);
     expect_refused("\"words\": [] }", "\"words\": 5 }", "$.launches[1].words", "expected an array",
-                   0);
+                   12);
     expect_refused("\"windows\":  [", "\"windows\": 7, \"w\": [", "$.windows", "expected an array",
-                   0);
+                   6);
     expect_refused("\"schedule\": [", "\"schedule\": null, \"s\": [", "$.schedule",
-                   "expected an array", 0);
+                   "expected an array", 16);
     expect_refused("\"planes\": [] }", "\"planes\": {} }", "$.phases[1].planes",
-                   "expected an array", 0);
+                   "expected an array", 10);
     expect_refused("\"iterations\": 12, \"deltas\"",
-                   "\"iterations\": 12, \"frames\": [], \"deltas\"", "$.repeats[1]", "not both", 0);
+                   "\"iterations\": 12, \"frames\": [], \"deltas\"", "$.repeats[1]", "not both",
+                   15);
     expect_refused("\"iterations\": 12, \"deltas\": [ { \"launch\": 0, \"word\": 0, \"delta\": "
                    "-65536 }, { \"launch\": 0, \"word\": 2, \"delta\": \"0x7fffffffffffffff\" } ]",
-                   "\"iterations\": 12", "$.repeats[1]", "needs \"deltas\" or \"frames\"", 0);
+                   "\"iterations\": 12", "$.repeats[1]", "needs \"deltas\" or \"frames\"", 15);
     expect_refused("[ [ {\"launch\"", "[ 7, [ {\"launch\"", "$.repeats[0].frames[0]",
-                   "expected an array", 0);
+                   "expected an array", 14);
     expect_refused("{\"launch\": 2, \"word\": 0, \"offset\"", "{\"word\": 0, \"offset\"",
-                   "$.repeats[0].frames[0][0].launch", "missing", 0);
+                   "$.repeats[0].frames[0][0].launch", "missing", 14);
     /* Structural rules, through ar_plan_finish. */
     expect_refused("\"size\": 1048576", "\"size\": \"0xffffff0000000000\"", "$.globals[0].size",
-                   "past 2^64", 0);
-    expect_refused("\"id\": \"mlp\"", "\"id\": \"attn\"", "$.phases[1].id", "not unique", 0);
+                   "past 2^64", 7);
+    expect_refused("\"id\": \"mlp\"", "\"id\": \"attn\"", "$.phases[1].id", "not unique", 10);
     expect_refused("[ {\"launch\": 2, \"word\": 0, \"offset\": \"-0x8000000000000000\"} ], [] ]",
-                   "[] ]", "$.repeats[0].frames", "1 frames for 2", 0);
+                   "[] ]", "$.repeats[0].frames", "1 frames for 2", 14);
     expect_refused("{\"launch\": 2, \"word\": 0,", "{\"launch\": 2, \"word\": 1,",
-                   "$.repeats[0].frames[0][0].word", "out of range", 0);
+                   "$.repeats[0].frames[0][0].word", "out of range", 14);
     expect_refused("{ \"launch\": 0, \"word\": 2,", "{ \"launch\": 0, \"word\": 0,",
-                   "$.repeats[1].deltas[1]", "appears twice", 0);
+                   "$.repeats[1].deltas[1]", "appears twice", 15);
     expect_refused("{ \"first\": 0, \"count\": 3 }, {", "{ \"first\": 1, \"count\": 2 }, {",
-                   "$.schedule[0]", "cuts repeat", 0);
+                   "$.schedule[0]", "cuts repeat", 16);
     expect_refused("{ \"first\": 0, \"count\": 3 }, {", "{ \"first\": 0, \"count\": 4 }, {",
-                   "$.schedule[0]", "past the launch table", 0);
+                   "$.schedule[0]", "past the launch table", 16);
     expect_refused("{ \"first\": 0, \"count\": 3 }, {", "{ \"first\": 0, \"count\": 0 }, {",
-                   "$.schedule[0].count", "count is 0", 0);
+                   "$.schedule[0].count", "count is 0", 16);
     expect_refused("\"first\": 0, \"count\": 1, \"iterations\": 12",
                    "\"first\": 0, \"count\": 3, \"iterations\": 12", "$.repeats[1]", "identical",
-                   0);
+                   15);
     /* Syntax errors carry line and column. */
     expect_refused("\"alignment\": 256,", "\"alignment\": 256,,", "$", "syntax error", 4);
     expect_refused("\"words\": [] }", "\"words\": [ }", "$.launches[1]", "syntax error", 12);
@@ -237,7 +333,7 @@ static void test_null_is_absent(void) {
     char const *text =
         "{\"format\":\"arena-plan/1\",\"alignment\":1,\"windows\":[],\"globals\":[],"
         "\"phases\":[{\"id\":\"p\",\"planes\":[{\"name\":\"x\",\"base\":0,\"size\":1,\"carried\":"
-        "null,\"becomes\":null}]}],"
+        "null,\"becomes\":null,\"reads\":null,\"writes\":null}]}],"
         "\"launches\":[{\"kernel\":null,\"phase\":null,\"words\":[1]}],\"repeats\":[],"
         "\"schedule\":[{\"first\":0,\"count\":1}],\"meta\":null}";
     ar_plan_t *plan = NULL;
@@ -250,6 +346,7 @@ static void test_null_is_absent(void) {
     expect_false(plan->planes[0].carried);
     expect_ptr_null(plan->planes[0].becomes);
     expect_size_eq(plan->updates_count, 0);
+    expect_ptr_null(plan->plane_access); /* reads and writes null: absent */
     expect_ptr_null(plan->meta_json);
     ar_plan_free(plan);
 }
@@ -390,6 +487,7 @@ static void test_odd_inputs(void) {
 int main(void) {
     test_good();
     test_refused();
+    test_refused_reads_writes();
     test_null_is_absent();
     test_optional_omitted();
     test_built_round_trip();

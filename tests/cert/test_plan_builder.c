@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arenaref/plan.h"
+#include "cert_test_util.h"
 #include "expect.h"
 
 /* A small well-formed plan: 6 launches, a deltas repeat [1,3) nested in a frames repeat [1,4),
@@ -371,7 +372,112 @@ static void test_becomes(void) {
     ar_plan_free(plan);
 }
 
+/* A plan with phase a (x fresh) and phase b updating x in place; `lists` picks what b's plane
+ * says: 0 nothing, 1 reads [0, 4) and writes [8, 16), 2 reads [0, 4) and writes [4, 12) (they
+ * touch, share no byte), 3 reads only (writes absent: the whole plane), 4 empty lists. Planes after it (many) make the access table grow with the planes. */
+static ar_plan_t *access_plan(int lists, size_t more_planes) {
+    ar_plan_t *plan = NULL;
+    require_true(ar_plan_create(&plan) == ar_status_success_k);
+    ar_plan_set_alignment(plan, 16);
+    ar_plan_add_phase(plan, "a");
+    ar_plan_add_plane(plan, "x", 0, 16, false);
+    ar_plan_add_phase(plan, "b");
+    ar_plan_add_plane_becomes(plan, "x", 0, 16, true, "y");
+    ar_plane_range_t reads[1] = {{0, 4}}, writes[1] = {{lists == 2 ? 4 : 8, 8}};
+    if (lists >= 1 && lists <= 3)
+        expect_int_eq(ar_plan_set_plane_reads(plan, reads, 1), ar_status_success_k);
+    if (lists == 1 || lists == 2)
+        expect_int_eq(ar_plan_set_plane_writes(plan, writes, 1), ar_status_success_k);
+    if (lists == 4) {
+        expect_int_eq(ar_plan_set_plane_reads(plan, NULL, 0), ar_status_success_k);
+        expect_int_eq(ar_plan_set_plane_writes(plan, NULL, 0), ar_status_success_k);
+    }
+    ar_plan_add_phase(plan, "c");
+    for (size_t i = 0; i < more_planes; ++i) ar_plan_add_plane(plan, "t", 64 + 16 * i, 16, false);
+    ar_plan_add_launch(plan, "k", "a", NULL, 0, NULL);
+    ar_plan_add_launch(plan, "k", "b", NULL, 0, NULL);
+    ar_plan_add_reference(plan, 0, 2);
+    return plan;
+}
+
+/* `reads`/`writes` through the builder: kept, compared by equality (absent, empty and listed
+ * differ), the first read sharing a byte with a write breaks D at the phase's first instance;
+ * calls out of order refused; finish refuses them where the loader would, at the same path. */
+static void test_reads_writes(void) {
+    ar_plan_t *plans[5];
+    for (int v = 0; v < 5; ++v) {
+        plans[v] = access_plan(v, v == 1 ? 100 : 0);
+        require_finished(plans[v]);
+    }
+    expect_ptr_null(plans[0]->plane_access);
+    require_true(plans[1]->plane_access != NULL);
+    expect_false(plans[1]->plane_access[0].has_reads);
+    expect_true(plans[1]->plane_access[1].has_reads && plans[1]->plane_access[1].has_writes);
+    expect_false(plans[1]->plane_access[101].has_writes); /* grew with the planes */
+    for (int a = 0; a < 5; ++a)
+        for (int b = 0; b < 5; ++b) expect_int_eq(ar_plan_equal(plans[a], plans[b]), a == b);
+    /* Only 3 reads bytes it writes: instance 1 (phase b) breaks D, 2 + 2 + 1. */
+    char const *verdicts[5] = {"0", "0", "0", "5", "0"};
+    for (int v = 0; v < 5; ++v) {
+        ar_certify_report_t report;
+        expect_int_eq(ar_certify(plans[v], NULL, &report), ar_status_success_k);
+        expect_str_eq(report.verdict_text, verdicts[v]);
+        if (v == 3) expect_str_contains(report.message, "writes (absent: the whole plane)");
+        ar_plan_free(plans[v]);
+    }
+
+    /* Out of order: no plane yet, a plane of an earlier phase, twice, NULL with a count, after
+     * finish. */
+    ar_plan_t *plan = NULL;
+    ar_plane_range_t range = {0, 4};
+    require_true(ar_plan_create(&plan) == ar_status_success_k);
+    expect_int_eq(ar_plan_set_plane_reads(plan, &range, 1), ar_status_invalid_argument_k);
+    ar_plan_add_phase(plan, "a");
+    expect_int_eq(ar_plan_set_plane_writes(plan, &range, 1), ar_status_invalid_argument_k);
+    ar_plan_add_plane_becomes(plan, "x", 0, 16, true, "y");
+    expect_int_eq(ar_plan_set_plane_reads(plan, NULL, 1), ar_status_invalid_argument_k);
+    expect_int_eq(ar_plan_set_plane_reads(plan, &range, 1), ar_status_success_k);
+    expect_int_eq(ar_plan_set_plane_reads(plan, &range, 1), ar_status_invalid_argument_k);
+    ar_plan_add_phase(plan, "b");
+    expect_int_eq(ar_plan_set_plane_writes(plan, &range, 1), ar_status_invalid_argument_k);
+    ar_plan_set_alignment(plan, 16);
+    require_finished(plan);
+    expect_int_eq(ar_plan_set_plane_writes(plan, &range, 1), ar_status_invalid_argument_k);
+    ar_plan_free(plan);
+
+    /* Malformed, as the loader reads them (no text: no line). */
+    struct {
+        bool becomes;
+        ar_plane_range_t read, write;
+        char const *path, *words;
+    } const cases[] = {
+        {false, {0, 4}, {8, 8}, "$.phases[1].planes[0].reads", "without \"becomes\""},
+        {true, {0, 0}, {8, 8}, "$.phases[1].planes[0].reads[0].size", "size 0"},
+        {true, {0, 4}, {8, 9}, "$.phases[1].planes[0].writes[0]", "runs past the plane's end"},
+        {true, {UINT64_MAX, 1}, {8, 8}, "$.phases[1].planes[0].reads[0]", "past 2^64"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        require_true(ar_plan_create(&plan) == ar_status_success_k);
+        ar_plan_set_alignment(plan, 16);
+        ar_plan_add_phase(plan, "a");
+        ar_plan_add_plane(plan, "x", 0, 16, false);
+        ar_plan_add_phase(plan, "b");
+        ar_plan_add_plane_becomes(plan, "x", 0, 16, true, cases[c].becomes ? "y" : NULL);
+        ar_plan_set_plane_reads(plan, &cases[c].read, 1);
+        ar_plan_set_plane_writes(plan, &cases[c].write, 1);
+        ar_plan_add_launch(plan, "k", "a", NULL, 0, NULL);
+        ar_plan_add_reference(plan, 0, 1);
+        ar_plan_error_t error;
+        expect_int_eq(ar_plan_finish(plan, &error), ar_status_invalid_argument_k);
+        expect_str_eq(error.path, cases[c].path);
+        expect_str_contains(error.message, cases[c].words);
+        expect_int_eq(error.line, 0);
+        ar_plan_free(plan);
+    }
+}
+
 int main(void) {
+    test_reads_writes();
     test_becomes();
     test_good_plan();
     test_out_of_order();

@@ -10,7 +10,10 @@
  *  6. in-place updates (`becomes`): on plans built for rule D (values updated in place inside
  *     and across nested repeats, read under the old name or the new), the walker equals its
  *     naive twin (break, k, counts, whether the value there came from an update), and the
- *     certificate's and the exact oracle's verdicts are 2 + n + k.
+ *     certificate's and the exact oracle's verdicts are 2 + n + k; some updates say what they
+ *     read across elements and write (`reads`/`writes`: absent, empty, disjoint, touching or
+ *     sharing bytes), so the twin also checks which update breaks D by reading bytes it writes
+ *     (plane, read and write) and the verdicts still agree.
  * A failure prints the seed; `test_property SEED` reruns one plan (`test_property u SEED`, one
  * plan of part 6). */
 #include <inttypes.h>
@@ -289,7 +292,24 @@ static slot_t const update_slots[] = {
 
 typedef struct update_stats_t {
     size_t plans, with_becomes, becomes_in_repeat, broken, broken_by_update;
+    size_t with_lists, broken_by_cross, cross_phase_unreached;
 } update_stats_t;
+
+/* A random `reads` or `writes` list for a plane of `size` bytes: 0 to 3 ranges, small ones at
+ * any byte (so they overlap, touch or miss), now and then the whole plane. */
+static void random_list(uint64_t size, bool writes, ar_plan_t *plan) {
+    ar_plane_range_t ranges[3];
+    size_t count = below(4);
+    for (size_t k = 0; k < count; ++k) {
+        uint64_t offset = chance(50) ? 8 * below(size / 8) : below(size);
+        uint64_t length = (uint64_t[]){1, 8, 32, 64}[below(4)];
+        if (chance(10)) offset = 0, length = size;
+        if (length > size - offset) length = size - offset;
+        ranges[k] = (ar_plane_range_t){offset, length};
+    }
+    require_true((writes ? ar_plan_set_plane_writes
+                         : ar_plan_set_plane_reads)(plan, ranges, count) == ar_status_success_k);
+}
 
 static bool valid_repeat(size_t first, size_t count, size_t const (*ranges)[2], size_t n) {
     for (size_t r = 0; r < n; ++r) {
@@ -329,6 +349,10 @@ static ar_plan_t *generate_updates(bool *in_repeat) {
             if (carried && chance(55)) becomes = (char const *[]){"x", "y", "z"}[below(3)];
             updates[p] |= becomes && strcmp(becomes, s->name) != 0;
             ar_plan_add_plane_becomes(plan, s->name, s->base, s->size, carried, becomes);
+            if (becomes && chance(50)) {
+                if (chance(80)) random_list(s->size, false, plan);
+                if (chance(70)) random_list(s->size, true, plan);
+            }
         }
     }
     size_t launches = 2 + below(7);
@@ -374,6 +398,7 @@ static int check_updates(uint64_t seed, update_stats_t *stats) {
     }
     ++stats->plans;
     stats->with_becomes += plan->updates_count > 0;
+    stats->with_lists += plan->plane_access != NULL;
     stats->becomes_in_repeat += in_repeat;
     arp_rule_d_t fast, naive;
     require_true(arp_rule_d(plan, &fast) == ar_status_success_k);
@@ -386,6 +411,13 @@ static int check_updates(uint64_t seed, update_stats_t *stats) {
     if (fast.broken && naive.broken) {
         expect_u64_eq((uint64_t)fast.instance, (uint64_t)naive.instance);
         expect_size_eq(fast.plane, naive.plane);
+        expect_int_eq(fast.cross, naive.cross);
+        if (fast.cross && naive.cross) {
+            expect_size_eq(fast.read, naive.read);
+            expect_size_eq(fast.write, naive.write);
+            expect_str_eq(fast.message, naive.message);
+        }
+        stats->broken_by_cross += fast.cross;
         /* The value over the carried plane came from updating that very value in place. */
         bool direct =
             strstr(fast.message, "updated in place into") && strstr(fast.message, "which instance");
@@ -398,6 +430,23 @@ static int check_updates(uint64_t seed, update_stats_t *stats) {
     expect_str_eq(cert.verdict_text, expected);
     expect_str_eq(exact.verdict_text, expected);
     if (fast.broken) expect_str_eq(cert.message, fast.message);
+    /* A phase that reads across elements bytes it writes breaks D at its first instance: when D
+     * holds, no such phase ran (some plans have one the schedule never reaches). */
+    if (!fast.broken && plan->plane_access) {
+        bool crossing = false;
+        for (size_t i = 0; i < plan->planes_count; ++i) {
+            ar_plane_access_t const *a = &plan->plane_access[i];
+            for (size_t r = 0; a->has_reads && r < a->reads_count; ++r) {
+                ar_plane_range_t const *x = &plan->plane_ranges[a->reads_first + r];
+                crossing |= !a->has_writes;
+                for (size_t w = 0; a->has_writes && w < a->writes_count; ++w) {
+                    ar_plane_range_t const *y = &plan->plane_ranges[a->writes_first + w];
+                    crossing |= x->offset < y->offset + y->size && y->offset < x->offset + x->size;
+                }
+            }
+        }
+        stats->cross_phase_unreached += crossing;
+    }
     ar_plan_free(plan);
     if (expect_failures_ != before) {
         fprintf(stderr, "update property failed for seed %" PRIu64 ": fast [%s] naive [%s]\n", seed,
@@ -432,12 +481,18 @@ int main(int argc, char **argv) {
     for (uint64_t seed = 1; seed <= UPDATE_PLANS && failed < 5; ++seed)
         failed += check_updates(seed * 104729, &updates);
     printf("in-place updates: %zu plans, %zu with becomes (%zu updating inside a repeat), %zu "
-           "break D, %zu of them through an update; %d failed a property\n",
+           "break D, %zu of them through an update; %zu with reads/writes, %zu break D by reading "
+           "across elements bytes they write (%zu hold a phase that would, never run); %d failed "
+           "a property\n",
            updates.plans, updates.with_becomes, updates.becomes_in_repeat, updates.broken,
-           updates.broken_by_update, failed);
+           updates.broken_by_update, updates.with_lists, updates.broken_by_cross,
+           updates.cross_phase_unreached, failed);
     expect_u64_gt(updates.with_becomes, UPDATE_PLANS / 4);
     expect_u64_gt(updates.becomes_in_repeat, UPDATE_PLANS / 10);
     expect_u64_gt(updates.broken_by_update, UPDATE_PLANS / 20);
     expect_u64_gt(updates.plans - updates.broken, UPDATE_PLANS / 20); /* some pass */
+    expect_u64_gt(updates.with_lists, UPDATE_PLANS / 10);
+    expect_u64_gt(updates.broken_by_cross, UPDATE_PLANS / 100);
+    expect_u64_gt(updates.with_lists - updates.broken_by_cross, UPDATE_PLANS / 40);
     return expect_finish();
 }

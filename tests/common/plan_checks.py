@@ -42,7 +42,9 @@ def check_clean(arenacert, work, tag, plan, loops):
 
 
 def check_faults(arenacert, work, tag, raw):
-    """Faults of rules B, C and D (seeds 0 and 1) planted in the trace: each gets its class."""
+    """Faults of rules B, C and D (seeds 0 and 1) planted in the trace: each gets its class; where
+    the trace has in-place updates, a reads fault (an update made to read across elements what it
+    writes) gets rule D at exactly the verdict its meta names."""
     for rule in ("B", "C", "D"):
         for seed in (0, 1):
             try:
@@ -59,3 +61,16 @@ def check_faults(arenacert, work, tag, raw):
                 ok = ok and v == bad["meta"]["expect"]
             expect(ok, f"{tag}: fault {rule} seed {seed} ({bad['meta']['fault']['kind']}): "
                    f"verdict {v} ({verdict_class(v, n)}), exact {ve}, meta expects {want}")
+    if not any(op.get("updates") for op in raw["ops"]):
+        return
+    for seed in (0, 1):
+        try:
+            bad, _ = common.export(raw, "D", seed, "reads")
+        except common.TraceError as e:
+            expect(False, f"{tag}: no reads fault with seed {seed}: {e}")
+            continue
+        name = f"{tag}-reads{seed}"
+        v, ve = certify(arenacert, work, bad, name), certify(arenacert, work, bad, name, True)
+        expect(v == ve == bad["meta"]["expect"],
+               f"{tag}: fault reads seed {seed} (phase {bad['meta']['fault']['phase']}): verdict "
+               f"{v}, exact {ve}, meta expects {bad['meta']['expect']}")

@@ -13,7 +13,7 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 verdict() { "$cert" certify "$@" | sed -n 's/^verdict: //p;q'; }
 "$plan" --list-programs >"$tmp/list" || bad "--list-programs failed"
-for p in gpt2-forward gpt2-decode gpt2-train penzai-llama-forward penzai-llama-decode penzai-gptneox-forward; do
+for p in gpt2-forward gpt2-decode gpt2-train penzai-llama-forward penzai-llama-decode penzai-gptneox-forward llama-decode; do
   grep -q "^$p	" "$tmp/list" || bad "--list-programs does not list $p"
 done
 "$plan" "$users:mlp" --layers 5 --out "$tmp/mlp.json" --trace-out "$tmp/mlp.trace.json" --problem-out "$tmp/mlp.csv" 2>"$tmp/err" || bad "mlp: $(cat "$tmp/err")"

@@ -35,6 +35,7 @@ CASES = [
     ("penzai-llama-forward", {"layers": 2}, [], True),
     ("penzai-llama-decode", {"layers": 2, "tokens": 3}, [(3, 0)], True),
     ("penzai-gptneox-forward", {"layers": 2}, [], True),
+    ("llama-decode", {"layers": 2, "tokens": 3}, [(3, 0), (2, 1)], True),
 ]
 
 for name, sizes, loops, faulted in CASES:
@@ -56,6 +57,9 @@ for name, sizes, loops, faulted in CASES:
     expect(0 < prob["max_live"] <= cap["iree_pack_peak"] <= cap["iree_pack_sum"],
            f"{tag}: bound {prob['max_live']} <= IREE's packs held at once "
            f"{cap['iree_pack_peak']} <= their sum {cap['iree_pack_sum']}")
+    expect(cap["reads_undecided"] == 0 and cap["offsets_undecided"] == 0,
+           f"{tag}: every offset and every update's reads decided "
+           f"({cap['offsets_undecided_at'][:1]} {cap['reads_undecided_at'][:1]})")
     expect(cap["launches_written"] > 0 and cap["dispatches"] > 0,
            f"{tag}: {cap['launches_written']} launches written, {cap['dispatches']} dispatches")
     if not faulted:

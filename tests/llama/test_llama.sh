@@ -34,6 +34,31 @@ print('B' if v==1 else 'C' if 2<=v<2+n else 'D' if v>=2+n else '0', p['meta']['f
     [ "$1" = "$r" ] && [ "$2" = "$r" ] && [ "$v" = "$e" ] || bad "$m fault $r seed $s: verdict $v ($1), expected $2, exact $e"
   done; done
 done
+# the recorder's reads/writes for a copy between two views of one compute value (no model here
+# makes one): the source view read across elements, the written view written; a trace saying so
+# plans, and the overlap is rule D
+source "$root/scripts/lib/llama_build.sh"
+L=$ARENAREF_LLAMA
+cc -std=gnu11 -Wall -Wextra -Wno-unused-function -o "$tmp/view_ranges" "$root/tests/llama/view_ranges.c" \
+  -I"$L/include" -L"$L/lib" -Wl,--disable-new-dtags,-rpath,"$L/lib" -lllama -lggml -lggml-base \
+  || bad "view_ranges.c does not compile"
+want='{,"reads":[{"offset":32,"size":64}],"writes":[{"offset":64,"size":64}]}
+{}'
+[ "$("$tmp/view_ranges")" = "$want" ] || bad "view ranges: $("$tmp/view_ranges")"
+/usr/bin/python3 - "$root" "$cert" <<'PY' || bad "a trace with the recorder's view ranges"
+import json, subprocess, sys
+sys.path.insert(0, sys.argv[1] + "/workloads/runtimes")
+import common
+u = json.loads('{"from":"X","to":"X"' + '{,"reads":[{"offset":32,"size":64}],"writes":[{"offset":64,"size":64}]}'[1:])
+raw = {"format": "arena-trace/1", "runtime": {"name": "llama.cpp"}, "program": {"name": "views"},
+       "alignment": 32, "regions": [{"name": "compute", "kind": "arena", "size": 256}],
+       "values": [{"id": "X", "region": "compute", "offset": 0, "size": 256}],
+       "ops": [{"kernel": "upload", "writes": ["X"]}, {"kernel": "CPY", "reads": ["X"], "updates": [u]},
+               {"kernel": "readback", "reads": ["X"]}]}
+plan, _ = common.export(raw)
+r = subprocess.run([sys.argv[2], "certify", "-"], input=json.dumps(plan), capture_output=True, text=True)
+assert r.stdout.startswith("verdict: 6\n") and "reads[0]" in r.stdout, r.stdout
+PY
 # a recorded trace edited by hand: a value moved onto another's bytes is recorded as it is (exit 0)
 # and the certificate refuses it (rule B or D), naming the moved value
 "$root/scripts/llama-plan" "$tmp/llama-gqa.gguf" --tokens 2 --out /dev/null --trace-out "$tmp/t.json" 2>/dev/null

@@ -108,6 +108,87 @@ class Clean(unittest.TestCase):
         self.assertEqual(t.executed, 2 + 3 * (2 + 2 * 20))
 
 
+def ranged():
+    """small() with ranges: relu reads [0, 64) of h across elements and writes [64, 128) (a
+    shift that never overwrites what it reads); acc's update keeps its name and writes 4 bytes."""
+    raw = small()
+    raw["ops"][2]["updates"][0].update(reads=[{"offset": 0, "size": 64}],
+                                       writes=[{"offset": 64, "size": 64}])
+    raw["ops"][4]["updates"][0].update(writes=[{"offset": 0, "size": 4}], reads=None)
+    return raw
+
+
+class Ranges(unittest.TestCase):
+    """An update's reads/writes (TRACE.md) carried to the plane (CERTIFICATE.md section 1)."""
+
+    def test_carried_to_the_plane(self):
+        plan, _ = common.export(ranged())
+        self.assertEqual(plan["phases"][2]["planes"], [
+            {"name": "h", "base": "0x100000000080", "size": 128, "carried": True,
+             "becomes": "h2", "reads": [{"offset": 0, "size": 64}],
+             "writes": [{"offset": 64, "size": 64}]}])
+        # same name: becomes its own name (a no-op), so that writes has its becomes
+        self.assertIn({"name": "acc", "base": "0x100000000200", "size": 64, "carried": True,
+                       "becomes": "acc", "writes": [{"offset": 0, "size": 4}]},
+                      plan["phases"][4]["planes"])
+        c = plan["meta"]["counts"]
+        self.assertEqual((c["updates_with_reads"], c["updates_with_writes"]), (1, 2))
+        self.assertEqual(certify(plan)[0], 0)
+        self.assertEqual(certify(plan, exact=True)[0], 0)
+
+    def test_absent_and_empty(self):
+        raw = small()
+        raw["ops"][2]["updates"][0].update(reads=None, writes=None)  # null: absent
+        plan, _ = common.export(raw)
+        self.assertEqual(plan, common.export(small())[0] | {"meta": plan["meta"]})
+        raw["ops"][2]["updates"][0].update(reads=[], writes=[])  # empty: nothing
+        plan, _ = common.export(raw)
+        self.assertEqual(plan["phases"][2]["planes"][0]["reads"], [])
+        self.assertEqual(plan["phases"][2]["planes"][0]["writes"], [])
+        self.assertEqual(certify(plan)[0], 0)
+
+    def test_kept_by_faults_and_placement(self):
+        # a moved value takes its update's ranges along; the problem does not change
+        for seed in range(4):
+            plan, _ = common.export(ranged(), "B", seed)
+            planes = [p for ph in plan["phases"] for p in ph["planes"] if "writes" in p]
+            self.assertEqual(len(planes), 2, seed)
+        self.assertEqual(common.problem(common.validate(ranged()))["csv"],
+                         common.problem(common.validate(small()))["csv"])
+
+    def test_overlap_is_rule_d_at_its_instance(self):
+        # relu reads [0, 64) and writes [32, 96): the shift reads bytes it overwrote
+        raw = ranged()
+        raw["ops"][2]["updates"][0]["writes"] = [{"offset": 32, "size": 64}]
+        r = cli(["-"], json.dumps(raw))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        plan = json.loads(r.stdout)
+        v, out = certify(plan)
+        # instances: upload 0, mm 1, relu 2: verdict 2 + 6 launches + 2
+        self.assertEqual(v, 10, out)
+        self.assertIn("2:relu", out)
+        self.assertEqual(certify(plan, exact=True)[0], 10)
+
+    def test_first_instance_matches_the_executed_order(self):
+        from common.trace import executed_sequence, first_instance
+
+        cases = [[], [{"first": 1, "count": 4, "iterations": 5}],
+                 [{"first": 2, "count": 1, "iterations": 7}],
+                 [{"first": 1, "count": 4, "iterations": 3}, {"first": 2, "count": 2, "iterations": 4}],
+                 [{"first": 1, "count": 4, "iterations": 3}, {"first": 3, "count": 1, "iterations": 4},
+                  {"first": 4, "count": 1, "iterations": 2}],
+                 [{"first": 0, "count": 6, "iterations": 2}, {"first": 0, "count": 1, "iterations": 3},
+                  {"first": 5, "count": 1, "iterations": 3}]]
+        for loops in cases:
+            raw = small()
+            raw["loops"] = loops
+            t = common.validate(raw)
+            seq = executed_sequence(t)
+            runs = [k for i, k in enumerate(seq) if i == 0 or seq[i - 1] != k]
+            for k in range(len(t.ops)):
+                self.assertEqual(first_instance(t, k), runs.index(k), (loops, k))
+
+
 class Faults(unittest.TestCase):
     def check(self, rule, kind, seed, want):
         plan, _ = common.export(small(), rule, seed, kind)
@@ -139,6 +220,21 @@ class Faults(unittest.TestCase):
     def test_word_c(self):
         for seed in range(6):
             self.check("C", None, seed, "C")
+
+    def test_reads_d(self):
+        # an in-place update made to read across elements what it writes: rule D, exactly at the
+        # first instance of its phase (relu: instance 2; acc in the loop: instance 4)
+        for raw in (small(), ranged()):
+            for seed in range(2):
+                plan = self.check("D", "reads", seed, "D")
+                plan2, _ = common.export(raw, "D", seed, "reads")
+                f = plan2["meta"]["fault"]
+                self.assertEqual(certify(plan2)[0], plan2["meta"]["expect"], f)
+                self.assertEqual(certify(plan2, exact=True)[0], plan2["meta"]["expect"])
+                phase = plan2["phases"][f["op"]]
+                self.assertTrue(any(p.get("reads") == f["reads"] for p in phase["planes"]))
+        with self.assertRaises(common.TraceError):
+            common.export(small(), "B", 0, "reads")
 
     def test_any_is_a_move(self):
         plan = common.export(small(), "any", 1)[0]
@@ -289,6 +385,14 @@ BAD = [
     (lambda r: r["loops"].append({"first": 5, "count": 3, "iterations": 2}), "loop 1 (trace.loops[1]): ops [5, 8) run past the 6 ops"),
     (lambda r: r["loops"][0].update(iterations=0), "loop 0 (trace.loops[0]): count 4 and iterations 0"),
     (lambda r: r.update(ops=[]), "trace.ops: no ops"),
+    # an update's reads/writes: byte ranges of the value, at least one byte, inside it
+    (lambda r: r["ops"][2]["updates"][0].update(reads=5), "op 2 (relu).updates[0].reads: expected an array of {offset, size} byte ranges of value 'h'"),
+    (lambda r: r["ops"][2]["updates"][0].update(writes=[[0, 4]]), "op 2 (relu).updates[0].writes[0]: expected an object {offset, size} (a byte range of value 'h')"),
+    (lambda r: r["ops"][2]["updates"][0].update(writes=[{"offset": 0, "size": 0}]), "op 2 (relu).updates[0].writes[0]: size 0: a range of value 'h' holds at least one byte"),
+    (lambda r: r["ops"][2]["updates"][0].update(reads=[{"offset": 0, "size": 8}, {"offset": 100, "size": 29}]), "op 2 (relu).updates[0].reads[1]: bytes [100, 129) run past value 'h' (128 bytes)"),
+    (lambda r: r["ops"][4]["updates"][0].update(reads=[{"offset": -4, "size": 8}]), "op 4 (acc).updates[0].reads[0].offset: -4 is negative (a byte range of value 'acc')"),
+    (lambda r: r["ops"][4]["updates"][0].update(writes=[{"offset": 4}]), "op 4 (acc).updates[0].writes[0].size: missing (a byte range of value 'acc')"),
+    (lambda r: r["ops"][4]["updates"][0].update(writes=[{"offset": 4, "size": 1.5}]), "op 4 (acc).updates[0].writes[0].size: expected an integer, got 1.5 (a byte range of value 'acc')"),
 ]
 
 

@@ -46,6 +46,53 @@ exports scalar_folded program.tensor_kinds.persistent_ro 2
 refused scalar_reduction \
   "tensor 2 (s), used by op 0 (SUM), is a 0-d (scalar) intermediate: .*not read (ARENAREF_TFLITE_NO" \
   ARENAREF_TFLITE_NO_STRUCT=1
+# whose temporaries are whose: LiteRT's TfLiteNode records; the CONV_2D's im2col (float32
+# [1, 6, 6, 18], 2,592 bytes) lies between the SUMs' int64 running sums (16 bytes each)
+exports conv_temporaries capture.temporaries_from TfLiteNode
+"$plan_tool" "$dir/conv_temporaries.tflite" --trace-out "$dir/conv.trace.json" --out /dev/null \
+  2> /dev/null
+/usr/bin/python3 - "$dir/conv.trace.json" <<'EOF2' || fail "conv_temporaries: ops hold the wrong temporaries"
+import json, sys
+t = json.load(open(sys.argv[1]))
+size = {v["id"]: v["size"] for v in t["values"]}
+held = [(op["kernel"], sorted(size[w] for w in op["writes"])) for op in t["ops"][1:-1]]
+want = [("SUM", [4, 8, 8, 8, 16]), ("CONV_2D", [576, 2592]), ("SUM", [4, 8, 8, 8, 16]),
+        ("ADD", [576])]
+sys.exit(0 if held == want else f"ops write {held}, expected {want}")
+EOF2
+"$ARENAREF_VENV/bin/python" "$(dirname "$0")/check_node_records.py" "$dir/conv_temporaries.tflite"
+# the fallback without them, a guess in node order, says so in the meta, and is refused here
+# (the first SUM's int64 running sum is where the CONV_2D's im2col is looked for)
+refused conv_temporaries \
+  "op 1 (CONV_2D) needs a temporary float32\[1, 6, 6, 18\], temporary tensor 13 is int64\[2\].*not read (ARENAREF_TFLITE_NO_NODES" \
+  ARENAREF_TFLITE_NO_NODES=1
+ARENAREF_TFLITE_NO_NODES=1 "$plan_tool" "$dir/scalar_reduction.tflite" --out "$dir/order.json"
+expect_class "$dir/order.json" 0
+[ "$(meta "$dir/order.json" capture.temporaries_from)" = "node order" ] \
+  && meta "$dir/order.json" capture.temporaries_fallback | grep -q "ARENAREF_TFLITE_NO_NODES is set" \
+  || fail "scalar_reduction without LiteRT's node records: the meta does not say node order"
+# a temporary in LiteRT's persistent arena stays there (a whole-program value), as LiteRT says
+exports persistent_temporary program.tensor_kinds.persistent 1
+exports hybrid program.tensor_kinds.temporary 4
+[ "$(meta "$dir/hybrid.json" program.tensor_kinds.persistent)" = 1 ] \
+  || fail "hybrid: the weights' row sums are not in the persistent arena"
+# an input of dynamic dimensions, resized before LiteRT allocates (--input-shape, by position
+# or name), recorded in the meta; a fixed dimension or an input it does not have is refused
+exports dynamic_input program.nodes 1
+"$plan_tool" "$dir/dynamic_input.tflite" --input-shape 0=3,4 --out "$dir/resized.json"
+expect_class "$dir/resized.json" 0
+[ "$(meta "$dir/resized.json" program.input_shapes)" = "{'x': [3, 4]}" ] \
+  || fail "dynamic_input at 3,4: program.input_shapes is $(meta "$dir/resized.json" program.input_shapes)"
+"$plan_tool" "$dir/dynamic_input.tflite" --input-shape x=5,4 --out "$dir/resized.json"
+[ "$(meta "$dir/resized.json" program.input_shapes)" = "{'x': [5, 4]}" ] \
+  || fail "dynamic_input by name: program.input_shapes is not x: [5, 4]"
+for bad in "0=3,5:input x (signature \[-1, 4\]) cannot take it" "2=3,4:no such input (the inputs: 0 (x))"; do
+  set +e; "$plan_tool" "$dir/dynamic_input.tflite" --input-shape "${bad%%:*}" --out /dev/null \
+    2> "$dir/err.txt"; status=$?; set -e
+  [ "$status" = 2 ] && grep -q "${bad#*:}" "$dir/err.txt" \
+    || fail "--input-shape ${bad%%:*}: exit $status: $(cat "$dir/err.txt")"
+  echo "ok: --input-shape ${bad%%:*} refused: $(tail -1 "$dir/err.txt")"
+done
 exports empty capture.empty_tensors 4
 exports no_data capture.empty_tensors 1
 exports dynamic capture.dynamic_tensors "[5]"
@@ -53,7 +100,8 @@ exports dtypes program.nodes 8
 exports int4 program.tensor_kinds.persistent 1
 refused string "tensor 0 (s) of op 0 (RESHAPE) is STRING"
 refused custom "op 0 (subgraph 0) is the custom op 'ArenarefNoSuchOp'"
-refused two_subgraphs "2 subgraphs; only single-subgraph models"
+exports two_subgraphs program.subgraphs 2
+refused control_flow "3 subgraphs (ops IF); only models without control flow"
 refused dtypes "native interpreter crashed (SIGSEGV) while invoke" ARENAREF_TFLITE_CRASH_AT=invoke
 refused dtypes "crashed (SIGSEGV) while reading tensor 3 (add0) after allocation" \
   "ARENAREF_TFLITE_CRASH_AT=reading tensor 3"

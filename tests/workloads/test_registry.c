@@ -34,6 +34,8 @@ int main(void) {
     expect_true(ar_workload_fault_applies("moe", "in-place-input-read-later"));
     expect_true(ar_workload_fault_applies("training", "in-place-input-read-later"));
     expect_true(ar_workload_fault_applies("flat", "in-place-input-read-later"));
+    expect_true(ar_workload_fault_applies("flat", "in-place-cross-read"));
+    expect_true(ar_workload_fault_applies("training", "in-place-cross-read"));
     expect_false(ar_workload_fault_applies("flat", "misaligned-plane"));
     expect_ptr_null(arp_wl_find_family("no-such-family"));
     expect_ptr_null(arp_wl_find_family(NULL));
@@ -55,7 +57,7 @@ int main(void) {
             expect_true(ar_workload_fault_applies(*f, *name) == listed);
         }
     }
-    expect_size_eq(faults, 12);
+    expect_size_eq(faults, 13);
     expect_ptr_null(arp_wl_find_fault("no-such-fault"));
     expect_ptr_eq(ar_workload_faults(), ar_workload_faults()); /* one static list */
     return expect_finish();

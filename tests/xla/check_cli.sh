@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/xla-plan's command line: a user's FILE.py:NAME exports and certifies 0 (sizes passed
-# to NAME, a donated in-place step, a planted word fault of class C on its trace); programs it cannot express
+# to NAME, a donated in-place step, a scan writing a cache carry, a planted word fault of class C
+# and a reads fault of rule D on traces); programs it cannot express
 # (a data-dependent while, a conditional) and bad input (no file, no NAME, a file that does not
 # import, a NAME returning the wrong thing, an unknown program, a size the program does not
 # take) exit 2 with the reason.
@@ -22,6 +23,12 @@ grep -q "loops 5x" "$tmp/err" || bad "mlp --layers 5: no loop of 5: $(cat "$tmp/
 "$plan" "$users:donated_update" --out "$tmp/don.json" 2>"$tmp/err" || bad "donated_update: $(cat "$tmp/err")"
 [ "$(verdict "$tmp/don.json")" = 0 ] || bad "donated_update: not verdict 0"
 grep -q "[1-9][0-9]* in-place updates" "$tmp/err" || bad "donated_update: no in-place update: $(cat "$tmp/err")"
+"$plan" "$users:scan_cache" --out "$tmp/scan.json" --trace-out "$tmp/scan.trace.json" 2>"$tmp/err" || bad "scan_cache: $(cat "$tmp/err")"
+[ "$(verdict "$tmp/scan.json")" = 0 ] && [ "$(verdict --exact "$tmp/scan.json")" = 0 ] || bad "scan_cache: not verdict 0"
+grep -q "loops 8x.* 2 in-place updates" "$tmp/err" || bad "scan_cache: not a loop of 8 with 2 in-place updates: $(cat "$tmp/err")"
+"$plan" --from-trace "$tmp/scan.trace.json" --plant-fault --fault-kind reads --out "$tmp/reads.json" 2>/dev/null || bad "scan_cache fault reads: export failed"
+v=$(verdict "$tmp/reads.json"); want=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['meta']['expect'])" "$tmp/reads.json")
+[ "$v" = "$want" ] && [ "$(verdict --exact "$tmp/reads.json")" = "$v" ] || bad "scan_cache fault reads: verdict $v, expected $want"
 "$plan" --from-trace "$tmp/mlp.trace.json" --plant-fault --fault-rule C --fault-seed 2 --out "$tmp/c.json" 2>/dev/null \
   || bad "mlp fault C: export failed"
 v=$(verdict "$tmp/c.json"); want=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['meta']['expect'])" "$tmp/c.json")

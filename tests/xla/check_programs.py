@@ -35,6 +35,7 @@ CASES = [
     ("penzai-llama-decode", {"layers": 1, "tokens": 1}, []),
     ("penzai-llama-decode", {"layers": 2, "tokens": 3}, [(3, 0)]),
     ("penzai-gptneox-forward", {"layers": 2}, []),
+    ("llama-decode", {"layers": 2, "tokens": 3}, [(3, 0), (2, 1)]),
 ]
 FAULTED = {("gpt2-forward", 4), ("gpt2-decode", 2), ("gpt2-train", 2), ("penzai-llama-forward", 2),
            ("penzai-llama-decode", 2)}

@@ -1,5 +1,5 @@
 """Programs as a user writes them for scripts/xla-plan FILE.py:NAME: NAME() returns (function,
-tuple of example arguments). Two are expressible, two are not (exit 2 with the reason), one
+tuple of example arguments). Three are expressible, two are not (exit 2 with the reason), one
 returns the wrong thing."""
 
 import jax
@@ -21,6 +21,21 @@ def donated_update():
     f = jax.jit(lambda s, g: s * 0.9 + g, donate_argnums=(0,))
     return f, (jax.ShapeDtypeStruct((64, 64), jnp.float32),
                jax.ShapeDtypeStruct((64, 64), jnp.float32))
+
+
+def scan_cache():
+    """A lax.scan whose body writes row i of a cache carry with dynamic_update_slice and returns a
+    per-step sum: XLA wraps the loop in a call whose output forwards the while's state (no buffer
+    of its own at the call)."""
+    def f(cache, idx, rows):
+        def body(c, x):
+            i, v = x
+            c = lax.dynamic_update_slice(c, v[None], (i, 0))
+            return c, c.sum()
+
+        return lax.scan(body, cache, (idx, rows))
+
+    return f, (jnp.zeros((8, 16)), jnp.arange(8), jnp.ones((8, 16)))
 
 
 def data_dependent():

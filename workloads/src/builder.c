@@ -150,6 +150,12 @@ uint64_t arp_wl_p(arp_wl_t const *wl, int plane, uint64_t offset) {
     return wl->planes[plane].base + offset;
 }
 
+ar_status_t arp_wl_read_across(ar_plan_t *plan, uint64_t size) {
+    ar_plane_range_t reads = {0, size - size / 8}, writes = {size / 8, size - size / 8};
+    ar_status_t status = ar_plan_set_plane_reads(plan, &reads, 1);
+    return status ? status : ar_plan_set_plane_writes(plan, &writes, 1);
+}
+
 size_t arp_wl_launch(arp_wl_t *wl, char const *kernel, int phase, uint64_t const *words,
                      size_t count) {
     return arp_wl_launch_in(wl, kernel, phase, wl->phases[phase].id, words, count);
@@ -161,6 +167,8 @@ size_t arp_wl_launch_in(arp_wl_t *wl, char const *kernel, int phase, char const 
     wl->words_count += count;
     if (phase == wl->read_after_phase && wl->site[ARP_WL_SITE_READ_AFTER] == SIZE_MAX)
         wl->site[ARP_WL_SITE_READ_AFTER] = index;
+    if (phase == wl->cross_phase && wl->site[ARP_WL_SITE_CROSS] == SIZE_MAX)
+        wl->site[ARP_WL_SITE_CROSS] = index;
     if (wl->counting || wl->status) return index;
     size_t added = 0;
     ar_status_t status = ar_plan_add_launch(wl->plan, kernel, id, words, count, &added);

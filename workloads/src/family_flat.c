@@ -186,8 +186,9 @@ static ar_status_t ranges(arp_wl_t *wl, ar_plan_t *plan) {
     if (!status) status = ar_plan_add_phase(plan, "inputs");
     if (!status) status = add_value(wl, f, plan, 0, 0, false, false);
     /* The fault: the op after the one updating v(r) in place carries v(r), which is gone, in
-     * place of v(r + 1) (the same bytes). */
-    uint64_t r = f->read_after;
+     * place of v(r + 1) (the same bytes); or (wl->cross_phase, op r's phase) op r reads v(r)
+     * across elements at bytes it overwrites. */
+    uint64_t r = wl->cross_phase < 0 ? f->read_after : UINT64_MAX;
     for (uint64_t k = 0; !status && k <= f->ops; ++k) {
         uint64_t named = r != UINT64_MAX && k == r + 1 ? r : k;
         if (k == f->ops) { /* the outputs */
@@ -199,6 +200,8 @@ static ar_status_t ranges(arp_wl_t *wl, ar_plan_t *plan) {
         status = ar_plan_add_phase(plan, name);
         /* in place: v(k) carried, and v(k + 1) left over its bytes */
         if (!status) status = add_value(wl, f, plan, k, named, true, f->in_place[k]);
+        if (!status && (int64_t)k + 1 == wl->cross_phase)
+            status = arp_wl_read_across(plan, f->value_size[k]);
         if (!status && f->skip[k] != UINT32_MAX)
             status = add_value(wl, f, plan, f->skip[k], f->skip[k], true, false);
         if (!status && !f->in_place[k]) status = add_value(wl, f, plan, k + 1, k + 1, false, false);
@@ -232,7 +235,8 @@ static void emit(arp_wl_t *wl) {
 /* The faults that need only a launch and the window: the rest plant into the transformer
  * families' declarations. */
 static char const *const flat_faults[] = {"stray-pointer", "undeclared-phase",
-                                          "in-place-input-read-later", NULL};
+                                          "in-place-input-read-later", "in-place-cross-read",
+                                          NULL};
 
 /* Presets: model (unused), layers, batch, seq, decode, epochs, micro, ops, globals. */
 arp_wl_family_t const arp_wl_family_flat = {

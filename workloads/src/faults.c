@@ -65,6 +65,30 @@ static bool read_after_update(arp_wl_t *wl) {
     return false;
 }
 
+/* In place, across elements: the update whose output the in-place phase reads (as above) also
+ * reads its input across elements, at bytes it overwrites (a shift by an eighth of the value):
+ * its plane gets `reads`/`writes` that share bytes, and the update's phase breaks D at its first
+ * instance. Flat marks its op (family_flat.c, ranges). */
+static bool cross_read(arp_wl_t *wl) {
+    if (wl->family->ranges) {
+        wl->cross_phase = wl->read_after_phase - 1, wl->cross_slot = 0;
+        return true;
+    }
+    arp_wl_phase_t const *reader = &wl->phases[wl->read_after_phase];
+    for (int j = 0; j < reader->count; ++j) {
+        int value = reader->planes[j], host = wl->planes[value].host;
+        if (host < 0) continue;
+        for (int p = 0; p < wl->phases_count; ++p)
+            for (int i = 0; i < wl->phases[p].count; ++i)
+                if (wl->phases[p].planes[i] == host && wl->phases[p].becomes[i] == value) {
+                    wl->cross_phase = p, wl->cross_slot = i;
+                    return true;
+                }
+    }
+    arp_wl_fail(wl, ar_status_invalid_argument_k, "no in-place update to read across");
+    return false;
+}
+
 /* ---- Launches: rule C at a launch as written --------------------------------------------- */
 
 static bool named(ar_plan_t const *plan, size_t launch, size_t word) {
@@ -244,6 +268,8 @@ static arp_wl_fault_t const faults[] = {
      clobber_mask, false},
     {"in-place-input-read-later", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_READ_AFTER, 0, NULL,
      read_after_update, true},
+    {"in-place-cross-read", ARP_WL_PLACED, ARP_WL_INSTANCE, ARP_WL_SITE_CROSS, 0, NULL, cross_read,
+     true},
     {"pingpong-frames", ARP_WL_EMITTED, ARP_WL_PROBE, ARP_WL_SITE_PROBE, 0, declare_pingpong,
      pingpong, false},
     {"two-repeat-word", ARP_WL_EMITTED, ARP_WL_PROBE, ARP_WL_SITE_PROBE, 0, declare_gather,

@@ -135,6 +135,8 @@ static ar_status_t build_ranges(arp_wl_t *wl, ar_plan_t *plan) {
                                  : ar_plan_add_plane_becomes(plan, pl->name, pl->base, pl->size,
                                                              wl->phases[p].carried[j],
                                                              wl->planes[becomes].name);
+            if (!status && p == wl->cross_phase && j == wl->cross_slot)
+                status = arp_wl_read_across(plan, pl->size);
         }
     }
     return status;
@@ -187,7 +189,7 @@ static void describe(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *
 }
 
 static void generate(arp_wl_t *wl, char const *preset_name, ar_workload_info_t *info) {
-    wl->read_after_phase = -1;
+    wl->read_after_phase = wl->cross_phase = wl->cross_slot = -1;
     wl->family->declare(wl);
     if (wl->fault && wl->fault->declare && !wl->status) wl->fault->declare(wl);
     if (!wl->status && !wl->family->ranges) arp_wl_place(wl);

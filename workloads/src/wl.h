@@ -75,6 +75,7 @@ typedef enum arp_wl_site_t {
     ARP_WL_SITE_GHOST,        /* the first launch of the phase the ghost plane is added to */
     ARP_WL_SITE_PROBE,        /* a probe's launch whose word the hull rejects */
     ARP_WL_SITE_READ_AFTER,   /* the first launch of wl->read_after_phase */
+    ARP_WL_SITE_CROSS,        /* the first launch of wl->cross_phase */
     ARP_WL_SITE_COUNT
 } arp_wl_site_t;
 
@@ -190,6 +191,10 @@ struct arp_wl_t {
     int clobber_phase;        /* a phase run between mask's declaration and its first carrier */
     int ghost_phase;          /* the phase a ghost carried plane is added to */
     int read_after_phase;     /* the phase that reads the value an in-place update left (-1) */
+    /* The in-place update a fault says reads across elements bytes it overwrites: its phase
+     * (-1: none) and the plane's slot there; the plan gives it `reads`/`writes` that share
+     * bytes (arp_wl_read_across). */
+    int cross_phase, cross_slot;
     uint64_t layer_stride;    /* bytes one layer of params_layers spans */
     uint64_t expert_stride;   /* bytes one expert spans (moe) */
     int layers_global;
@@ -225,6 +230,10 @@ int arp_wl_plane_index(arp_wl_t const *wl, char const *name);
  * keeps the name) or the value it was itself updated from (a loop-carried pair). */
 int arp_wl_becomes(arp_wl_t *wl, int phase, int plane, char const *name);
 void arp_wl_persistent(arp_wl_t *wl, int plane);
+/* The plane just added to `plan` (`size` bytes) reads across elements bytes it writes: a kernel
+ * that shifts its buffer up by an eighth in place, reads [0, size - size/8) and writes
+ * [size/8, size). */
+ar_status_t arp_wl_read_across(ar_plan_t *plan, uint64_t size);
 void arp_wl_loop(arp_wl_t *wl, int first_phase, int last_phase);
 void arp_wl_fail(arp_wl_t *wl, ar_status_t status, char const *message);
 uint64_t arp_wl_mix(uint64_t z); /* splitmix64's finaliser */

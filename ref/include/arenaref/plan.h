@@ -51,6 +51,22 @@ typedef struct ar_plane_t {
     bool updates;
 } ar_plane_t;
 
+/* A byte range inside a plane, relative to its base: `[base + offset, base + offset + size)`. */
+typedef struct ar_plane_range_t {
+    uint64_t offset, size;
+} ar_plane_range_t;
+
+/* What an in-place update (a plane with `becomes`) does inside its own bytes (CERTIFICATE.md
+ * §1): `reads`, the bytes of the carried value it reads across elements, and `writes`, the bytes
+ * it overwrites, each plan->plane_ranges[first, first + count). `has_reads`/`has_writes` false:
+ * the list is absent (reads: elementwise, trusted; writes: the whole plane); true with count 0:
+ * an empty list. */
+typedef struct ar_plane_access_t {
+    size_t reads_first, reads_count;
+    size_t writes_first, writes_count;
+    bool has_reads, has_writes;
+} ar_plane_access_t;
+
 typedef struct ar_phase_t {
     char const *id;
     size_t planes_first, planes_count; /* this phase's planes: plan->planes[first, first+count) */
@@ -125,6 +141,11 @@ typedef struct ar_plan_t {
     size_t updates_count; /* planes with `updates` set: 0 means rule (D) reads no in-place update */
     bool finished;        /* set by ar_plan_finish; the certificate refuses an unfinished plan */
     struct ar_plan_internals_t *internals; /* capacities, the string pool, the intern table */
+    /* `reads`/`writes` (added after 0.1.0, hence here): per plane, parallel to `planes`, or NULL
+     * while no plane has either list; their ranges end to end in `plane_ranges`. */
+    ar_plane_access_t *plane_access;
+    ar_plane_range_t *plane_ranges;
+    size_t plane_ranges_count;
 } ar_plan_t;
 
 /* ---- Building ---------------------------------------------------------------------------
@@ -154,6 +175,13 @@ ar_status_t ar_plan_add_plane(ar_plan_t *plan, char const *name, uint64_t base, 
  * ar_plan_finish (malformed, at `$.phases[p].planes[j].becomes`), as the loader reads it. */
 ar_status_t ar_plan_add_plane_becomes(ar_plan_t *plan, char const *name, uint64_t base,
                                       uint64_t size, bool carried, char const *becomes);
+/* The `reads` or `writes` list of the plane added last (CERTIFICATE.md §1): `count` ranges
+ * relative to its base (`ranges` may be NULL when count is 0: an empty list, which for writes
+ * overwrites nothing). A list never set stays absent. Once per list and plane; ar_plan_finish
+ * checks them as the loader reads them (malformed: on a plane without `becomes`, a size 0, a
+ * range past the plane). */
+ar_status_t ar_plan_set_plane_reads(ar_plan_t *plan, ar_plane_range_t const *ranges, size_t count);
+ar_status_t ar_plan_set_plane_writes(ar_plan_t *plan, ar_plane_range_t const *ranges, size_t count);
 /* `phase_name` may be NULL (absent). `words` may be NULL when words_count is 0. The index of the
  * new launch goes to *index when index is not NULL. */
 ar_status_t ar_plan_add_launch(ar_plan_t *plan, char const *kernel, char const *phase_name,
@@ -197,7 +225,8 @@ typedef enum ar_rule_t {
     ar_rule_a_k,        /* globals: aligned, non-empty, pairwise disjoint */
     ar_rule_b_k,        /* each phase's planes: aligned, non-empty, disjoint, off the globals */
     ar_rule_c_k,        /* every word in a window lies in an allowed range */
-    ar_rule_d_k,        /* carried planes still hold their value when a phase starts */
+    ar_rule_d_k,        /* carried planes still hold their value when a phase starts, and no
+                           in-place update reads across elements bytes it writes */
 } ar_rule_t;
 
 typedef struct ar_certify_options_t {

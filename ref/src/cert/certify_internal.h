@@ -213,6 +213,11 @@ typedef struct arp_rule_d_t {
                                      place), or SIZE_MAX */
     int64_t other_phase;          /* the phase of the instance that declared it last */
     arp_u128_t other_stamp;       /* that instance */
+    /* Broken because `plane` (with becomes) reads across elements bytes it writes: its read and
+     * write that share a byte, as indices into plan->plane_ranges (write SIZE_MAX: its writes
+     * are absent, the whole plane). The carried planes' check comes first at an instance. */
+    bool cross;
+    size_t read, write;
     char instance_text[AR_VERDICT_TEXT_SIZE]; /* k exactly, in decimal */
     char message[1024 + AR_VERDICT_TEXT_SIZE];
 } arp_rule_d_t;

@@ -73,6 +73,18 @@ static ar_status_t grow_array(void **array, size_t *capacity, size_t count, size
     grow_array((void **)&(plan)->field, &(plan)->internals->field##_capacity,                      \
                (plan)->field##_count, (more), sizeof *(plan)->field)
 
+/* plane_access mirrors planes: keep its capacity equal to theirs, once it exists. */
+static ar_status_t mirror_planes(ar_plan_t *plan) {
+    struct ar_plan_internals_t *internals = plan->internals;
+    if (internals->plane_access_capacity == internals->planes_capacity) return ar_status_success_k;
+    ar_plane_access_t *grown =
+        realloc(plan->plane_access, internals->planes_capacity * sizeof *grown);
+    if (!grown) return ar_status_out_of_memory_k;
+    plan->plane_access = grown;
+    internals->plane_access_capacity = internals->planes_capacity;
+    return ar_status_success_k;
+}
+
 ar_status_t arp_plan_reserve_shifts(ar_plan_t *plan, size_t more) {
     return GROW(plan, shifts, more);
 }
@@ -202,8 +214,11 @@ void ar_plan_free(ar_plan_t *plan) {
     free(plan->repeat_order);
     free(plan->repeat_parent);
     free(plan->run_starts);
+    free(plan->plane_access);
+    free(plan->plane_ranges);
     if (plan->internals) {
         arp_plan_keys_free(plan->internals);
+        arp_plan_cross_free(plan->internals);
         arp_plan_globals_free(plan->internals);
         free(plan->internals->repeat_frames);
         free(plan->internals->intern_slots);
@@ -276,14 +291,56 @@ ar_status_t ar_plan_add_plane_becomes(ar_plan_t *plan, char const *name, uint64_
     if (phase->planes_first + phase->planes_count != plan->planes_count)
         return ar_status_invalid_argument_k;
     ar_status_t status = GROW(plan, planes, 1);
+    if (!status && plan->plane_access) status = mirror_planes(plan);
     if (status) return status;
     char const *pooled = ar_plan_intern(plan, name);
     char const *pooled_becomes = becomes ? ar_plan_intern(plan, becomes) : NULL;
     if (!pooled || (becomes && !pooled_becomes)) return ar_status_out_of_memory_k;
+    if (plan->plane_access) plan->plane_access[plan->planes_count] = (ar_plane_access_t){0};
     plan->planes[plan->planes_count++] =
         (ar_plane_t){pooled, base, size, carried, pooled_becomes, false};
     ++phase->planes_count;
     return ar_status_success_k;
+}
+
+/* The reads or writes list of the plane added last, appended to plane_ranges. */
+static ar_status_t set_plane_list(ar_plan_t *plan, bool writes, ar_plane_range_t const *ranges,
+                                  size_t count) {
+    if (!arp_plan_building(plan) || (!ranges && count) || plan->phases_count == 0 ||
+        plan->phases[plan->phases_count - 1].planes_count == 0)
+        return ar_status_invalid_argument_k;
+    size_t i = plan->planes_count - 1;
+    if (plan->plane_access &&
+        (writes ? plan->plane_access[i].has_writes : plan->plane_access[i].has_reads))
+        return ar_status_invalid_argument_k; /* once per list and plane */
+    ar_status_t status = GROW(plan, plane_ranges, count);
+    if (!status && !plan->plane_access) {
+        /* The first list of the plan: every plane so far gets an absent pair. */
+        plan->plane_access = calloc(plan->internals->planes_capacity, sizeof *plan->plane_access);
+        if (!plan->plane_access) status = ar_status_out_of_memory_k;
+        plan->internals->plane_access_capacity = plan->internals->planes_capacity;
+    }
+    if (status) return status;
+    ar_plane_access_t *access = &plan->plane_access[i];
+    if (count)
+        memcpy(plan->plane_ranges + plan->plane_ranges_count, ranges, count * sizeof *ranges);
+    if (writes)
+        access->writes_first = plan->plane_ranges_count, access->writes_count = count,
+        access->has_writes = true;
+    else
+        access->reads_first = plan->plane_ranges_count, access->reads_count = count,
+        access->has_reads = true;
+    plan->plane_ranges_count += count;
+    return ar_status_success_k;
+}
+
+ar_status_t ar_plan_set_plane_reads(ar_plan_t *plan, ar_plane_range_t const *ranges, size_t count) {
+    return set_plane_list(plan, false, ranges, count);
+}
+
+ar_status_t ar_plan_set_plane_writes(ar_plan_t *plan, ar_plane_range_t const *ranges,
+                                     size_t count) {
+    return set_plane_list(plan, true, ranges, count);
 }
 
 ar_status_t arp_plan_add_launch_pooled(ar_plan_t *plan, char const *kernel, char const *phase_name,
@@ -433,6 +490,24 @@ static bool same_shifts(ar_shift_t const *a, ar_shift_t const *b, size_t count) 
     return true;
 }
 
+/* A plane's reads or writes: absent, or a list of ranges. */
+static bool same_list(ar_plan_t const *a, ar_plan_t const *b, size_t i, size_t j, bool writes) {
+    static ar_plane_access_t const absent = {0};
+    ar_plane_access_t const *x = a->plane_access ? &a->plane_access[i] : &absent;
+    ar_plane_access_t const *y = b->plane_access ? &b->plane_access[j] : &absent;
+    bool has_x = writes ? x->has_writes : x->has_reads,
+         has_y = writes ? y->has_writes : y->has_reads;
+    size_t first_x = writes ? x->writes_first : x->reads_first;
+    size_t first_y = writes ? y->writes_first : y->reads_first;
+    size_t count = writes ? x->writes_count : x->reads_count;
+    if (has_x != has_y || count != (writes ? y->writes_count : y->reads_count)) return false;
+    for (size_t k = 0; k < count; ++k)
+        if (a->plane_ranges[first_x + k].offset != b->plane_ranges[first_y + k].offset ||
+            a->plane_ranges[first_x + k].size != b->plane_ranges[first_y + k].size)
+            return false;
+    return true;
+}
+
 static size_t frames_of(ar_plan_t const *plan, size_t r) {
     return plan->internals ? plan->internals->repeat_frames[r] : plan->repeats[r].iterations;
 }
@@ -461,7 +536,9 @@ bool ar_plan_equal(ar_plan_t const *a, ar_plan_t const *b) {
             ar_plane_t const *u = &a->planes[x->planes_first + j],
                              *v = &b->planes[y->planes_first + j];
             if (!same_text(u->name, v->name) || u->base != v->base || u->size != v->size ||
-                u->carried != v->carried || !same_text(u->becomes, v->becomes))
+                u->carried != v->carried || !same_text(u->becomes, v->becomes) ||
+                !same_list(a, b, x->planes_first + j, y->planes_first + j, false) ||
+                !same_list(a, b, x->planes_first + j, y->planes_first + j, true))
                 return false;
         }
     }

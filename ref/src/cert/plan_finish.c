@@ -1,10 +1,10 @@
 /* ar_plan_finish: the structural rules of CERTIFICATE.md §1, checked in the order the plan's
  * JSON reads, the first breach reported with its JSON path; and the facts the certificate
  * reads, derived once (repeat order and parents, phase indices and runs; the values' keys in
- * plan_keys.c, the globals' order in plan_globals.c). Near-linear: phase
- * ids through a hash; repeats sorted as intervals and swept with a stack; duplicate entries by
- * sorting each list; a reference cuts a repeat exactly when an end lies strictly inside a
- * body, which a difference array over launch boundaries answers in O(1).
+ * plan_keys.c, reads across elements in plan_access.c, the globals' order in plan_globals.c).
+ * Near-linear: phase ids through a hash; repeats sorted as intervals and swept with a stack;
+ * duplicate entries by sorting each list; a reference cuts a repeat exactly when an end lies
+ * strictly inside a body, which a difference array over launch boundaries answers in O(1).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +348,7 @@ static ar_status_t check_phases_and_resolve(ar_plan_t *plan, ar_plan_error_t *er
                                        "plane is updated in place",
                                        plane->name);
             }
+            if (!status) status = arp_plan_access_check(plan, p, j, error);
             /* Pooled strings: the same text is the same pointer. */
             plane->updates = plane->becomes && strcmp(plane->becomes, plane->name) != 0;
             plan->updates_count += plane->updates;
@@ -410,6 +411,7 @@ ar_status_t ar_plan_finish(ar_plan_t *plan, ar_plan_error_t *error) {
     if (!status) status = check_repeats(plan, error);
     if (!status) status = check_schedule(plan, error);
     if (!status) status = arp_plan_keys_derive(plan);
+    if (!status) status = arp_plan_cross_derive(plan);
     if (!status) status = arp_plan_globals_derive(plan);
     if (status == ar_status_out_of_memory_k)
         arp_plan_fail(error, status, "$", 0, 0, "out of memory while checking the plan");

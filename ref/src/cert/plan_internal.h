@@ -22,6 +22,8 @@ struct ar_plan_internals_t {
     size_t windows_capacity, globals_capacity, phases_capacity, planes_capacity;
     size_t launches_capacity, words_capacity, repeats_capacity, shifts_capacity;
     size_t frame_starts_capacity, schedule_capacity;
+    size_t plane_ranges_capacity;
+    size_t plane_access_capacity; /* plane_access mirrors planes: planes_capacity once it exists */
     /* Frames given so far per repeat (parallel to plan->repeats; 0 for delta repeats): a repeat
      * does not record its frame count, since a finished plan has exactly `iterations`. */
     size_t *repeat_frames;
@@ -35,6 +37,12 @@ struct ar_plan_internals_t {
     int32_t *plane_key, *leave_key;
     size_t *key_plane;
     size_t keys_count;
+    /* Rule D's reads across elements, derived by ar_plan_finish (plan_access.c): per phase, its
+     * first plane with `becomes` whose `reads` share a byte with its `writes` (the first such
+     * read as written and the first write it meets), so the phase breaks D at its first
+     * instance; NULL when no phase has one. */
+    struct arp_cross_t *cross;
+    size_t cross_phases;
     /* The globals' order, derived by ar_plan_finish (plan_globals.c): whether they come sorted,
      * disjoint, aligned and non-empty, and then their union, inclusive pieces lo at [2k], hi at
      * [2k + 1]. */
@@ -71,6 +79,20 @@ void arp_plan_keys_free(struct ar_plan_internals_t *internals);
 /* The globals' order above; out of memory is the only failure. Free resets it. */
 ar_status_t arp_plan_globals_derive(ar_plan_t *plan);
 void arp_plan_globals_free(struct ar_plan_internals_t *internals);
+
+/* A phase's read across elements of bytes it writes (plane SIZE_MAX: none). `read` and `write`
+ * index plan->plane_ranges; `write` is SIZE_MAX where the plane's writes are absent (the whole
+ * plane). */
+typedef struct arp_cross_t {
+    size_t plane, read, write;
+} arp_cross_t;
+
+/* The reads/writes rules of CERTIFICATE.md §1 for plane `j` of phase `p` (the first breach with
+ * its JSON path into `error`), and the cross facts above for a plan whose planes passed them. */
+ar_status_t arp_plan_access_check(ar_plan_t const *plan, size_t p, size_t j,
+                                  ar_plan_error_t *error);
+ar_status_t arp_plan_cross_derive(ar_plan_t *plan);
+void arp_plan_cross_free(struct ar_plan_internals_t *internals);
 
 /* Whether the plan takes builder calls (created, not finished). */
 bool arp_plan_building(ar_plan_t const *plan);

@@ -28,6 +28,8 @@ typedef struct loader_t {
     ar_plan_error_t *error;
     ar_shift_t *scratch; /* one frame's entries */
     size_t scratch_capacity;
+    ar_plane_range_t *ranges; /* one plane's reads, then its writes */
+    size_t ranges_capacity;
 } loader_t;
 
 static ar_status_t pooled(loader_t *loader, char const *text, size_t length, char const **out) {
@@ -56,6 +58,43 @@ static ar_status_t load_global(loader_t *loader, json_t const *element, breach_t
     if (!status) status = pooled(loader, name, name_length, &name);
     if (!status) status = ar_plan_add_global(loader->plan, name, base, size);
     return status;
+}
+
+/* A plane's `reads` or `writes` into loader->ranges from `*count` on: absent or null is omitted
+ * (*present false), else an array of {offset, size} objects. */
+static ar_status_t load_plane_list(loader_t *loader, json_t const *plane, char const *key,
+                                   bool *present, size_t *count, breach_t *where) {
+    json_t const *list = json_object_get(plane, key);
+    *present = list && !json_is_null(list);
+    if (!*present) return ar_status_success_k;
+    if (!json_is_array(list)) {
+        snprintf(where->text, sizeof where->text,
+                 "expected an array of {offset, size} ranges (absent or null: omitted), found %s",
+                 arp_json_type_name(list));
+        return arp_json_breach(where, ".%s", key);
+    }
+    size_t n = json_array_size(list);
+    if (*count + n > loader->ranges_capacity) {
+        ar_plane_range_t *grown = realloc(loader->ranges, (*count + n) * sizeof *grown);
+        if (!grown) return ar_status_out_of_memory_k;
+        loader->ranges = grown;
+        loader->ranges_capacity = *count + n;
+    }
+    for (size_t k = 0; k < n; ++k) {
+        json_t const *entry = json_array_get(list, k);
+        ar_plane_range_t *range = &loader->ranges[*count + k];
+        breach_t inner;
+        inner.field[0] = '\0';
+        ar_status_t status = arp_json_expect_object(entry, &inner);
+        if (!status) status = arp_json_member_u64(entry, "offset", &range->offset, &inner);
+        if (!status) status = arp_json_member_u64(entry, "size", &range->size, &inner);
+        if (status) {
+            snprintf(where->text, sizeof where->text, "%s", inner.text);
+            return arp_json_breach(where, ".%s[%zu]%s", key, k, inner.field);
+        }
+    }
+    *count += n;
+    return ar_status_success_k;
 }
 
 static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t *where) {
@@ -98,6 +137,12 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         if (!status)
             status = arp_json_member_string(plane, "becomes", false, NULL, &becomes,
                                             &becomes_length, &inner);
+        bool has_reads = false, has_writes = false;
+        size_t reads = 0, ranges = 0;
+        if (!status) status = load_plane_list(loader, plane, "reads", &has_reads, &ranges, &inner);
+        reads = ranges;
+        if (!status)
+            status = load_plane_list(loader, plane, "writes", &has_writes, &ranges, &inner);
         if (status == ar_status_invalid_argument_k) {
             snprintf(where->text, sizeof where->text, "%s", inner.text);
             return arp_json_breach(where, ".planes[%zu]%s", j, inner.field);
@@ -106,6 +151,11 @@ static ar_status_t load_phase(loader_t *loader, json_t const *element, breach_t 
         if (!status && becomes) status = pooled(loader, becomes, becomes_length, &becomes);
         if (!status)
             status = ar_plan_add_plane_becomes(loader->plan, name, base, size, carried, becomes);
+        if (!status && has_reads)
+            status = ar_plan_set_plane_reads(loader->plan, loader->ranges, reads);
+        if (!status && has_writes)
+            status = ar_plan_set_plane_writes(
+                loader->plan, ranges > reads ? loader->ranges + reads : NULL, ranges - reads);
     }
     return status;
 }
@@ -619,6 +669,20 @@ static ar_status_t load_text(loader_t *loader) {
     return ar_status_success_k;
 }
 
+/* A malformed plan's error found on the flat arrays (no position): the line and column of the
+ * value its path names, found in the text. */
+static void add_position(loader_t const *loader, ar_plan_error_t *error) {
+    int line, column;
+    locate(loader, arp_json_locate(loader->text, loader->length, error->path), &line, &column);
+    char message[sizeof error->message], path[sizeof error->path];
+    memcpy(message, error->message, sizeof message);
+    memcpy(path, error->path, sizeof path);
+    size_t prefix = strlen(path);
+    bool named = strncmp(message, path, prefix) == 0 && strncmp(message + prefix, ": ", 2) == 0;
+    arp_plan_fail(error, error->status, path, line, column, "%s",
+                  named ? message + prefix + 2 : message);
+}
+
 ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **plan,
                                 ar_plan_error_t *error) {
     arp_plan_error_clear(error);
@@ -638,7 +702,10 @@ ar_status_t ar_plan_load_buffer(char const *text, size_t length, ar_plan_t **pla
     if (status && !loader.error->status)
         arp_plan_fail(loader.error, status, "", 0, 0, "out of memory while loading the plan");
     free(loader.scratch);
+    free(loader.ranges);
     if (!status) status = ar_plan_finish(loader.plan, loader.error);
+    if (status == ar_status_invalid_argument_k && error && error->line == 0 && error->path[0])
+        add_position(&loader, error);
     if (status) {
         ar_plan_free(loader.plan);
         return status;

@@ -34,4 +34,8 @@ ar_status_t arp_json_expect_object(json_t const *value, breach_t *where);
 /* At most 40 bytes of a bad string value, quoted, for a message. */
 void arp_json_quote(char *out, size_t size, char const *text, size_t length);
 
+/* The byte offset in `text` of the value JSON path `path` names (`$.phases[2].planes[0].size`),
+ * or of the deepest value on the way that the text holds (plan_load_locate.c). */
+size_t arp_json_locate(char const *text, size_t length, char const *path);
+
 #endif

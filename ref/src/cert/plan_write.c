@@ -2,9 +2,10 @@
  *
  * It formats straight from the flat arrays into a 64 KiB buffer (flushed to the FILE) or into a
  * growing string, with hand-rolled hex and decimal formatting: no jansson tree, no printf per
- * word. Addresses, sizes and words are "0x…" strings; alignment, indices, counts and iterations
- * are JSON integers (hex strings past 2^63, where a JSON integer cannot hold them); deltas and
- * offsets are signed JSON integers, which hold every int64. One launch, range or reference per
+ * word. Addresses, sizes, words and the offsets of a plane's reads and writes are "0x…" strings;
+ * alignment, indices, counts and iterations are JSON integers (hex strings past 2^63, where a
+ * JSON integer cannot hold them); deltas and frame offsets are signed JSON integers, which hold
+ * every int64. One launch, range or reference per
  * line keeps big plans greppable. "meta" is written back as the compact JSON it was kept as.
  */
 #include <stdlib.h>
@@ -155,6 +156,23 @@ static void put_shifts(writer_t *writer, ar_shift_t const *shifts, size_t count,
     put(writer, "]", 1);
 }
 
+/* A plane's `reads` or `writes`, when present: `, "KEY": [{"offset": "0x…", "size": "0x…"}, …]`. */
+static void put_plane_list(writer_t *writer, ar_plan_t const *plan, char const *key, bool present,
+                           size_t first, size_t count) {
+    if (!present) return;
+    put_text(writer, ", \"");
+    put_text(writer, key);
+    put_text(writer, "\": [");
+    for (size_t k = 0; k < count; ++k) {
+        put_text(writer, k ? ", {\"offset\": " : "{\"offset\": ");
+        put_hex(writer, plan->plane_ranges[first + k].offset);
+        put_text(writer, ", \"size\": ");
+        put_hex(writer, plan->plane_ranges[first + k].size);
+        put(writer, "}", 1);
+    }
+    put(writer, "]", 1);
+}
+
 static void write_plan(writer_t *writer, ar_plan_t const *plan) {
     put_text(writer, "{\n\"format\": \"arena-plan/1\",\n");
     if (plan->meta_json) {
@@ -195,6 +213,13 @@ static void write_plan(writer_t *writer, ar_plan_t const *plan) {
             if (plane->becomes) {
                 put_text(writer, ", \"becomes\": ");
                 put_string(writer, plane->becomes);
+            }
+            if (plan->plane_access) {
+                ar_plane_access_t const *access = &plan->plane_access[phase->planes_first + j];
+                put_plane_list(writer, plan, "reads", access->has_reads, access->reads_first,
+                               access->reads_count);
+                put_plane_list(writer, plan, "writes", access->has_writes, access->writes_first,
+                               access->writes_count);
             }
             put_text(writer, "}");
         }

@@ -4,7 +4,8 @@
  * passes are walked and the rest counted, and so are runs of identical schedule references. A
  * unit met again (a reference, or a repeat's whole run) replays a summary of its first walk,
  * so cost follows the plan as written, not its iterations or nesting depth (up to
- * SUMMARY_CELLS_MAX cells). Counts: see walker_t. One entry point, arp_rule_d.
+ * SUMMARY_CELLS_MAX cells). A phase that reads across elements bytes it writes (finish found
+ * which) breaks at its first instance. Counts: see walker_t. One entry point, arp_rule_d.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -126,6 +127,9 @@ typedef struct walker_t {
     int32_t const *plane_key, *leave_key;
     size_t const *key_plane;
     size_t keys_count;
+    /* Per phase, its plane that reads across elements bytes it writes (plan_access.c, from
+     * finish): such a phase breaks D at its first instance. NULL when no phase has one. */
+    struct arp_cross_t const *cross;
     bool *declared;
     arp_u128_t *stamp; /* the instance that last declared the key */
     int64_t *stamp_phase;
@@ -329,6 +333,18 @@ static bool walk_run(walker_t *w, int64_t phase, size_t length) {
                 w->instances = count_add(w, w->instances, 1);
                 return false;
             }
+        }
+        /* A summary replayed never holds such an instance: its first walk would have broken. */
+        if (__builtin_expect(w->cross != NULL, 0) && w->cross[phase].plane != SIZE_MAX) {
+            arp_rule_d_t *result = w->result;
+            result->broken = result->cross = true;
+            result->instance = w->instances;
+            result->phase = (size_t)phase;
+            result->plane = w->cross[phase].plane;
+            result->read = w->cross[phase].read, result->write = w->cross[phase].write;
+            result->other_plane = SIZE_MAX, result->other_phase = -1;
+            w->instances = count_add(w, w->instances, 1);
+            return false;
         }
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
             int32_t key = w->leave_key[i];
@@ -733,6 +749,7 @@ ar_status_t arp_rule_d_walk(ar_plan_t const *plan, uint64_t modulus, bool wide,
     w.after_end = malloc((r + 1) * sizeof *w.after_end);
     w.plane_key = plan->internals->plane_key, w.leave_key = plan->internals->leave_key;
     w.key_plane = plan->internals->key_plane, w.keys_count = plan->internals->keys_count;
+    w.cross = plan->internals->cross;
     size_t keys = w.keys_count;
     w.declared = calloc(keys + 1, sizeof *w.declared);
     w.stamp = malloc((keys + 1) * sizeof *w.stamp); /* written before read, as stamp_phase */

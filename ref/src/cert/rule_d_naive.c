@@ -69,6 +69,30 @@ static bool leaves_value(ar_plane_t const *last, ar_plane_t const *c) {
            strcmp(arp_cert_leaves_name(last), c->name) == 0;
 }
 
+/* Whether plane i (with becomes) reads across elements bytes it writes, every read against
+ * every write as written (writes absent: the whole plane), the first such pair into *read,
+ * *write. Computed here, not read from finish's facts: the twin checks them. */
+static bool naive_cross(ar_plan_t const *plan, size_t i, size_t *read, size_t *write) {
+    ar_plane_access_t const *a = plan->plane_access ? &plan->plane_access[i] : NULL;
+    if (!a || !plan->planes[i].becomes || !a->has_reads) return false;
+    for (size_t r = a->reads_first; r < a->reads_first + a->reads_count; ++r) {
+        arp_u128_t r_lo = plan->plane_ranges[r].offset, r_hi = r_lo + plan->plane_ranges[r].size;
+        if (!a->has_writes) {
+            *read = r, *write = SIZE_MAX;
+            return r_hi > r_lo && r_lo < plan->planes[i].size;
+        }
+        for (size_t w = a->writes_first; w < a->writes_first + a->writes_count; ++w) {
+            arp_u128_t w_lo = plan->plane_ranges[w].offset,
+                       w_hi = w_lo + plan->plane_ranges[w].size;
+            if (r_lo < w_hi && w_lo < r_hi) {
+                *read = r, *write = w;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 static bool naive_launch(naive_t *v, size_t launch) {
     ar_plan_t const *plan = v->plan;
     int64_t phase = plan->launches[launch].phase;
@@ -102,6 +126,22 @@ static bool naive_launch(naive_t *v, size_t launch) {
                 ++v->instances;
                 return false;
             }
+        }
+        for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i) {
+            size_t read, write;
+            if (!naive_cross(plan, i, &read, &write)) continue;
+            char k_text[48];
+            arp_u128_decimal(v->instances, k_text, sizeof k_text);
+            arp_rule_d_t *result = v->result;
+            result->broken = result->cross = true;
+            result->instance = v->instances;
+            arp_u128_decimal(v->instances, result->instance_text, sizeof result->instance_text);
+            result->phase = (size_t)phase;
+            result->plane = i, result->read = read, result->write = write;
+            result->other_plane = SIZE_MAX, result->other_phase = -1;
+            arp_rule_d_message(plan, result, k_text, "0");
+            ++v->instances;
+            return false;
         }
         for (size_t i = p->planes_first; i < p->planes_first + p->planes_count; ++i)
             for (uint32_t c = v->lo[i]; c < v->hi[i]; ++c) v->last[c] = i;

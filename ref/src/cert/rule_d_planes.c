@@ -3,6 +3,7 @@
  * distinct (name, base, size) each: the naive twin's, hashing the text, where the walker reads
  * finish's from plan_keys.c), and the diagnostic of a carried plane that breaks D.
  */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,8 +274,53 @@ ar_status_t arp_cert_plane_keys(ar_plan_t const *plan, int32_t *plane_key, size_
     return ar_status_success_k;
 }
 
+/* `LIST[i] [lo, hi) (offset 0x…, size 0x…)` for range `r` of plane `c` (SIZE_MAX: the whole
+ * plane, for writes that are absent). */
+static void describe_access(ar_plan_t const *plan, ar_plane_t const *c, size_t r, bool writes,
+                            char *text, size_t size) {
+    ar_plane_access_t const *access = &plan->plane_access[c - plan->planes];
+    ar_plane_range_t range = r == SIZE_MAX ? (ar_plane_range_t){0, c->size} : plan->plane_ranges[r];
+    char end[40];
+    arp_u128_hex((arp_u128_t)c->base + range.offset + range.size, end, sizeof end);
+    char which[48];
+    if (r == SIZE_MAX)
+        snprintf(which, sizeof which, "writes (absent: the whole plane)");
+    else
+        snprintf(which, sizeof which, "%s[%zu]", writes ? "writes" : "reads",
+                 r - (writes ? access->writes_first : access->reads_first));
+    snprintf(text, size, "%s [0x%" PRIx64 ", %s) (offset 0x%" PRIx64 ", size 0x%" PRIx64 ")", which,
+             c->base + range.offset, end, range.offset, range.size);
+}
+
+/* The diagnostic of an update that reads across elements bytes it writes. */
+static void cross_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text) {
+    ar_plane_t const *c = &plan->planes[result->plane];
+    char c_text[200], read_text[160], write_text[160], shared_text[40];
+    arp_cert_describe_plane(c, c_text, sizeof c_text);
+    describe_access(plan, c, result->read, false, read_text, sizeof read_text);
+    describe_access(plan, c, result->write, true, write_text, sizeof write_text);
+    ar_plane_range_t r = plan->plane_ranges[result->read];
+    ar_plane_range_t w = result->write == SIZE_MAX ? (ar_plane_range_t){0, c->size}
+                                                   : plan->plane_ranges[result->write];
+    uint64_t lo = r.offset > w.offset ? r.offset : w.offset;
+    arp_u128_t hi = (arp_u128_t)r.offset + r.size < (arp_u128_t)w.offset + w.size
+                        ? (arp_u128_t)r.offset + r.size
+                        : (arp_u128_t)w.offset + w.size;
+    arp_u128_hex((arp_u128_t)c->base + hi, shared_text, sizeof shared_text);
+    char const *pid = plan->phases[result->phase].id ? plan->phases[result->phase].id : "";
+    snprintf(result->message, sizeof result->message,
+             "rule D: instance %s (phase \"%s\") updates %s in place into \"%s\" and reads across "
+             "elements bytes it overwrites: %s shares [0x%" PRIx64 ", %s) with %s",
+             k_text, pid, c_text, c->becomes ? c->becomes : "", read_text, c->base + lo,
+             shared_text, write_text);
+}
+
 void arp_rule_d_message(ar_plan_t const *plan, arp_rule_d_t *result, char const *k_text,
                         char const *j_text) {
+    if (result->cross) {
+        cross_message(plan, result, k_text);
+        return;
+    }
     char c_text[200], other_text[200] = "", when[96 + AR_VERDICT_TEXT_SIZE] = "";
     ar_plane_t const *c = &plan->planes[result->plane];
     ar_plane_t const *other =

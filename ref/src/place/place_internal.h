@@ -1,7 +1,8 @@
 /* The placement library's internals: what the strategies share (which rows hold bytes,
  * effective alignments, buffers of several rows) and the entry of each strategy file.
  * problem.c validates and dispatches; groups.c gathers each buffer's rows; greedy.c holds the
- * four heuristics; search.c the exact search; csv.c and plan_io.c the file and plan forms. */
+ * four heuristics; search.c the exact search; strips.c cuts perfect packings apart before it;
+ * lns.c the large-neighbourhood search; csv.c and plan_io.c the file and plan forms. */
 #ifndef ARENAREF_PLACE_INTERNAL_H
 #define ARENAREF_PLACE_INTERNAL_H
 

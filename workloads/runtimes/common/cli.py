@@ -10,6 +10,7 @@ import sys
 import time
 
 from . import export, problem, validate
+from .faults import FAULT_KINDS
 from .trace import TraceError, load
 
 
@@ -43,8 +44,10 @@ def add_common_arguments(p):
                    help="with --plant-fault: the class wanted: B (a value moved onto one live "
                    "at once, meeting in a phase), D (an op made in place over an input read "
                    "later), C (a word moved off its phase's planes); any: a moved value, B or D")
-    p.add_argument("--fault-kind", choices=["move", "inplace", "word"],
-                   help="with --plant-fault: the fault itself (default from --fault-rule)")
+    p.add_argument("--fault-kind", choices=list(FAULT_KINDS),
+                   help="with --plant-fault: the fault itself (default from --fault-rule): move, "
+                   "inplace, word, or reads (an in-place update made to read, across elements, "
+                   "the bytes it writes: rule D)")
     p.add_argument("--fault-seed", type=int, default=0,
                    help="with --plant-fault: which candidate (default 0)")
     p.add_argument("--problem-out", help="also write the placement problem "

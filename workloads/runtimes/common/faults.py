@@ -3,14 +3,18 @@
            B when the two (or what it now covers) meet in one phase, else D;
   inplace  an op made to write its output over an input a later op still reads (becomes): D;
   word     a launch's address word moved into its window, off every plane of its phase and
-           every global: C, verdict exactly 2 + launch.
+           every global: C, verdict exactly 2 + launch;
+  reads    an in-place update made to read across elements the bytes it writes (`reads` set to
+           its `writes`, the whole value where it writes all): D at the first executed instance
+           of its phase, verdict exactly 2 + launches + that instance on a plan that was clean.
 The seed picks the candidate (seed modulo their number, then the next that gives the class).
 """
 
 from .plan import address, phase_planes, phase_id, to_plan
-from .trace import TraceError, planned
+from .trace import TraceError, first_instance, planned
 
 KINDS = {"B": "move", "C": "word", "D": "inplace"}
+FAULT_KINDS = ("move", "inplace", "word", "reads")
 TRIES = 256
 
 
@@ -105,6 +109,10 @@ def plant(t, rule="any", seed=0, kind=None):
         if rule not in ("any", "C"):
             raise TraceError(f"fault kind word gives rule C, not {rule}")
         return _plant_word(t, seed)
+    if kind == "reads":
+        if rule not in ("any", "D"):
+            raise TraceError(f"fault kind reads gives rule D, not {rule}")
+        return _plant_reads(t, seed)
     if kind == "move":
         cands = _move_candidates(t)
     elif kind == "inplace":
@@ -112,7 +120,7 @@ def plant(t, rule="any", seed=0, kind=None):
             raise TraceError("fault kind inplace gives rule D, not B")
         cands = _inplace_candidates(t)
     else:
-        raise TraceError(f"fault kind {kind!r}: expected move, inplace or word")
+        raise TraceError(f"fault kind {kind!r}: expected {', '.join(FAULT_KINDS)}")
     if not cands:
         raise TraceError(f"no candidate for a {kind} fault in this trace")
     for i in range(min(len(cands), TRIES)):
@@ -222,3 +230,48 @@ def _plant_word(t, seed):
         plan["meta"]["expect"] = 2 + i
         return plan, info
     raise TraceError("no address word with a free byte in its window for a word fault")
+
+
+def _plant_reads(t, seed):
+    """An in-place update that reads, across elements, bytes it writes: rule D at its phase."""
+    cands = []
+    for o in t.ops:
+        for f, to in o["updates"]:
+            w = o["update_ranges"].get(f, {}).get("writes")
+            if planned(t, f) and w != [] and first_instance(t, o["index"]) is not None:
+                cands.append((o["index"], f, to))
+    if not cands:
+        raise TraceError("no candidate for a reads fault (no in-place update that writes bytes)")
+    k, f, to = cands[seed % len(cands)]
+    op = t.ops[k]
+    had = op["update_ranges"].get(f)
+    rr = dict(had or {"reads": None, "writes": None})
+    size = t.values[f]["size"]
+    rr["reads"] = list(rr["writes"]) if rr["writes"] is not None else [(0, size)]
+    op["update_ranges"] = dict(op["update_ranges"], **{f: rr})
+    plan = to_plan(t)
+    inst = first_instance(t, k)
+    n = len(plan["launches"])
+    lo, sz = rr["reads"][0]
+    info = {
+        "kind": "reads",
+        "rule": "D",
+        "seed": seed,
+        "candidates": len(cands),
+        "op": k,
+        "kernel": op["kernel"],
+        "phase": phase_id(op),
+        "value": f,
+        "becomes": to,
+        "plane": t.values[f]["plane"],
+        "reads": [{"offset": o, "size": s} for o, s in rr["reads"]],
+        "expect_class": "D",
+        "expect": 2 + n + inst,
+        "why": f"phase {phase_id(op)} reads bytes [{lo}, {lo + sz}) of {t.values[f]['plane']} "
+               f"across elements and overwrites them in place (rule D at its instance {inst}, "
+               f"verdict 2 + {n} launches + {inst} on a plan that was clean)",
+    }
+    plan["meta"]["fault"] = info
+    plan["meta"]["expect_class"] = "D"
+    plan["meta"]["expect"] = info["expect"]
+    return plan, info

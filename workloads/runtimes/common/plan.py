@@ -1,9 +1,11 @@
 """A validated trace as an arena-plan/1 plan (CERTIFICATE.md): a window per region at its fixed
 base, whole-program values as globals, one phase and launch per op (reads carried, writes fresh,
-an in-place update a carried plane with `becomes`), loops as repeats with no deltas, one
-schedule reference over every launch.
+an in-place update a carried plane with `becomes`, and the `reads`/`writes` its update says),
+loops as repeats (their deltas or frames the words that move with them, steps.py), one schedule
+reference over every launch.
 """
 
+from . import steps
 from .trace import planned
 
 
@@ -12,18 +14,26 @@ def address(t, vid, offset=0):
     return t.regions[v["region"]]["plan_base"] + v["offset"] + offset
 
 
-def plane(t, vid, carried, becomes=None):
+def plane(t, vid, carried, becomes=None, ranges=None):
+    """A plane; with becomes, an in-place update into that value, and with ranges (an update's
+    {"reads", "writes"} byte ranges), its `reads`/`writes` (CERTIFICATE.md section 1), which need
+    `becomes`: an update that keeps its name says `becomes` its own name (a no-op there)."""
     p = {"name": t.values[vid]["plane"], "base": hex(address(t, vid)),
          "size": t.values[vid]["size"], "carried": carried}
-    if becomes is not None and becomes != vid:
+    if becomes is not None and (becomes != vid or ranges):
         p["becomes"] = t.values[becomes]["plane"]
+    for key in ("reads", "writes"):
+        if ranges and ranges.get(key) is not None:
+            p[key] = [{"offset": o, "size": n} for o, n in ranges[key]]
     return p
 
 
 def phase_planes(t, o):
     ufrom = dict(o["updates"])
     uto = set(ufrom.values())
-    planes = [plane(t, v, True, ufrom.get(v)) for v in o["reads"] if planned(t, v)]
+    ranges = o.get("update_ranges", {})
+    planes = [plane(t, v, True, ufrom.get(v), ranges.get(v) if v in ufrom else None)
+              for v in o["reads"] if planned(t, v)]
     planes += [plane(t, v, False) for v in o["writes"] if planned(t, v) and v not in uto]
     return planes
 
@@ -76,12 +86,19 @@ def to_plan(t):
     }
     if t.loops:
         plan["repeats"] = [
-            {"first": l["first"], "count": l["count"], "iterations": l["iterations"], "deltas": []}
+            {"first": l["first"], "count": l["count"], "iterations": l["iterations"],
+             **steps.moves(t, l)}
             for l in t.loops
         ]
     plan["schedule"] = [{"first": 0, "count": len(launches)}]
     plan["meta"] = meta(t, counts)
     return plan
+
+
+def _with(t, key):
+    """In-place updates of planned values that say `key` (reads or writes) in the plan."""
+    return sum(1 for o in t.ops for f, _ in o["updates"]
+               if planned(t, f) and o["update_ranges"].get(f, {}).get(key) is not None)
 
 
 def loop_depths(t):
@@ -117,7 +134,10 @@ def meta(t, counts):
             "globals": sum(1 for g in t.globals if t.regions[t.values[g]["region"]]["window"]),
             "planes": len(names),
             "in_place_updates": sum(len(o["updates"]) for o in t.ops),
+            "updates_with_reads": _with(t, "reads"),
+            "updates_with_writes": _with(t, "writes"),
             "loops": len(t.loops),
+            "words_moving": steps.count(t),
             **counts,
         },
         "loops": loop_depths(t),

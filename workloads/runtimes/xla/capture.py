@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from . import hlo_proto
+from . import hlo_proto, inplace
 
 # Instructions that launch nothing (thunk_emitter.cc: "fully defined by the buffer assignment",
 # dataflow-only, or constants resolved from their allocation).
@@ -139,6 +139,11 @@ class _Module:
             return self.position(i.operand_ids[index[0]], index[1:], depth + 1)
         if op == "while":
             return self.position(i.operand_ids[0], index, depth + 1)
+        if op == "call":
+            # A call's output is its computation's root (XLA lists no position at the call for
+            # a leaf the callee forwards, such as a while's state under a small call).
+            return self.position(self.comps[i.called_computation_ids[0]].root_id, index,
+                                 depth + 1)
         if op == "parameter":
             cid = self.comp_of[iid]
             caller = self.caller.get(cid)
@@ -228,6 +233,9 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
 
     values, ops, loops = {}, [], []
     counts = {"launches_written": 0, "whiles": 0, "calls_inlined": 0, "in_place": 0}
+    # In-place updates: what each reads across elements and writes (inplace.py), by pattern.
+    ranges = {"reads_derived": 0, "reads_undecided": 0, "writes_derived": 0, "patterns": {},
+              "undecided": []}
 
     def value(iid, index, shape):
         buf, alloc, off, size = M.position(iid, index)
@@ -292,25 +300,35 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
             if op in ("async-start", "async-update", "async-done", "send", "recv",
                       "infeed", "outfeed"):
                 raise ExportError(f"{M.where(iid)}: {op} is not expressible as a launch")
-            reads = []
-            for o in i.operand_ids:
-                for v in leaf_values(o):
+            reads, operand_leaves = [], []
+            for n, o in enumerate(i.operand_ids):
+                idxs = [idx for idx, sh in _leaves(M.instr[o].shape)
+                        if sh.element_type != TOKEN_TYPE]
+                for idx, v in zip(idxs, leaf_values(o)):
+                    operand_leaves.append((n, idx, v))
                     if v not in reads:
                         reads.append(v)
-            writes = []
-            for v in leaf_values(iid):
+            writes, out_leaves = [], []
+            idxs = [idx for idx, sh in _leaves(i.shape) if sh.element_type != TOKEN_TYPE]
+            for idx, v in zip(idxs, leaf_values(iid)):
+                out_leaves.append((idx, v))
                 if v not in writes:
                     writes.append(v)
-            # An output on an operand's bytes overwrites it in place.
+            # An output on an operand's bytes overwrites it in place: what the kernel reads of
+            # it across elements, and the bytes it writes, from its HLO (inplace.py).
             updates = []
-            for w in writes:
+            for idx, w in out_leaves:
                 vw = values[w]
                 for r in reads:
                     vr = values[r]
                     if (vr["region"], vr["offset"], vr["size"]) == \
                             (vw["region"], vw["offset"], vw["size"]) and vw["size"] and \
                             not vr["whole_program"]:
-                        updates.append({"from": r, "to": w})
+                        u = {"from": r, "to": w}
+                        got = inplace.analyse(M, i, {(n, x) for n, x, v in operand_leaves
+                                                     if v == r}, idx, vr["size"])
+                        _record(u, got, ranges, i.name, vr["size"])
+                        updates.append(u)
                         break
             counts["in_place"] += len(updates)
             words = [{"value": v, "offset": 0}
@@ -377,6 +395,11 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
             "region_roles": {r["name"]: r["role"] for r in regions},
             "kernels": _kernel_kinds(ops),
             **counts,
+            "reads_derived": ranges["reads_derived"],
+            "reads_undecided": ranges["reads_undecided"],
+            "writes_derived": ranges["writes_derived"],
+            "in_place_patterns": dict(sorted(ranges["patterns"].items())),
+            **({"undecided": ranges["undecided"]} if ranges["undecided"] else {}),
         },
         "alignment": align,
         "regions": [{k: r[k] for k in ("name", "kind", "size", "planned_size") if k in r}
@@ -385,6 +408,21 @@ def capture(fn, args, name=None, donate_argnums=(), shapes=None, flags=None):
         "ops": ops_out,
         "loops": [{k: l[k] for k in ("first", "count", "iterations")} for l in loops],
     }
+
+
+def _record(update, got, ranges, name, size):
+    """An analysed update's reads/writes into the trace's update and the capture's counts."""
+    ranges["patterns"][got["pattern"]] = ranges["patterns"].get(got["pattern"], 0) + 1
+    if got["writes"] is not None and got["writes"] != [(0, size)]:  # all of it: absent
+        update["writes"] = [{"offset": o, "size": n} for o, n in got["writes"]]
+        ranges["writes_derived"] += 1
+    if got["reads"] is not None:
+        update["reads"] = [{"offset": o, "size": n} for o, n in got["reads"]]
+        if got["undecided"]:
+            ranges["reads_undecided"] += 1
+            ranges["undecided"].append(f"{name}: {got['undecided']}")
+        else:
+            ranges["reads_derived"] += 1
 
 
 def _kernel_kinds(ops):

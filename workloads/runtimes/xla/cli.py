@@ -22,7 +22,7 @@ SIZE_OPTIONS = ("layers", "d_model", "heads", "vocab", "seq", "batch", "tokens")
 BENCH = [("gpt2-forward", {"layers": 4}), ("gpt2-decode", {"layers": 4, "tokens": 8}),
          ("gpt2-train", {"layers": 2}), ("penzai-llama-forward", {"layers": 2}),
          ("penzai-llama-decode", {"layers": 2, "tokens": 8}),
-         ("penzai-gptneox-forward", {"layers": 2})]
+         ("penzai-gptneox-forward", {"layers": 2}), ("llama-decode", {"layers": 6, "tokens": 12})]
 
 
 def load_user(spec):

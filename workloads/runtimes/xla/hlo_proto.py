@@ -5,21 +5,32 @@ those of xla/service/hlo.proto and xla/xla_data.proto."""
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 F = descriptor_pb2.FieldDescriptorProto
-T = {"int64": F.TYPE_INT64, "int32": F.TYPE_INT32, "string": F.TYPE_STRING,
-     "bytes": F.TYPE_BYTES, "bool": F.TYPE_BOOL}
+T = {"int64": F.TYPE_INT64, "int32": F.TYPE_INT32, "uint64": F.TYPE_UINT64,
+     "uint32": F.TYPE_UINT32, "string": F.TYPE_STRING, "bytes": F.TYPE_BYTES, "bool": F.TYPE_BOOL}
 
 # message -> [(field, number, type or message, repeated)]
 MESSAGES = {
     "OpMetadata": [("op_type", 1, "string", 0), ("op_name", 2, "string", 0)],
+    "LayoutProto": [("minor_to_major", 1, "int64", 1)],
     "ShapeProto": [("element_type", 2, "int32", 0), ("dimensions", 3, "int64", 1),
-                   ("tuple_shapes", 4, "ShapeProto", 1)],
+                   ("tuple_shapes", 4, "ShapeProto", 1), ("layout", 5, "LayoutProto", 0)],
+    # Scalars only (a start index, a constant operand): the integer arrays of xla_data.proto.
+    "LiteralProto": [("shape", 1, "ShapeProto", 0), ("preds", 2, "bool", 1),
+                     ("s32s", 4, "int32", 1), ("s64s", 5, "int64", 1), ("u32s", 6, "uint32", 1),
+                     ("u64s", 7, "uint64", 1)],
+    "SliceDimensions": [("start", 1, "int64", 0), ("limit", 2, "int64", 0),
+                        ("stride", 3, "int64", 0)],
     "HloInstructionProto": [
         ("name", 1, "string", 0), ("opcode", 2, "string", 0), ("shape", 3, "ShapeProto", 0),
-        ("metadata", 7, "OpMetadata", 0), ("parameter_number", 9, "int64", 0),
+        ("metadata", 7, "OpMetadata", 0), ("literal", 8, "LiteralProto", 0),
+        ("parameter_number", 9, "int64", 0),
         ("fusion_kind", 11, "string", 0), ("tuple_index", 13, "int64", 0),
+        ("dimensions", 14, "int64", 1), ("slice_dimensions", 17, "SliceDimensions", 1),
+        ("dynamic_slice_sizes", 20, "int64", 1),
         ("custom_call_target", 28, "string", 0), ("id", 35, "int64", 0),
         ("operand_ids", 36, "int64", 1), ("called_computation_ids", 38, "int64", 1),
-        ("backend_config", 43, "bytes", 0)],
+        ("backend_config", 43, "bytes", 0), ("comparison_direction", 63, "string", 0),
+        ("comparison_type", 72, "string", 0)],
     "HloComputationProto": [
         ("name", 1, "string", 0), ("instructions", 2, "HloInstructionProto", 1),
         ("id", 5, "int64", 0), ("root_id", 6, "int64", 0),

@@ -12,6 +12,7 @@ PROGRAMS = {
     "penzai-llama-forward": ("penzai_models", "penzai_llama_forward", "xla-penzai"),
     "penzai-llama-decode": ("penzai_models", "penzai_llama_decode", "xla-penzai"),
     "penzai-gptneox-forward": ("penzai_models", "penzai_gptneox_forward", "xla-penzai"),
+    "llama-decode": ("llama", "llama_decode", "xla"),
 }
 
 
