@@ -1,7 +1,8 @@
 /* Placement strategies on real and generated instances: `placement/INSTANCE/STRATEGY` for
  * MiniMalloc's production instances (workloads/data/minimalloc, posed at 1,048,576 bytes, and
  * minimised as `placement/minimize/X/`), the large real ones (`placement/large/NAME/`), perfect
- * packings with a known optimum (`placement/packing/nN/`) and
+ * packings with a known optimum (`placement/packing/nN/`), real programs' malloc traces
+ * (`placement/trace/NAME/`: workloads/data/traces, unpacked by scripts/bench) and
  * for each family preset of the profile (the plan's planes as a problem, ar_place_from_plan),
  * and for the knobs that make lifetimes interleave (pipeline micro skew, moe expert skew).
  * The time is one solve; the search runs once (capacity-fit, time limit 10 s quick, 60 s full),
@@ -28,6 +29,8 @@ typedef struct placement_case_t {
     uint64_t capacity;                                 /* 0: minimise */
     size_t packing;                                    /* a perfect packing of this many (0: no) */
     ar_place_strategy_t strategy;
+    bool io;             /* time reading the CSV and writing the placement (the trace family) */
+    double read_s;       /* the first load's reading time */
     ar_place_csv_t *csv; /* loaded on first run */
     char error[2048];
 } placement_case_t;
@@ -63,10 +66,12 @@ static bool load(placement_case_t *c) {
     if (c->packing) return load_packing(c);
     if (c->path[0]) {
         ar_place_csv_error_t error;
+        double start = bench_now_ns();
         if (ar_place_csv_read_file(c->path, &c->csv, &error) != ar_status_success_k) {
             snprintf(c->error, sizeof c->error, "%s: %s", c->path, error.message);
             return false;
         }
+        c->read_s = (bench_now_ns() - start) * 1e-9;
         return true;
     }
     ar_plan_t *own = NULL; /* a knob's plan: generated here, not cached */
@@ -151,7 +156,22 @@ static void run_placement(gb_state_t *state, void *data) {
         ar_certify(plan, NULL, &report) == ar_status_success_k)
         verdict = (double)report.verdict;
     ar_plan_free(plan);
+    double write_s = -1;
+    if (c->io) { /* the placement written once as a CSV with offsets */
+        char path[700];
+        snprintf(path, sizeof path, "%s/placement.csv", bench_temp_dir());
+        FILE *file = fopen(path, "w");
+        double start = bench_now_ns();
+        bool written = file && ar_place_csv_write(file, c->csv, offsets);
+        if (file && fclose(file) != 0) written = false;
+        if (written) write_s = (bench_now_ns() - start) * 1e-9;
+        remove(path);
+    }
     free(offsets);
+    if (c->io) {
+        gb_set_counter(state, "read_s", c->read_s, gb_counter_default_k);
+        gb_set_counter(state, "write_s", write_s, gb_counter_default_k);
+    }
     gb_set_counter(state, "height", (double)result.height, gb_counter_default_k);
     gb_set_counter(state, "lower_bound", (double)result.lower_bound, gb_counter_default_k);
     gb_set_counter(state, "height_over_lower_bound",
@@ -172,8 +192,8 @@ typedef struct knobs_t {
     uint64_t micro_skew, expert_skew, kv_page, epochs;
 } knobs_t;
 
-static void add_case(char const *instance, char const *path, char const *family,
-                     char const *preset, knobs_t knobs, uint64_t capacity, size_t packing) {
+static void add_case(char const *instance, char const *path, char const *family, char const *preset,
+                     knobs_t knobs, uint64_t capacity, size_t packing, bool io) {
     for (int s = 0; s < ar_place_strategy_count_k; ++s) {
         placement_case_t *c = calloc(1, sizeof *c);
         if (!c) return;
@@ -188,6 +208,7 @@ static void add_case(char const *instance, char const *path, char const *family,
         c->strategy = (ar_place_strategy_t)s;
         c->capacity = capacity;
         c->packing = packing;
+        c->io = io;
         char title[160];
         snprintf(title, sizeof title, "placement/%s/%s", instance,
                  ar_place_strategy_name(c->strategy));
@@ -201,7 +222,51 @@ static void add_case(char const *instance, char const *path, char const *family,
 
 static void add(char const *instance, char const *path, char const *family, char const *preset,
                 knobs_t knobs) {
-    add_case(instance, path, family, preset, knobs, path ? PLACEMENT_CAPACITY : 0, 0);
+    add_case(instance, path, family, preset, knobs, path ? PLACEMENT_CAPACITY : 0, 0, false);
+}
+
+/* The trace family's instances come from $ARENAREF_TRACES/index.tsv (scripts/bench unpacks
+ * them); the quick profile takes those up to this many buffers, the full one all. */
+#define TRACE_QUICK_MAX_BUFFERS 25000u
+
+static char trace_unavailable[1200];
+
+static void run_trace_unavailable(gb_state_t *state, void *data) {
+    (void)data;
+    gb_skip_with_error(state, trace_unavailable);
+}
+
+static void register_traces(void) {
+    char const *folder = getenv("ARENAREF_TRACES");
+    char path[1100];
+    FILE *file = NULL;
+    size_t count = 0;
+    if (!folder)
+        snprintf(trace_unavailable, sizeof trace_unavailable,
+                 "ARENAREF_TRACES is not set (scripts/bench unpacks workloads/data/traces with "
+                 "workloads/tracer/family.py unpack and sets it)");
+    else if (snprintf(path, sizeof path, "%s/index.tsv", folder), !(file = fopen(path, "r")))
+        snprintf(trace_unavailable, sizeof trace_unavailable,
+                 "no %s (workloads/tracer/family.py unpack writes it)", path);
+    bool full = strcmp(bench_profile.name, "full") == 0;
+    char line[1400];
+    while (file && fgets(line, sizeof line, file)) {
+        char name[64], program[64], csv[1024];
+        unsigned long long buffers, bound;
+        if (sscanf(line, "%63[^\t]\t%63[^\t]\t%llu\t%llu\t%1023[^\t\n]", name, program, &buffers,
+                   &bound, csv) != 5)
+            continue; /* the header */
+        ++count;
+        if (!full && buffers > TRACE_QUICK_MAX_BUFFERS) continue;
+        char instance[80];
+        snprintf(instance, sizeof instance, "trace/%s", name);
+        add_case(instance, csv, NULL, NULL, (knobs_t){0}, 0, 0, true);
+    }
+    if (file) fclose(file);
+    if (file && !count)
+        snprintf(trace_unavailable, sizeof trace_unavailable, "%s lists no instance", path);
+    if (trace_unavailable[0])
+        gb_register("placement/trace/unavailable", run_trace_unavailable, NULL);
 }
 
 void bench_register_placement(void) {
@@ -214,7 +279,7 @@ void bench_register_placement(void) {
         /* The same instance minimised: the least height, no capacity. */
         char instance[64];
         snprintf(instance, sizeof instance, "minimize/%s", instances[i]);
-        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0);
+        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0, false);
     }
     /* Real compilers' large instances (idealloc's, in the shared data folder: skipped with the
      * reason where it is absent), minimised; ARENAREF_PLACEMENT_LARGE names another folder. */
@@ -228,7 +293,7 @@ void bench_register_placement(void) {
             snprintf(path, sizeof path, "%s/../shared/data/placement-large/%s.csv",
                      ARENAREF_BENCH_SOURCE_DIR, large[i]);
         snprintf(instance, sizeof instance, "large/%s", large[i]);
-        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0);
+        add_case(instance, path, NULL, NULL, (knobs_t){0}, 0, 0, false);
     }
     /* Perfect packings, optimum 2^20 by construction (height_over_lower_bound is over it). */
     static size_t const packings[] = {100, 1000, 300, 5000};
@@ -236,8 +301,9 @@ void bench_register_placement(void) {
     for (size_t i = 0; i < count; ++i) {
         char instance[64];
         snprintf(instance, sizeof instance, "packing/n%zu", packings[i]);
-        add_case(instance, NULL, NULL, NULL, (knobs_t){0}, 0, packings[i]);
+        add_case(instance, NULL, NULL, NULL, (knobs_t){0}, 0, packings[i], false);
     }
+    register_traces();
     for (char const *const *family = ar_workload_families(); *family; ++family)
         for (size_t p = 0; p < bench_profile.presets_count && p < 3; ++p) {
             char instance[64];

@@ -17,6 +17,8 @@ FAMILY_TITLES = {
     "minimize": "A–H minimised (height over the max-live bound)",
     "large": "large real instances (idealloc's: MindSpore SOMAS, IOPDDL)",
     "packing": "perfect packings (optimum known: height over it)",
+    "runtimes": "real runtimes' plans (LiteRT, llama.cpp, XLA, IREE), minimised",
+    "trace": "real programs' malloc traces (CPython, GCC's cc1, sqlite3), minimised",
 }
 
 
