@@ -189,6 +189,8 @@ static arp_result_t drive_search(drive_t *d, double limit_s) {
         }
         keep_if_lower(d, d->trial);
         post(d, true);
+        /* Nothing can be lower than the bound, and a later order only replaces a lower one. */
+        if (d->best <= d->sweep->bound) break;
     }
     uint64_t bound = d->sweep->bound, goal = d->goal;
     bool fit_only = options->capacity && !options->minimize;
