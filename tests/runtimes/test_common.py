@@ -3,9 +3,11 @@ plans certify 0 at every loop count (and the exact oracle agrees), each planted 
 class, the placement problem is what the lifetimes say, and every validation rule refuses a bad
 trace with exit 2 naming the op or value. Usage: test_common.py ARENACERT"""
 
+import atexit
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,6 +20,7 @@ import common  # noqa: E402
 
 ARENACERT = None
 TMP = tempfile.mkdtemp(prefix="arenaref-runtimes-")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 
 
 def small():
