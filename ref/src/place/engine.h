@@ -52,7 +52,6 @@ static inline arp_clock_t arp_clock_make(double tick_s) {
 /* Seconds (from an arbitrary origin), or ARP_CLOCK_EXPIRED. */
 double arp_clock_now(arp_clock_t *clock);
 
-/* Whether it is past `deadline` (an expired clock always is): one read. */
 /* Whether the clock has expired (after its reads, or another thread's flag), without reading
  * it: what engines check at every step, so an expired clock stops them at once and a live one
  * is read no more often than before. */
