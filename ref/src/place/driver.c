@@ -322,6 +322,8 @@ static arp_result_t drive_lns(drive_t *d) {
             memcpy(d->offsets, d->trial, d->problem->count * sizeof *d->offsets);
         }
         post(d, true);
+        /* At the bound nothing is left to do (the later orders' ties only give moves a start). */
+        if (d->best <= d->sweep->bound) break;
     }
     uint64_t goal = d->goal;
     bool proven = false;
