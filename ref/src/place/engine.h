@@ -72,6 +72,15 @@ static inline bool arp_clock_past(arp_clock_t *clock, double deadline) {
 #define ARP_CLOCK_BUFFERS 4096
 #define ARP_CLOCK_EVERY 64
 
+/* Whether an order placing its k-th buffer is past its deadline: `reads` (a problem of
+ * ARP_CLOCK_BUFFERS rows or more) reads the clock every ARP_CLOCK_EVERY buffers; an expired
+ * clock is seen at once. No clock: never. */
+static inline bool arp_order_past(arp_clock_t *clock, bool reads, size_t k, double deadline) {
+    return clock &&
+           ((reads && k % ARP_CLOCK_EVERY == ARP_CLOCK_EVERY - 1) || arp_clock_dead(clock)) &&
+           arp_clock_past(clock, deadline);
+}
+
 /* ---- The driver (driver.c) -------------------------------------------------------------
  * ar_place on a clock of the caller's (ar_place makes one from the options' clock_tick_s):
  * tests hand it one that expires after K reads. `phases` (NULL: none) gets the phases the

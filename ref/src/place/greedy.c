@@ -60,9 +60,7 @@ static arp_result_t place_in_order(ar_place_problem_t const *problem, arp_place_
         size_t spans = g->start[b + 1] - g->start[b];
         uint64_t size = g->hull[b].size;
         uint64_t align = arp_place_alignment(&problem->buffers[g->first[b]], alignment);
-        if (clock && !stacking &&
-            ((reads && k % ARP_CLOCK_EVERY == ARP_CLOCK_EVERY - 1) || arp_clock_dead(clock)) &&
-            arp_clock_past(clock, deadline)) {
+        if (!stacking && arp_order_past(clock, reads, k, deadline)) {
             if (!finish) {
                 out = arp_stopped_k;
                 break;

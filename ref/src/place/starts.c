@@ -147,9 +147,7 @@ arp_result_t arp_starts_place(ar_place_problem_t const *problem, arp_place_group
         uint32_t b = (uint32_t)order[k];
         uint64_t size = g->hull[b].size, now = g->hull[b].lower;
         uint64_t align = arp_place_alignment(&problem->buffers[g->first[b]], alignment);
-        if (clock && !stacking &&
-            ((reads && k % ARP_CLOCK_EVERY == ARP_CLOCK_EVERY - 1) || arp_clock_dead(clock)) &&
-            arp_clock_past(clock, deadline)) {
+        if (!stacking && arp_order_past(clock, reads, k, deadline)) {
             if (!finish) {
                 out = arp_stopped_k;
                 break;
