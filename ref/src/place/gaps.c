@@ -36,7 +36,9 @@ typedef struct pool_t {
 static piece_t *pool_take(pool_t *p, unsigned k) {
     piece_t *block = p->free_list[k];
     if (block) {
-        memcpy(&p->free_list[k], block, sizeof block);
+        piece_t *next; /* a free block holds the next one's address in its first bytes */
+        memcpy(&next, block, sizeof next);
+        p->free_list[k] = next;
         return block;
     }
     size_t need = (size_t)1 << k;
@@ -59,7 +61,8 @@ static piece_t *pool_take(pool_t *p, unsigned k) {
 }
 
 static void pool_give(pool_t *p, piece_t *block, unsigned k) {
-    memcpy(block, &p->free_list[k], sizeof block);
+    piece_t *next = p->free_list[k];
+    memcpy(block, &next, sizeof next);
     p->free_list[k] = block;
 }
 
