@@ -1,5 +1,5 @@
-"""Shared by the runtime families' bench checks (tests/tflite and tests/runtimes check_bench.py): named
-checks that print ok/FAIL and end the test with their count, and a results file's entries by
+"""Shared by the Python tests (the runtime families' bench checks first): named checks that print
+ok/FAIL (`expect`, collected in `failures`) and end the test with their count (`finish`), and a results file's entries by
 benchmark name (the first of each, aggregates and /repeats, /iterations suffixes left out)."""
 
 import os
@@ -10,7 +10,7 @@ failures = []
 
 
 def expect(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
+    print(("ok   " if condition else "FAIL ") + what, flush=True)
     if not condition:
         failures.append(what)
 

@@ -14,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_checks import expect, failures  # noqa: E402
+
 root, arenacert = sys.argv[1], sys.argv[2]
 remake = "--remake" in sys.argv or "--remake-all" in sys.argv
 everything = "--remake-all" in sys.argv
@@ -21,13 +24,6 @@ build = os.path.dirname(os.path.dirname(arenacert))
 family = os.path.join(root, "workloads", "tracer", "family.py")
 data = os.path.join(root, "workloads", "data", "traces")
 SMALL = ["python-startup", "sqlite-small"]
-failures = []
-
-
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
 
 
 def run(*args):

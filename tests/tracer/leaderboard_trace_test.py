@@ -12,15 +12,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_checks import expect, failures  # noqa: E402
+
 root, arenacert = sys.argv[1], sys.argv[2]
 script = os.path.join(root, "scripts", "place-leaderboard")
-failures = []
-
-
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
 
 
 FAKE_INIT = '''

@@ -11,14 +11,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_checks import expect, failures  # noqa: E402
+
 tracer, tracee, convert, arenacert = sys.argv[1:5]
-failures = []
-
-
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
 
 
 def run_traced(args, out_pattern, only=None, extra_env=None):
