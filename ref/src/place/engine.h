@@ -72,13 +72,20 @@ static inline bool arp_clock_past(arp_clock_t *clock, double deadline) {
 #define ARP_CLOCK_BUFFERS 4096
 #define ARP_CLOCK_EVERY 64
 
-/* Whether an order placing its k-th buffer is past its deadline: `reads` (a problem of
- * ARP_CLOCK_BUFFERS rows or more) reads the clock every ARP_CLOCK_EVERY buffers; an expired
- * clock is seen at once. No clock: never. */
-static inline bool arp_order_past(arp_clock_t *clock, bool reads, size_t k, double deadline) {
-    return clock &&
-           ((reads && k % ARP_CLOCK_EVERY == ARP_CLOCK_EVERY - 1) || arp_clock_dead(clock)) &&
-           arp_clock_past(clock, deadline);
+/* An order of `count` buffers at its k-th: whether it goes on. The clock is read every
+ * ARP_CLOCK_EVERY buffers from ARP_CLOCK_BUFFERS up, and an expired clock is seen at once (no
+ * clock: never). Past the deadline it stops without `finish`, and with it goes on stacking the
+ * rest (*stacking set from then on). */
+static inline bool arp_order_goes_on(arp_clock_t *clock, size_t count, size_t k, double deadline,
+                                     bool finish, bool *stacking) {
+    if (*stacking || !clock) return true;
+    if (((count >= ARP_CLOCK_BUFFERS && k % ARP_CLOCK_EVERY == ARP_CLOCK_EVERY - 1) ||
+         arp_clock_dead(clock)) &&
+        arp_clock_past(clock, deadline)) {
+        if (!finish) return false;
+        *stacking = true;
+    }
+    return true;
 }
 
 /* ---- The driver (driver.c) -------------------------------------------------------------

@@ -52,7 +52,7 @@ static arp_result_t place_in_order(ar_place_problem_t const *problem, arp_place_
     if (!spans_make(problem, g, sweep, &s)) return arp_oom_k;
     arp_gaps_t *gaps = arp_gaps_make(sweep->sections);
     arp_result_t out = gaps ? arp_found_k : arp_oom_k;
-    bool reads = clock && count >= ARP_CLOCK_BUFFERS, stacking = false;
+    bool stacking = false;
     uint64_t top = 0; /* the highest top so far */
     for (size_t k = 0; k < count && out == arp_found_k; ++k) {
         size_t b = order[k];
@@ -60,12 +60,9 @@ static arp_result_t place_in_order(ar_place_problem_t const *problem, arp_place_
         size_t spans = g->start[b + 1] - g->start[b];
         uint64_t size = g->hull[b].size;
         uint64_t align = arp_place_alignment(&problem->buffers[g->first[b]], alignment);
-        if (!stacking && arp_order_past(clock, reads, k, deadline)) {
-            if (!finish) {
-                out = arp_stopped_k;
-                break;
-            }
-            stacking = true;
+        if (!arp_order_goes_on(clock, count, k, deadline, finish, &stacking)) {
+            out = arp_stopped_k;
+            break;
         }
         if (stacking) {
             at[b] = arp_place_align_up(top, align);

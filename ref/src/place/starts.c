@@ -141,18 +141,15 @@ arp_result_t arp_starts_place(ar_place_problem_t const *problem, arp_place_group
         goto done;
     }
     arp_rng_t rng = arp_rng_make(0x9e3779b97f4a7c15ull);
-    bool reads = clock && count >= ARP_CLOCK_BUFFERS, stacking = false;
+    bool stacking = false;
     uint64_t top = 0;
     for (size_t k = 0; k < count; ++k) {
         uint32_t b = (uint32_t)order[k];
         uint64_t size = g->hull[b].size, now = g->hull[b].lower;
         uint64_t align = arp_place_alignment(&problem->buffers[g->first[b]], alignment);
-        if (!stacking && arp_order_past(clock, reads, k, deadline)) {
-            if (!finish) {
-                out = arp_stopped_k;
-                break;
-            }
-            stacking = true;
+        if (!arp_order_goes_on(clock, count, k, deadline, finish, &stacking)) {
+            out = arp_stopped_k;
+            break;
         }
         if (stacking) {
             at[b] = arp_place_align_up(top, align);
