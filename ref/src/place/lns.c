@@ -66,6 +66,7 @@ typedef struct lns_t {
     arp_rng_t *rng;
     arp_clock_t *clock;
     double deadline;
+    bool large; /* ARP_CLOCK_BUFFERS rows or more: the clock read per move and per scan budget */
     arp_decider_t decide;
 } lns_t;
 
@@ -394,12 +395,12 @@ static void move(lns_t *s, uint64_t target, lns_key_t *cand, size_t *saved_b, ui
         cand[k] = (lns_key_t){key, b};
     }
     qsort(cand, count, sizeof *cand, by_key);
-    bool late = false, large = s->problem->count >= ARP_CLOCK_BUFFERS;
+    bool late = false;
     uint64_t scanned = 0;
     for (size_t k = 0; k < count && !late; ++k) {
         place_lowest(s, local, cand[k].b);
         after += excess_of(s, cand[k].b, target);
-        if (large) {
+        if (s->large) {
             /* Each put-back scans the window: on a real trace 10^6 records, a millisecond. */
             scanned += local->count + 1;
             if (scanned >= ARP_LNS_MOVE_SCAN) {
@@ -427,6 +428,7 @@ arp_result_t arp_lns(ar_place_problem_t const *problem, arp_place_groups_t const
     lns_t s;
     if (lns_make(&s, problem, g, sweep, alignment) != ar_status_success_k) return arp_oom_k;
     s.rng = rng, s.clock = clock, s.deadline = deadline, s.decide = decide;
+    s.large = problem->count >= ARP_CLOCK_BUFFERS;
     size_t m = s.m, held = 0;
     lns_key_t *cand = malloc((m + 1) * sizeof *cand);
     size_t *saved_b = malloc((m + 1) * sizeof *saved_b);
@@ -459,10 +461,9 @@ arp_result_t arp_lns(ar_place_problem_t const *problem, arp_place_groups_t const
     /* On large problems a move passes every buffer (tens of ms at 10^6, where eight between
      * reads overran a 2 s limit by 0.4 s): the clock is read before each, and one starts only
      * with as much time left as the last took. Small ones read it every eight moves, as ever. */
-    bool large = problem->count >= ARP_CLOCK_BUFFERS;
     double last = -1, took = 0;
     while (held && best_height > goal && moves < limit && !arp_clock_dead(clock)) {
-        if (large) {
+        if (s.large) {
             if (arp_clock_past(clock, deadline)) break;
             double now = clock->last;
             if (last >= 0) took = now - last;
